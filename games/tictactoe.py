@@ -1,0 +1,277 @@
+"""m,n,k tic-tac-toe: k in a row on a width x height board (3,3,3 is the classic game).
+
+Bitboards as Python ints: bit ``r * width + c`` is the cell in row ``r`` (A,
+B, ... from the top) and column ``c`` (1, 2, ... from the left).  Every line
+of k cells is a precomputed mask; a move only has to check the lines through
+its own cell.  Moves are cell indices internally and written ``A1`` or as cell
+numbers ``1..width*height`` counted row-major from the top-left.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from gametree import (
+    GameInfo,
+    GameSpec,
+    IllegalMoveError,
+    MoveParseError,
+    Option,
+    Outcome,
+    hookimpl,
+)
+
+__all__ = ["TicTacToe", "TTTState"]
+
+MAX_SIDE = 26  # row letters A..Z
+
+_WINS = (Outcome(0), Outcome(1))
+_DRAW = Outcome(None)
+
+
+class TTTState(NamedTuple):
+    """X's and O's marks as bitboards, moves played, and whether the last move won."""
+
+    x: int
+    o: int
+    moves: int
+    won: bool = False
+
+
+class TicTacToe:
+    """The m,n,k-game on a ``width`` x ``height`` board, ``k`` in a row to win."""
+
+    def __init__(self, width: int = 3, height: int = 3, k: int | None = None) -> None:
+        if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
+            raise ValueError(f"board {width}x{height}: width and height must be between 1 and {MAX_SIDE}")
+        k = max(width, height) if k is None else k
+        if not 1 <= k <= max(width, height):
+            raise ValueError(f"k={k} cannot fit on a {width}x{height} board (1 <= k <= {max(width, height)})")
+        self.width, self.height, self.k = width, height, k
+        self.cells = n = width * height
+        self.info = GameInfo(max_plies=n, player_names=("X", "O"))
+        self.full = (1 << n) - 1
+
+        lines = []
+        for r in range(height):
+            for c in range(width):
+                for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                    end_r, end_c = r + dr * (k - 1), c + dc * (k - 1)
+                    if 0 <= end_r < height and 0 <= end_c < width:
+                        mask = 0
+                        for i in range(k):
+                            mask |= 1 << ((r + dr * i) * width + c + dc * i)
+                        lines.append(mask)
+        self.lines = tuple(dict.fromkeys(lines))  # k == 1 yields each cell 4 times
+        self.lines_through = tuple(tuple(m for m in self.lines if m >> cell & 1) for cell in range(n))
+
+        # Centre-first: cells on more lines first, then nearer the centre.
+        cy, cx = (height - 1) / 2, (width - 1) / 2
+        order = sorted(
+            range(n),
+            key=lambda i: (-len(self.lines_through[i]), abs(i // width - cy) + abs(i % width - cx), i),
+        )
+        self._order = tuple((i, 1 << i) for i in order)
+        self._perms = self._symmetry_permutations()
+        self._tables: list[list[list[int]]] | None = None
+
+    def __repr__(self) -> str:
+        return f"TicTacToe(width={self.width}, height={self.height}, k={self.k})"
+
+    @property
+    def name(self) -> str:
+        return f"{self.width}x{self.height} tic-tac-toe, {self.k} in a row"
+
+    # -- the protocol ------------------------------------------------------------
+    def initial_state(self) -> TTTState:
+        return TTTState(0, 0, 0)
+
+    def to_move(self, state: TTTState) -> int:
+        return state.moves & 1
+
+    def ply(self, state: TTTState) -> int:
+        return state.moves
+
+    def legal_moves(self, state: TTTState) -> list[int]:
+        if state.won:
+            return []
+        occupied = state.x | state.o
+        return [cell for cell, bit in self._order if not occupied & bit]
+
+    def play(self, state: TTTState, move: int) -> TTTState:
+        bit = 1 << move
+        if state.moves & 1:
+            o = state.o | bit
+            return TTTState(state.x, o, state.moves + 1, any(o & m == m for m in self.lines_through[move]))
+        x = state.x | bit
+        return TTTState(x, state.o, state.moves + 1, any(x & m == m for m in self.lines_through[move]))
+
+    def outcome(self, state: TTTState) -> Outcome | None:
+        if state.won:
+            return _WINS[(state.moves - 1) & 1]
+        if state.moves == self.cells:
+            return _DRAW
+        return None
+
+    def key(self, state: TTTState) -> int:
+        return state.x | state.o << self.cells
+
+    # -- symmetries --------------------------------------------------------------
+    def _symmetry_permutations(self) -> tuple[tuple[int, ...], ...]:
+        w, h = self.width, self.height
+        maps = [
+            lambda r, c: (r, c),
+            lambda r, c: (r, w - 1 - c),
+            lambda r, c: (h - 1 - r, c),
+            lambda r, c: (h - 1 - r, w - 1 - c),
+        ]
+        if w == h:
+            maps += [
+                lambda r, c: (c, r),
+                lambda r, c: (c, h - 1 - r),
+                lambda r, c: (w - 1 - c, r),
+                lambda r, c: (w - 1 - c, h - 1 - r),
+            ]
+        perms = []
+        for f in maps:
+            perm = []
+            for i in range(self.cells):
+                r, c = f(divmod(i, w)[0], i % w)
+                perm.append(r * w + c)
+            perms.append(tuple(perm))
+        return tuple(dict.fromkeys(perms))
+
+    def _build_tables(self) -> list[list[list[int]]]:
+        """Per symmetry and 8-bit chunk of the position code, the chunk's image."""
+        n = self.cells
+        tables = []
+        for perm in self._perms[1:]:
+            target = [1 << (perm[j % n] + (n if j >= n else 0)) for j in range(2 * n)]
+            chunks = []
+            for base in range(0, 2 * n, 8):
+                table = [0] * 256
+                for value in range(1, 256):
+                    low = value & -value
+                    j = base + low.bit_length() - 1
+                    table[value] = table[value ^ low] | (target[j] if j < 2 * n else 0)
+                chunks.append(table)
+            tables.append(chunks)
+        return tables
+
+    def canonical_key(self, state: TTTState) -> int:
+        """The smallest position code over the board's symmetries."""
+        code = state.x | state.o << self.cells
+        tables = self._tables
+        if tables is None:
+            tables = self._tables = self._build_tables()
+        best = code
+        for chunks in tables:
+            image = 0
+            rest = code
+            for table in chunks:
+                image |= table[rest & 255]
+                rest >>= 8
+                if not rest:
+                    break
+            if image < best:
+                best = image
+        return best
+
+    def symmetries(self, state: TTTState) -> list[TTTState]:
+        out = []
+        for perm in self._perms:
+            x = o = 0
+            for i in range(self.cells):
+                if state.x >> i & 1:
+                    x |= 1 << perm[i]
+                if state.o >> i & 1:
+                    o |= 1 << perm[i]
+            out.append(TTTState(x, o, state.moves, state.won))
+        return out
+
+    # -- heuristic -----------------------------------------------------------------
+    def evaluate(self, state: TTTState) -> float:
+        """Open lines weighted by how full they are, for the side to move, in (-1, 1)."""
+        mine, theirs = (state.o, state.x) if state.moves & 1 else (state.x, state.o)
+        score = 0
+        for line in self.lines:
+            a, b = mine & line, theirs & line
+            if a and not b:
+                score += 1 << (3 * a.bit_count())
+            elif b and not a:
+                score -= 1 << (3 * b.bit_count())
+        # A line one short of k is worth far more; squash into (-1, 1).
+        scale = 1 << (3 * self.k)
+        return score / (abs(score) + scale)
+
+    # -- text ----------------------------------------------------------------------
+    def parse_move(self, state: TTTState, text: str) -> int:
+        t = text.strip().upper()
+        if not t:
+            raise MoveParseError("empty move")
+        if t.isdigit():
+            number = int(t)
+            if not 1 <= number <= self.cells:
+                raise MoveParseError(f"cell {number} is off the board (cells are 1..{self.cells})")
+            return number - 1
+        row, col = t[0], t[1:]
+        if not ("A" <= row <= "Z" and col.isdigit()):
+            raise MoveParseError(f"cannot read {text.strip()!r}: write a row letter and column number like A1, or a cell number 1..{self.cells}")
+        r, c = ord(row) - ord("A"), int(col) - 1
+        if not (0 <= r < self.height and 0 <= c < self.width):
+            raise MoveParseError(f"{t} is off the board (rows A..{chr(ord('A') + self.height - 1)}, columns 1..{self.width})")
+        return r * self.width + c
+
+    def format_move(self, state: TTTState, move: int) -> str:
+        r, c = divmod(move, self.width)
+        return f"{chr(ord('A') + r)}{c + 1}"
+
+    def check_move(self, state: TTTState, move: int) -> None:
+        """Raise :class:`IllegalMoveError` with the reason a move cannot be played."""
+        if (state.x | state.o) >> move & 1:
+            raise IllegalMoveError(f"{self.format_move(state, move)} is already taken")
+
+    def cell(self, state: TTTState, row: int, col: int) -> str:
+        bit = 1 << (row * self.width + col)
+        return "X" if state.x & bit else "O" if state.o & bit else "."
+
+    def render(self, state: TTTState) -> str:
+        pad = len(str(self.width))
+        header = " " * 2 + " ".join(f"{c + 1:>{pad}}" for c in range(self.width))
+        rows = [header]
+        for r in range(self.height):
+            cells = " ".join(f"{self.cell(state, r, c):>{pad}}" for c in range(self.width))
+            rows.append(f"{chr(ord('A') + r)} {cells}")
+        return "\n".join(rows)
+
+    def winning_line(self, state: TTTState) -> int:
+        """The mask of a completed line (0 if none)."""
+        for marks in (state.x, state.o):
+            for line in self.lines:
+                if marks & line == line:
+                    return line
+        return 0
+
+
+def _make(size: int | None, width: int | None, height: int | None, k: int | None) -> TicTacToe:
+    if size is not None and size < 1:
+        raise ValueError(f"--size {size}: the board needs at least one cell")
+    side = 3 if size is None else size
+    return TicTacToe(width if width is not None else side, height if height is not None else side, k)
+
+
+@hookimpl
+def gametree_register_games(registry) -> None:  # type: ignore[no-untyped-def]
+    registry.add_game(
+        GameSpec(
+            name="tictactoe",
+            factory=_make,
+            summary="m,n,k tic-tac-toe: k in a row on a width x height board",
+            options=(
+                Option("size", int, None, "board is SIZE x SIZE (default 3)"),
+                Option("width", int, None, "board width (columns); overrides --size"),
+                Option("height", int, None, "board height (rows); overrides --size"),
+                Option("k", int, None, "marks in a row to win (default: the longer side)"),
+            ),
+        )
+    )

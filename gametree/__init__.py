@@ -1,0 +1,61 @@
+"""gametree: game-tree search with games as plugins.
+
+>>> from gametree import load, alphabeta
+>>> game = load().game("tictactoe").create(size=3)
+>>> result = alphabeta(game)
+>>> result.value, result.score, result.plies_to_end
+('draw', 0, 9)
+"""
+
+from __future__ import annotations
+
+from .cache import Bound, Entry, TranspositionTable
+from .game import (
+    Game,
+    GameError,
+    GameInfo,
+    GameOverError,
+    IllegalMoveError,
+    MoveParseError,
+    Outcome,
+    UnsupportedGameError,
+    checked_play,
+    play_text,
+    win_score,
+)
+from .hookspecs import hookimpl
+from .plugin import GameSpec, Option, PluginError, PluginLoadError, Registry, load, make_plugin_manager
+from .search import MoveValue, SearchResult, SearchStats, alphabeta, minimax, search
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Bound",
+    "Entry",
+    "Game",
+    "GameError",
+    "GameInfo",
+    "GameOverError",
+    "GameSpec",
+    "IllegalMoveError",
+    "MoveParseError",
+    "MoveValue",
+    "Option",
+    "Outcome",
+    "PluginError",
+    "PluginLoadError",
+    "Registry",
+    "SearchResult",
+    "SearchStats",
+    "TranspositionTable",
+    "UnsupportedGameError",
+    "alphabeta",
+    "checked_play",
+    "hookimpl",
+    "load",
+    "make_plugin_manager",
+    "minimax",
+    "play_text",
+    "search",
+    "win_score",
+]

@@ -1,0 +1,112 @@
+"""A bounded transposition table that is correct with alpha-beta windows.
+
+Each entry stores a *lower* and an *upper* bound on a position's score, the
+best move found and the search depth the bounds are valid for.  An exact
+value is simply ``lower == upper``; a bound is never used as an exact value.
+
+Size is bounded in entries (``max_entries``) or megabytes
+(:meth:`TranspositionTable.from_megabytes`).  Replacement is by generations:
+new entries go to the current generation; when it holds half the budget, it
+becomes the old generation (the previous old one is dropped).  Probes look in
+both, so recently useful entries survive and memory never exceeds the budget.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Bound", "Entry", "TranspositionTable", "parse_cache_size", "UNLIMITED_DEPTH"]
+
+#: Depth stored for entries whose subtree was searched without a depth limit.
+UNLIMITED_DEPTH = 1 << 30
+
+#: Rough bytes one entry costs in CPython (dict slot, tuple, key, move).
+BYTES_PER_ENTRY = 200
+
+
+class Bound(enum.Enum):
+    EXACT = "exact"
+    LOWER = "lower"
+    UPPER = "upper"
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    lower: float
+    upper: float
+    move: Any
+    depth: int
+
+    @property
+    def bound(self) -> Bound:
+        if self.lower == self.upper:
+            return Bound.EXACT
+        return Bound.LOWER if self.upper == float("inf") else Bound.UPPER
+
+
+class TranspositionTable:
+    """Maps ``game.key(state)`` to ``(lower, upper, move, depth)`` tuples."""
+
+    __slots__ = ("max_entries", "_half", "current", "old", "probes", "hits", "stores")
+
+    def __init__(self, max_entries: int = 1_000_000) -> None:
+        if max_entries < 2:
+            raise ValueError("a transposition table needs room for at least 2 entries")
+        self.max_entries = max_entries
+        self._half = max_entries // 2
+        self.current: dict[Hashable, tuple[float, float, Any, int]] = {}
+        self.old: dict[Hashable, tuple[float, float, Any, int]] = {}
+        self.probes = self.hits = self.stores = 0
+
+    @classmethod
+    def from_megabytes(cls, megabytes: float) -> TranspositionTable:
+        return cls(max(2, int(megabytes * 1024 * 1024 / BYTES_PER_ENTRY)))
+
+    def __len__(self) -> int:
+        return len(self.current) + len(self.old)
+
+    def get(self, key: Hashable) -> tuple[float, float, Any, int] | None:
+        self.probes += 1
+        entry = self.current.get(key)
+        if entry is None:
+            entry = self.old.get(key)
+        if entry is not None:
+            self.hits += 1
+        return entry
+
+    def put(self, key: Hashable, lower: float, upper: float, move: Any, depth: int) -> None:
+        self.stores += 1
+        current = self.current
+        if len(current) >= self._half and key not in current:
+            self.old = current
+            self.current = current = {}
+        current[key] = (lower, upper, move, depth)
+
+    def entry(self, key: Hashable) -> Entry | None:
+        """The stored entry for ``key`` as a typed :class:`Entry` (not counted as a probe)."""
+        raw = self.current.get(key) or self.old.get(key)
+        return None if raw is None else Entry(*raw)
+
+    def clear(self) -> None:
+        self.current, self.old = {}, {}
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(k|m|g|kb|mb|gb)?\s*$", re.IGNORECASE)
+
+
+def parse_cache_size(text: str) -> TranspositionTable:
+    """``"500000"`` (entries), ``"2M"`` (entries) or ``"256MB"`` (memory)."""
+    match = _SIZE.match(text)
+    if not match:
+        raise ValueError(f"cache size {text!r}: expected a number of entries (e.g. 500000, 2M) or megabytes (e.g. 256MB)")
+    number, unit = float(match.group(1)), (match.group(2) or "").lower()
+    if unit.endswith("b"):
+        return TranspositionTable.from_megabytes(number * {"kb": 1 / 1024, "mb": 1, "gb": 1024}[unit])
+    entries = int(number * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[unit])
+    if entries < 2:
+        raise ValueError(f"cache size {text!r}: at least 2 entries")
+    return TranspositionTable(entries)

@@ -1,0 +1,83 @@
+"""Printing results for people (rich is imported here, only when something is shown)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .plugin import Registry
+    from .search import SearchResult
+
+
+def console(stderr: bool = False) -> Console:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+def describe(game: Any, result: SearchResult) -> str:
+    """One line: who wins (or draw) and in how many plies."""
+    names = game.info.player_names
+    plies = "" if result.plies_to_end is None else f" in {result.plies_to_end} plies"
+    if not result.proven:
+        return f"unknown (heuristic score {result.score:+.3f} for {names[result.to_move]} at depth {result.depth})"
+    if result.winner is None:
+        return f"draw{plies}"
+    return f"{names[result.winner]} wins{plies} (score {result.score:+d} for {names[result.to_move]}, to move)"
+
+
+def _score(value: float) -> str:
+    if isinstance(value, int):
+        return f"{value:+d}" if value else "0"
+    return f"{value:+.3f}"
+
+
+def print_result(game: Any, state: Any, result: SearchResult) -> None:
+    from rich.table import Table
+
+    out = console()
+    out.print(game.render(state), markup=False)
+    out.print()
+    out.print(f"[bold]{game.info.player_names[result.to_move]} to move.[/] Result: [bold]{describe(game, result)}[/]")
+    table = Table(title="Value of each move", title_justify="left")
+    table.add_column("move")
+    table.add_column("score", justify="right")
+    table.add_column("outcome")
+    table.add_column("plies to end", justify="right")
+    for mv in sorted(result.move_values, key=lambda m: -m.score):
+        outcome = "?" if not result.proven and abs(mv.score) < 1 else "win" if mv.score > 0 else "loss" if mv.score < 0 else "draw"
+        style = "bold green" if mv.best else None
+        table.add_row(mv.move, _score(mv.score), outcome, "-" if mv.plies_to_end is None else str(mv.plies_to_end), style=style)
+    out.print(table)
+    out.print(f"Best moves: {' '.join(result.best_moves)}")
+    out.print(f"Principal variation: {' '.join(result.pv)}")
+    s = result.stats
+    hit_rate = f" ({100 * s.cache_hits / s.cache_probes:.0f}% hits)" if s.cache_probes else ""
+    out.print(
+        f"[dim]{result.algorithm}: {s.nodes:,} nodes ({s.terminals:,} terminal, {s.heuristic_leaves:,} heuristic), "
+        f"{s.cutoffs:,} cutoffs, cache {s.cache_probes:,} probes / {s.cache_hits:,} hits{hit_rate} / {s.cache_stores:,} stores, "
+        f"max depth {s.max_depth}, {s.seconds * 1000:.1f} ms, {s.nodes_per_second:,.0f} nodes/s[/]"
+    )
+    out.print(f"[dim]nodes per depth: {' '.join(str(n) for n in s.nodes_per_depth)}[/]")
+
+
+def print_games(registry: Registry) -> None:
+    from rich.table import Table
+
+    out = console()
+    table = Table(title="Installed games", title_justify="left")
+    table.add_column("game", style="bold")
+    table.add_column("options")
+    table.add_column("from")
+    for spec in registry.games.values():
+        options = "\n".join(
+            f"--{o.name.replace('_', '-')} ({o.type.__name__}{'' if o.default is None else ', default ' + str(o.default)}): {o.help}"
+            for o in spec.options
+        )
+        table.add_row(f"{spec.name}\n[dim]{spec.summary}[/]", options or "-", spec.source)
+    out.print(table)
+    out.print(f"Algorithms: {', '.join(sorted(registry.algorithms))}")
+    for error in registry.errors:
+        out.print(f"[red]{error}[/]", markup=True)

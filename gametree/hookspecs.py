@@ -1,0 +1,53 @@
+"""The hooks a gametree plugin can implement.
+
+A plugin is a module (or object) with functions decorated ``@hookimpl``::
+
+    from gametree import hookimpl, GameSpec
+
+    @hookimpl
+    def gametree_register_games(registry):
+        registry.add_game(GameSpec(name="mygame", factory=MyGame, summary="..."))
+
+Hooks run when things are registered, never once per search node.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from .plugin import Registry
+
+__all__ = ["hookspec", "hookimpl", "PROJECT", "gametree_register_games", "gametree_register_algorithms", "gametree_register_exporters"]
+
+PROJECT = "gametree"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def gametree_register_games(registry: Registry) -> None:
+    """Add games with ``registry.add_game(GameSpec(...))``.
+
+    Called on every plugin (not firstresult) once, when the plugin manager is
+    built.  A duplicate game name is reported naming both plugins.
+    """
+
+
+@hookspec
+def gametree_register_algorithms(registry: Registry) -> None:
+    """Add search algorithms with ``registry.add_algorithm(name, function)``.
+
+    The function is called as ``function(game, state, **options)`` and returns
+    a :class:`gametree.search.SearchResult`.  Called on every plugin once.
+    """
+
+
+@hookspec
+def gametree_register_exporters(registry: Registry) -> None:
+    """Add search-tree exporters with ``registry.add_exporter(name, exporter)``.
+
+    Called on every plugin once.
+    """
