@@ -20,7 +20,7 @@ import pluggy
 if TYPE_CHECKING:
     from .plugin import Registry
 
-__all__ = ["hookspec", "hookimpl", "PROJECT", "gametree_register_games", "gametree_register_algorithms", "gametree_register_exporters"]
+__all__ = ["hookspec", "hookimpl", "PROJECT", "gametree_register_games", "gametree_register_algorithms", "gametree_register_exporters", "gametree_register_players"]
 
 PROJECT = "gametree"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -50,4 +50,15 @@ def gametree_register_exporters(registry: Registry) -> None:
     """Add search-tree exporters with ``registry.add_exporter(name, exporter)``.
 
     Called on every plugin once.
+    """
+
+
+@hookspec
+def gametree_register_players(registry: Registry) -> None:
+    """Add players for ``gametree play`` with ``registry.add_player(name, factory)``.
+
+    ``factory()`` returns a new :class:`gametree.play.Player` (an object with
+    ``human: bool`` and ``choose(game, state, rng) -> move``); it is called
+    once per seat, so a player may keep state (a transposition table) between
+    moves.  Called on every plugin (not firstresult) once.
     """

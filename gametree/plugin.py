@@ -112,6 +112,8 @@ class Registry:
     games: dict[str, GameSpec] = field(default_factory=dict)
     algorithms: dict[str, Callable[..., Any]] = field(default_factory=dict)
     exporters: dict[str, Any] = field(default_factory=dict)
+    #: Players for ``gametree play``: name -> factory returning a new player.
+    players: dict[str, Callable[[], Any]] = field(default_factory=dict)
     errors: list[PluginLoadError] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)
     #: The plugin whose hook is running (set by the loader).
@@ -143,6 +145,17 @@ class Registry:
             raise PluginError(f"exporter {name!r} is registered twice (again by {self.current})")
         self.exporters[name] = exporter
         self.sources[f"exporter:{name}"] = self.current
+
+    def add_player(self, name: str, factory: Callable[[], Any]) -> None:
+        """Register a player kind for ``gametree play --x NAME``; ``factory()`` builds one."""
+        if not (isinstance(name, str) and name.replace("-", "").replace("_", "").isalnum()):
+            raise PluginError(f"player name {name!r} is not a simple word")
+        if not callable(factory):
+            raise PluginError(f"player {name!r}: factory is not callable")
+        if name in self.players:
+            raise PluginError(f"player {name!r} is registered twice: by {self.sources[f'player:{name}']} and by {self.current}")
+        self.players[name] = factory
+        self.sources[f"player:{name}"] = self.current
 
     def game(self, name: str) -> GameSpec:
         try:
@@ -240,7 +253,7 @@ def build_registry(pm: PluginManager) -> Registry:
     registry.current = "gametree (built in)"
     for name, function in ALGORITHMS.items():
         registry.add_algorithm(name, function)
-    for hook_name in ("gametree_register_algorithms", "gametree_register_games", "gametree_register_exporters"):
+    for hook_name in ("gametree_register_algorithms", "gametree_register_games", "gametree_register_exporters", "gametree_register_players"):
         hook = getattr(pm.hook, hook_name)
         for impl in reversed(hook.get_hookimpls()):  # registration order
             plugin_name = impl.plugin_name
