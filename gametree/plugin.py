@@ -255,11 +255,13 @@ def build_registry(pm: PluginManager) -> Registry:
         registry.add_algorithm(name, function)
     for hook_name in ("gametree_register_algorithms", "gametree_register_games", "gametree_register_exporters", "gametree_register_players"):
         hook = getattr(pm.hook, hook_name)
-        for impl in reversed(hook.get_hookimpls()):  # registration order
+        for impl in hook.get_hookimpls():  # registration order: entry points, then -p
             plugin_name = impl.plugin_name
+            others = [p for p in pm.get_plugins() if p is not impl.plugin]
             registry.current = pm.origins.get(plugin_name, plugin_name)
             try:
-                impl.function(registry=registry)
+                # Through pluggy (so tracing and hook monitoring see it), one plugin at a time.
+                pm.subset_hook_caller(hook_name, remove_plugins=others)(registry=registry)
             except Exception as exc:
                 registry.errors.append(PluginLoadError(plugin_name, pm.origins.get(plugin_name, ""), f"{hook_name}: {type(exc).__name__}: {exc}"))
     registry.current = ""

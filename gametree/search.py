@@ -37,7 +37,10 @@ _H_MAX = 0.999
 
 @dataclass(frozen=True, slots=True)
 class SearchStats:
-    """What one search did.  Counters cover the search proper, not PV extraction."""
+    """What one search did.  Counters cover the search proper, not PV extraction.
+
+    ``cutoffs`` counts beta cutoffs that left at least one move untried.
+    """
 
     nodes: int
     terminals: int
@@ -134,6 +137,8 @@ class _Engine:
         self.keyf: Callable[[Any], Hashable] = canonical if (symmetry and canonical is not None) else game.key
         evaluate = getattr(game, "evaluate", None)
         self.evaluate: Callable[[Any], float] = evaluate if evaluate is not None else (lambda s: 0.0)
+        #: Best move found by the last alpha-beta call at height 0.
+        self.root_move: Any = None
 
     # -- leaves ---------------------------------------------------------------
     def terminal_score(self, state: Any, winner: int | None) -> int:
@@ -229,9 +234,12 @@ class _Engine:
                 if value > alpha:
                     alpha = value
                     if alpha >= beta:
-                        c.cutoffs += 1
+                        if move is not moves[-1]:
+                            c.cutoffs += 1  # moves were left untried
                         break
 
+        if height == 0:
+            self.root_move = best_move
         if table is not None:
             if best <= alpha0:
                 table.put(key, -INF, best, best_move, remaining)
@@ -435,8 +443,13 @@ def alphabeta(
         moves = list(game.legal_moves(state))
         values = [-engine.exact(game.play(state, m), 1) for m in moves]
     else:
+        engine.root_move = None
         value = engine.exact(state, 0)
-        moves, values = [_best_move(engine, state, value)], [value]
+        move = engine.root_move
+        if move is None:  # answered from the cache at the root: find the move without counting it
+            quiet = _Engine(game, limit=depth, table=table, symmetry=symmetry, counters=_Counters())
+            move = _best_move(quiet, state, value)
+        moves, values = [move], [value]
     stats = _freeze(counters, table, time.perf_counter() - start, base)
     pv_table = table if table is not None else TranspositionTable()
     pv_engine = _Engine(game, limit=depth, table=pv_table, symmetry=symmetry, counters=_Counters())

@@ -1,0 +1,125 @@
+"""The command line, run as a user runs it (subprocess) and through click's runner."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+
+def gametree(*args: str, input: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", "from gametree.cli import main; main()", *args],
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+
+
+def test_solve_3x3_prints_everything():
+    out = gametree("solve", "tictactoe", "--size", "3")
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    for needle in ["A . . .", "draw in 9 plies", "Value of each move", "Best moves:", "Principal variation:", "nodes", "cutoffs", "nodes per depth"]:
+        assert needle in text, needle
+
+
+def test_solve_json_has_all_fields():
+    out = gametree("solve", "tictactoe", "--size", "4", "--k", "3", "--moves", "B2 A1", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["value"] == "win" and data["winner"] == 0 and data["proven"] is True
+    assert data["game"] == "tictactoe" and data["moves"] == "B2 A1"
+    assert data["best_moves"] and data["pv"][0] in data["best_moves"]
+    assert {"nodes", "terminals", "cutoffs", "cache_probes", "cache_hits", "cache_stores", "max_depth", "seconds", "nodes_per_second", "nodes_per_depth"} <= set(data["stats"])
+    assert len(data["move_values"]) == 14
+
+
+def test_algorithms_and_options_agree():
+    a = json.loads(gametree("solve", "tictactoe", "--moves", "B2", "--algorithm", "minimax", "--json").stdout)
+    b = json.loads(gametree("solve", "tictactoe", "--moves", "B2", "--no-cache", "--json").stdout)
+    c = json.loads(gametree("solve", "tictactoe", "--moves", "B2", "--cache-size", "1MB", "--no-symmetry", "--json").stdout)
+    assert a["move_values"] == b["move_values"] == c["move_values"]
+    assert a["stats"]["nodes"] > b["stats"]["nodes"] > c["stats"]["nodes"]
+    d = json.loads(gametree("solve", "tictactoe", "--size", "4", "--depth", "2", "--json").stdout)
+    assert d["proven"] is False and d["value"] == "unknown" and d["depth"] == 2
+
+
+def test_batch_from_stdin_and_file(tmp_path):
+    out = gametree("solve", "tictactoe", "--batch", "-", input="\nB2\nA1 B1 A2 B2\n# a comment\nB1 A3 C2 B3 C3\t-1\n")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["B2 0", "A1 B1 A2 B2 3", "B1 A3 C2 B3 C3 -1"]
+    assert "3 positions" in out.stderr and "1/1 matched" in out.stderr
+    wrong = tmp_path / "wrong.txt"
+    wrong.write_text("B2, 5\n")
+    out = gametree("solve", "tictactoe", "--batch", str(wrong))
+    assert out.returncode == 1 and "0/1 matched" in out.stderr
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["solve", "chess"], "unknown game 'chess'"),
+        (["solve", "tictactoe", "--size", "0"], "--size 0"),
+        (["solve", "tictactoe", "--size", "3", "--k", "4"], "k=4 cannot fit"),
+        (["solve", "tictactoe", "--size", "x"], "'x' is not a valid integer"),
+        (["solve", "tictactoe", "--colour", "red"], "No such option '--colour'"),
+        (["solve", "tictactoe", "--moves", "B2 B2"], "move 2 ('B2'): B2 is already taken"),
+        (["solve", "tictactoe", "--moves", "B2 Q7"], "move 2 ('Q7'): Q7 is off the board"),
+        (["solve", "tictactoe", "--moves", "B2 ??"], "cannot read '??'"),
+        (["solve", "tictactoe", "--moves", "A1 B1 A2 B2 A3 C3"], "the game is already over"),
+        (["solve", "tictactoe", "--moves", "A1 B1 A2 B2 A3"], "nothing to search"),
+        (["solve", "tictactoe", "--algorithm", "magic"], "unknown algorithm 'magic'"),
+        (["solve", "tictactoe", "--depth", "0"], "--depth"),
+        (["solve", "tictactoe", "--cache-size", "lots"], "cache size 'lots'"),
+        (["solve", "tictactoe", "--batch", "/nonexistent/file.txt"], "/nonexistent/file.txt"),
+    ],
+)
+def test_bad_input_is_one_line_and_nonzero(args, message):
+    out = gametree(*args)
+    assert out.returncode != 0
+    assert message in out.stderr
+    assert "Traceback" not in out.stderr
+    assert len([line for line in out.stderr.splitlines() if line.startswith("Error")]) == 1
+
+
+def test_batch_errors_name_the_line(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("B2\nB2 B2\n")
+    out = gametree("solve", "tictactoe", "--batch", str(bad))
+    assert out.returncode == 1 and "bad.txt:2: move 2 ('B2'): B2 is already taken" in out.stderr
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    out = gametree("solve", "tictactoe", "--batch", str(binary))
+    assert out.returncode == 1 and "cannot read" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_games_lists_options_and_sources():
+    out = gametree("games", "--json")
+    data = json.loads(out.stdout)
+    ttt = next(g for g in data["games"] if g["name"] == "tictactoe")
+    assert {o["name"] for o in ttt["options"]} == {"size", "width", "height", "k"}
+    assert "entry point games.tictactoe" in ttt["source"]
+    assert {"minimax", "alphabeta"} <= set(data["algorithms"])
+    human = gametree("games")
+    assert human.returncode == 0 and "tictactoe" in human.stdout and "--size" in human.stdout
+
+
+def test_game_help_shows_its_own_flags():
+    out = gametree("solve", "tictactoe", "--help")
+    assert out.returncode == 0 and "--size" in out.stdout and "--k" in out.stdout and "--batch" in out.stdout
+
+
+def test_broken_pipe_is_quiet():
+    proc = subprocess.run(
+        f"{sys.executable} -c 'from gametree.cli import main; main()' solve tictactoe --size 4 --k 3 | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "Traceback" not in proc.stderr

@@ -1,0 +1,290 @@
+"""The search core against an independent brute force, and its contracts."""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+import pytest
+
+from gametree import GameInfo, TranspositionTable, alphabeta, minimax, search, win_score
+from gametree.game import GameOverError, UnsupportedGameError, play_text
+
+# ---------------------------------------------------------------------------------------------
+# An independent m,n,k brute force: plain tuples, no bitboards, no code shared with the game.
+
+
+def _lines(w: int, h: int, k: int) -> list[tuple[int, ...]]:
+    out = []
+    for r in range(h):
+        for c in range(w):
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                cells = [(r + dr * i, c + dc * i) for i in range(k)]
+                if all(0 <= rr < h and 0 <= cc < w for rr, cc in cells):
+                    out.append(tuple(rr * w + cc for rr, cc in cells))
+    return out
+
+
+def brute_force(w: int, h: int, k: int):
+    """score(board) for the side to move, board a tuple of '.', 'X', 'O' (depth-aware, Pons convention)."""
+    lines = _lines(w, h, k)
+    cells = w * h
+
+    @lru_cache(maxsize=None)
+    def score(board: tuple[str, ...]) -> int:
+        played = cells - board.count(".")
+        last = "O" if played % 2 == 0 else "X"  # who moved last
+        if played and any(all(board[i] == last for i in line) for line in lines):
+            return -((cells + 1 - (played - 1)) // 2)
+        if played == cells:
+            return 0
+        me = "X" if played % 2 == 0 else "O"
+        return max(-score(board[:i] + (me,) + board[i + 1 :]) for i in range(cells) if board[i] == ".")
+
+    return score
+
+
+def board_of(game, state) -> tuple[str, ...]:
+    return tuple("X" if state.x >> i & 1 else "O" if state.o >> i & 1 else "." for i in range(game.cells))
+
+
+def reachable(game):
+    seen = {}
+    stack = [game.initial_state()]
+    while stack:
+        s = stack.pop()
+        k = (s.x, s.o)
+        if k in seen:
+            continue
+        seen[k] = s
+        for m in game.legal_moves(s):
+            stack.append(game.play(s, m))
+    return list(seen.values())
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def test_win_score_convention():
+    assert win_score(9, 4) == 3  # X completes a line with the 5th move of 3x3
+    assert win_score(42, 6) == 22 - 4  # Pons: 22 minus the winner's stones
+    assert win_score(42, 7) == 22 - 4
+
+
+def test_minimax_visits_the_whole_3x3_tree(ttt3):
+    result = minimax(ttt3)
+    assert result.stats.nodes == 549_946
+    assert result.stats.terminals == 255_168
+    assert result.value == "draw" and result.score == 0 and result.plies_to_end == 9
+    assert sum(result.stats.nodes_per_depth) == result.stats.nodes
+    assert result.stats.nodes_per_depth[:3] == (1, 9, 72)
+    assert result.stats.cutoffs == 0 and result.stats.cache_probes == 0
+
+
+def test_every_reachable_3x3_position_against_brute_force(ttt3):
+    score = brute_force(3, 3, 3)
+    positions = reachable(ttt3)
+    assert len(positions) == 5478
+    table = TranspositionTable()
+    checked = 0
+    for state in positions:
+        expected = score(board_of(ttt3, state))
+        if ttt3.outcome(state) is not None:
+            continue
+        result = alphabeta(ttt3, state, cache=table, all_moves=False, pv=False)
+        assert result.score == expected, ttt3.render(state)
+        assert result.value == ("win" if expected > 0 else "loss" if expected < 0 else "draw")
+        checked += 1
+    assert checked == 4520  # 5478 reachable minus 958 finished games
+
+
+def test_move_values_and_best_moves_are_exact_on_3x3(ttt3):
+    score = brute_force(3, 3, 3)
+    rng = random.Random(7)
+    positions = [s for s in reachable(ttt3) if ttt3.outcome(s) is None]
+    for state in rng.sample(positions, 150):
+        result = alphabeta(ttt3, state)
+        values = {}
+        for m in ttt3.legal_moves(state):
+            child = ttt3.play(state, m)
+            values[ttt3.format_move(state, m)] = -score(board_of(ttt3, child))
+        assert {mv.move: mv.score for mv in result.move_values} == values
+        best = max(values.values())
+        assert set(result.best_moves) == {m for m, v in values.items() if v == best}
+        assert result.score == best
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_4x4_k3_sample_against_brute_force(registry, seed):
+    game = registry.game("tictactoe").create(size=4, k=3)
+    score = brute_force(4, 4, 3)
+    rng = random.Random(seed)
+    table = TranspositionTable()
+    checked = 0
+    while checked < 12:
+        state = game.initial_state()
+        for _ in range(rng.randint(6, 9)):
+            moves = game.legal_moves(state)
+            if not moves:
+                break
+            state = game.play(state, rng.choice(moves))
+        if game.outcome(state) is not None:
+            continue
+        result = alphabeta(game, state, cache=table)
+        assert result.score == score(board_of(game, state))
+        for mv in result.move_values:
+            child = game.play(state, game.parse_move(state, mv.move))
+            assert mv.score == -score(board_of(game, child))
+        checked += 1
+
+
+def test_minimax_and_alphabeta_agree(ttt3):
+    for moves in ["", "B2", "A1 B2", "A1 B2 C3", "B2 A1 A3"]:
+        state = play_text(ttt3, moves)
+        a, b = minimax(ttt3, state), alphabeta(ttt3, state)
+        assert (a.score, a.best_moves, a.move_values, a.plies_to_end) == (b.score, b.best_moves, b.move_values, b.plies_to_end)
+        assert b.stats.nodes < a.stats.nodes
+
+
+def test_fastest_win_is_preferred(ttt3):
+    # X: A1 A2, O: B1 B2; X to move: A3 wins now (5th move, score 3); other moves win later or not at all.
+    state = play_text(ttt3, "A1 B1 A2 B2")
+    result = alphabeta(ttt3, state)
+    assert result.best_moves == ("A3",)
+    assert result.score == 3 and result.plies_to_end == 1 and result.pv == ("A3",)
+    values = {mv.move: mv.score for mv in result.move_values}
+    assert all(v < 3 for m, v in values.items() if m != "A3")
+    assert minimax(ttt3, state).best_moves == ("A3",)
+
+
+def test_slowest_loss_is_preferred(ttt3):
+    # O to move and lost.  X threatens C1; blocking there loses only with X's 5th stone (score -1, 4 plies),
+    # anything else loses at once to C1 (X's 4th stone, score -2, 2 plies).
+    state = play_text(ttt3, "B1 A3 C2 B3 C3")
+    result = alphabeta(ttt3, state)
+    assert result.value == "loss" and result.winner == 0
+    assert result.best_moves == ("C1",) and result.score == -1 and result.plies_to_end == 4
+    assert {mv.move: (mv.score, mv.plies_to_end) for mv in result.move_values} == {
+        "C1": (-1, 4),
+        "B2": (-2, 2),
+        "A1": (-2, 2),
+        "A2": (-2, 2),
+    }
+    assert minimax(ttt3, state).best_moves == ("C1",)
+
+
+def test_cache_variants_give_identical_answers(ttt3):
+    state = play_text(ttt3, "B2")
+    reference = alphabeta(ttt3, state, cache=None)
+    for cache, symmetry in [(True, True), (True, False), (TranspositionTable(2), True), (TranspositionTable(16), False)]:
+        result = alphabeta(ttt3, state, cache=cache, symmetry=symmetry)
+        assert (result.score, result.best_moves, result.move_values, result.pv[:1]) == (
+            reference.score,
+            reference.best_moves,
+            reference.move_values,
+            reference.pv[:1],
+        )
+    with_cache = alphabeta(ttt3, state)
+    assert with_cache.stats.nodes < reference.stats.nodes
+    assert with_cache.stats.cache_hits > 0 and reference.stats.cache_probes == 0
+
+
+def test_tiny_cache_stays_within_bound(registry):
+    game = registry.game("tictactoe").create(size=4, k=3)
+    table = TranspositionTable(1000)
+    result = alphabeta(game, play_text(game, "A1 B2"), cache=table)
+    assert len(table) <= 1000
+    assert result.score == alphabeta(game, play_text(game, "A1 B2")).score
+
+
+def test_terminal_position_is_refused(ttt3):
+    with pytest.raises(GameOverError):
+        alphabeta(ttt3, play_text(ttt3, "A1 B1 A2 B2 A3"))
+
+
+# ---------------------------------------------------------------------------------------------
+# A hand-written tree game (AIMA's Figure 5.2) with heuristic leaf values pins down the cutoffs.
+
+
+class Fig52:
+    """Root A with moves to B, C, D; each has three leaves with fixed utilities for MAX.
+
+    The game never ends by itself: searched to depth 2, its leaves are scored by ``evaluate``.
+    """
+
+    info = GameInfo(max_plies=100)
+    utilities = {"B": (3, 12, 8), "C": (2, 4, 6), "D": (14, 5, 2)}
+
+    def initial_state(self):
+        return ()
+
+    def to_move(self, s):
+        return len(s) % 2
+
+    def ply(self, s):
+        return len(s)
+
+    def legal_moves(self, s):
+        return [0, 1, 2]
+
+    def play(self, s, m):
+        return (*s, m)
+
+    def outcome(self, s):
+        return None
+
+    def key(self, s):
+        return s
+
+    def evaluate(self, s):
+        node = "BCD"[s[0]]
+        utility = self.utilities[node][s[1]] / 100
+        return utility if self.to_move(s) == 0 else -utility
+
+    def parse_move(self, s, text):
+        return int(text)
+
+    def format_move(self, s, m):
+        return str(m)
+
+    def render(self, s):
+        return repr(s)
+
+
+def test_alphabeta_cutoffs_on_figure_5_2():
+    game = Fig52()
+    result = alphabeta(game, depth=2, cache=None, all_moves=False, pv=False)
+    assert result.score == pytest.approx(0.03) and result.best_moves == ("0",)
+    # A, then B + 3 leaves, C + 1 leaf (2 <= 3 prunes 4 and 6), D + 3 leaves.
+    assert result.stats.nodes_per_depth == (1, 3, 7)
+    assert result.stats.cutoffs == 1
+    assert result.stats.heuristic_leaves == 7
+    assert not result.proven and result.value == "unknown"
+    plain = minimax(game, depth=2)
+    assert plain.stats.nodes == 13 and plain.score == pytest.approx(0.03)
+
+
+def test_depth_limit_marks_heuristic_values(registry):
+    game = registry.game("tictactoe").create(size=4, k=4)
+    result = alphabeta(game, depth=2)
+    assert result.depth == 2 and not result.proven and result.value == "unknown"
+    assert -1 < result.score < 1 and result.stats.heuristic_leaves > 0
+    assert result.stats.max_depth == 2
+    # A proven win within the horizon is reported as proven even with a depth limit.
+    ttt3 = registry.game("tictactoe").create(size=3)
+    won = alphabeta(ttt3, play_text(ttt3, "A1 B1 A2 B2"), depth=1)
+    assert won.proven and won.score == 3 and won.best_moves == ("A3",)
+
+
+def test_unsupported_games_are_refused():
+    class Dice(Fig52):
+        info = GameInfo(max_plies=100, deterministic=False)
+
+    with pytest.raises(UnsupportedGameError, match="deterministic"):
+        alphabeta(Dice())
+
+
+def test_search_by_name(ttt3):
+    assert search(ttt3, algorithm="minimax").score == 0
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        search(ttt3, algorithm="nope")

@@ -1,0 +1,131 @@
+"""m,n,k tic-tac-toe: rules, notation, symmetries, known values."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gametree import IllegalMoveError, MoveParseError, TranspositionTable, alphabeta
+from gametree.game import GameOverError, play_text
+
+
+def make(registry, **options):
+    return registry.game("tictactoe").create(**options)
+
+
+@st.composite
+def positions(draw, game, max_moves=None):
+    """A random legal position reached by random moves."""
+    state = game.initial_state()
+    limit = game.cells if max_moves is None else max_moves
+    for _ in range(draw(st.integers(0, limit))):
+        moves = game.legal_moves(state)
+        if not moves:
+            break
+        state = game.play(state, draw(st.sampled_from(moves)))
+    return state
+
+
+def test_empty_board_values(registry):
+    assert alphabeta(make(registry, size=3)).value == "draw"
+    r = alphabeta(make(registry, size=4, k=3))
+    assert (r.value, r.winner, r.score, r.plies_to_end) == ("win", 0, 6, 5)
+    assert set(r.best_moves) == {"B2", "B3", "C2", "C3"}
+
+
+def test_classic_3x3_first_moves_all_draw(registry):
+    r = alphabeta(make(registry, size=3))
+    assert {mv.move for mv in r.move_values} == {f"{row}{col}" for row in "ABC" for col in "123"}
+    assert all(mv.score == 0 and mv.plies_to_end == 9 for mv in r.move_values)
+
+
+def test_notation(registry):
+    g = make(registry, size=3)
+    s = g.initial_state()
+    assert g.parse_move(s, "a1") == g.parse_move(s, " A1 ") == g.parse_move(s, "1") == 0
+    assert g.parse_move(s, "C3") == g.parse_move(s, "9") == 8
+    assert g.format_move(s, 5) == "B3"
+    for bad, reason in [("", "empty"), ("D1", "off the board"), ("A4", "off the board"), ("10", "off the board"), ("0", "off the board"), ("hello", "cannot read"), ("1A", "cannot read")]:
+        with pytest.raises(MoveParseError, match=reason):
+            g.parse_move(s, bad)
+
+
+def test_illegal_moves_name_the_problem(registry):
+    g = make(registry, size=3)
+    with pytest.raises(IllegalMoveError, match="B2 is already taken"):
+        play_text(g, "B2 5")
+    with pytest.raises(GameOverError, match="already over"):
+        play_text(g, "A1 B1 A2 B2 A3 C3")
+
+
+def test_board_validation(registry):
+    for options, message in [({"size": 0}, "at least one cell"), ({"size": 3, "k": 4}, "cannot fit"), ({"size": 30}, "between 1 and 26"), ({"size": 3, "k": 0}, "cannot fit")]:
+        with pytest.raises(ValueError, match=message):
+            make(registry, **options)
+
+
+def test_rectangles_and_large_boards(registry):
+    g = make(registry, width=5, height=3, k=3)
+    assert (g.width, g.height, g.k) == (5, 3, 3) and len(g.symmetries(g.initial_state())) == 4
+    assert len(make(registry, size=4).symmetries(g.initial_state())) == 8
+    big = make(registry, size=10, k=5)
+    s = play_text(big, "A1 J10 E5 F6")
+    assert big.format_move(s, big.parse_move(s, "J10")) == "J10"
+    assert len(big.legal_moves(s)) == 96
+    # A 10x10, k=5 win is detected: five in a row along a diagonal.
+    s = play_text(big, "A1 A10 B2 B10 C3 C10 D4 D10 E5")
+    assert big.outcome(s).winner == 0
+
+
+def test_win_detection_in_every_direction(registry):
+    g = make(registry, size=4, k=3)
+    for moves, winner in [("A1 D4 A2 D3 A3", 0), ("B1 A1 D4 A2 C4 A3", 1), ("A1 D4 B1 D3 C1", 0), ("A3 D4 B2 D3 C1", 0), ("D4 A1 A4 B2 B4 C3", 1)]:
+        assert g.outcome(play_text(g, moves)).winner == winner, moves
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_symmetries_preserve_value_and_key(registry, data):
+    g = make(registry, size=3)
+    state = data.draw(positions(g))
+    images = g.symmetries(state)
+    assert len({g.canonical_key(i) for i in images}) == 1
+    if g.outcome(state) is None:
+        table = TranspositionTable()
+        scores = {alphabeta(g, i, cache=table, symmetry=False, all_moves=False, pv=False).score for i in images}
+        assert len(scores) == 1
+    else:
+        assert {g.outcome(i) for i in images} == {g.outcome(state)}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), st.sampled_from([(4, 4, 3), (5, 3, 3), (3, 5, 3), (4, 4, 4)]))
+def test_canonical_key_is_symmetric_on_other_boards(registry, data, shape):
+    w, h, k = shape
+    g = make(registry, width=w, height=h, k=k)
+    state = data.draw(positions(g, max_moves=8))
+    images = g.symmetries(state)
+    assert len({g.canonical_key(i) for i in images}) == 1
+    assert g.canonical_key(state) == min(g.key(i) for i in images)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data(), st.sampled_from([(3, 3), (4, 4), (10, 10), (7, 2)]))
+def test_move_text_round_trips(registry, data, shape):
+    w, h = shape
+    g = make(registry, width=w, height=h, k=2)
+    state = data.draw(positions(g, max_moves=5))
+    for move in g.legal_moves(state):
+        text = g.format_move(state, move)
+        assert g.parse_move(state, text) == move
+        assert g.parse_move(state, text.lower()) == move
+        assert g.parse_move(state, str(move + 1)) == move
+
+
+def test_heuristic_is_bounded_and_sided(registry):
+    g = make(registry, size=4)
+    s = play_text(g, "B2 A1 B3")  # X has two in the middle row; O to move
+    assert -1 < g.evaluate(s) < 0
+    s = g.play(s, g.parse_move(s, "D4"))
+    assert 0 < g.evaluate(s) < 1
