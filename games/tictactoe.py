@@ -252,6 +252,45 @@ class TicTacToe:
                     return line
         return 0
 
+    # -- board display (optional members used by `gametree play`) -----------------
+    @property
+    def row_labels(self) -> tuple[str, ...]:
+        """Row letters, top row first: ("A", "B", "C") on 3x3."""
+        return tuple(chr(ord("A") + r) for r in range(self.height))
+
+    @property
+    def column_labels(self) -> tuple[str, ...]:
+        """Column numbers, left first: ("1", "2", "3") on 3x3."""
+        return tuple(str(c + 1) for c in range(self.width))
+
+    @property
+    def move_help(self) -> str:
+        """One line on how to type a move (shown by `gametree play`)."""
+        last = f"{chr(ord('A') + self.height - 1)}{self.width}"
+        return f"type a cell as row letter and column number (A1-{last}) or as a cell number 1-{self.cells}, e.g. B2"
+
+    def board_cells(self, state: TTTState) -> tuple[tuple[str, ...], ...]:
+        """Rows top to bottom; each cell "", "X" or "O"."""
+        w, x, o = self.width, state.x, state.o
+        return tuple(
+            tuple("X" if x >> (r * w + c) & 1 else "O" if o >> (r * w + c) & 1 else "" for c in range(w)) for r in range(self.height)
+        )
+
+    def move_cell(self, state: TTTState, move: int) -> tuple[int, int]:
+        """(row, column) of the cell ``move`` marks."""
+        return divmod(move, self.width)
+
+    def winning_cells(self, state: TTTState) -> tuple[tuple[int, int], ...]:
+        """Cells of the completed line(s) of a won game (all lines the last move completed), else ()."""
+        if not state.won:
+            return ()
+        marks = state.o if state.moves & 1 == 0 else state.x
+        union = 0
+        for line in self.lines:
+            if marks & line == line:
+                union |= line
+        return tuple(divmod(i, self.width) for i in range(self.cells) if union >> i & 1)
+
 
 def _make(size: int | None, width: int | None, height: int | None, k: int | None) -> TicTacToe:
     if size is not None and size < 1:
