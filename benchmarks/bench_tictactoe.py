@@ -1,0 +1,111 @@
+"""Time solving empty m,n,k boards with each algorithm.
+
+    python benchmarks/bench_tictactoe.py            # every case
+    python benchmarks/bench_tictactoe.py --quick    # the small ones (well under a minute)
+    python benchmarks/bench_tictactoe.py --case 4x4k4 --algorithm alphabeta
+
+Each case runs in a fresh subprocess so that its peak memory (max RSS) is its own.
+A case whose algorithm cannot finish in reasonable time (plain minimax beyond 3x3)
+is listed with the reason instead of being run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+
+# name: (width, height, k, expected value for the first player, quick?)
+CASES = {
+    "3x3k3": (3, 3, 3, "draw", True),
+    "4x4k3": (4, 4, 3, "win", True),
+    "4x4k4": (4, 4, 4, "draw", True),
+    "5x4k4": (5, 4, 4, "draw", False),
+    "5x5k4": (5, 5, 4, "draw", False),
+    "6x4k4": (6, 4, 4, "draw", False),
+    "6x5k4": (6, 5, 4, "win", False),
+}
+ALGORITHMS = ("minimax", "alphabeta")
+#: Plain minimax has no pruning: only 3x3 (549,946 nodes) is reasonable.
+MINIMAX_CASES = {"3x3k3"}
+
+
+def run_one(case: str, algorithm: str) -> dict:
+    from gametree import load, search
+
+    width, height, k, _, _ = CASES[case]
+    game = load().game("tictactoe").create(width=width, height=height, k=k)
+    start = time.perf_counter()
+    result = search(game, algorithm=algorithm)
+    wall = time.perf_counter() - start
+    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {
+        "case": case,
+        "algorithm": algorithm,
+        "value": result.value,
+        "score": result.score,
+        "plies": result.plies_to_end,
+        "nodes": result.stats.nodes,
+        "seconds": result.stats.seconds,
+        "wall": wall,
+        "nodes_per_second": result.stats.nodes_per_second,
+        "peak_mb": peak_kb / 1024,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="only the small cases")
+    parser.add_argument("--case", choices=sorted(CASES), action="append", help="run only these cases")
+    parser.add_argument("--algorithm", choices=ALGORITHMS, action="append", help="run only these algorithms")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds per case before giving up (default 600)")
+    parser.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
+    parser.add_argument("--child", nargs=2, metavar=("CASE", "ALGORITHM"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(run_one(*args.child)))
+        return
+
+    cases = args.case or [c for c, spec in CASES.items() if spec[4] or not args.quick]
+    algorithms = args.algorithm or list(ALGORITHMS)
+    header = f"{'case':8} {'algorithm':10} {'result':14} {'nodes':>12} {'seconds':>9} {'nodes/s':>10} {'peak MB':>8}"
+    if not args.json:
+        print(header)
+        print("-" * len(header))
+    for case in cases:
+        for algorithm in algorithms:
+            if algorithm == "minimax" and case not in MINIMAX_CASES:
+                if not args.json:
+                    print(f"{case:8} {algorithm:10} skipped: no pruning, far too many nodes")
+                continue
+            try:
+                proc = subprocess.run(
+                    [sys.executable, __file__, "--child", case, algorithm],
+                    capture_output=True,
+                    text=True,
+                    timeout=args.timeout,
+                )
+            except subprocess.TimeoutExpired:
+                print(f"{case:8} {algorithm:10} gave up after {args.timeout:.0f} s")
+                continue
+            if proc.returncode:
+                print(f"{case:8} {algorithm:10} failed: {proc.stderr.strip().splitlines()[-1:]}")
+                continue
+            row = json.loads(proc.stdout)
+            expected = CASES[case][3]
+            ok = "" if row["value"] == expected else f"  (expected {expected}!)"
+            if args.json:
+                print(json.dumps(row))
+            else:
+                result = f"{row['value']} {row['score']:+d} /{row['plies']}"
+                print(
+                    f"{case:8} {algorithm:10} {result:14} {row['nodes']:>12,} {row['seconds']:>9.3f} "
+                    f"{row['nodes_per_second']:>10,.0f} {row['peak_mb']:>8.1f}{ok}"
+                )
+
+
+if __name__ == "__main__":
+    main()
