@@ -288,6 +288,10 @@ def _fmt_score(score: float) -> str:
 solve = game_group("solve", "Solve a position of an installed game (gametree solve GAME --help).")(_solve_command)
 cli.add_command(solve)
 
+from .cli_tree import tree  # noqa: E402  (the group lives in its own module; it needs the helpers above)
+
+cli.add_command(tree)
+
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``gametree`` console script."""

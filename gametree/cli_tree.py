@@ -1,0 +1,147 @@
+"""``gametree tree GAME``: draw the tree a search explored.
+
+Built like ``solve``: one subcommand per installed game with that game's
+options.  The format comes from ``--format`` or the output file's ending and
+names an exporter registered by a plugin (the built-in ones: svg, png, dot,
+graphml, json).  Before recording anything, the fast engine counts the nodes,
+so an oversized tree is refused at once with its exact size.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .cli import _position, game_group, game_options, make_game, registry_of, split_game_options
+from .game import GameError
+from .plugin import GameSpec, Registry
+
+__all__ = ["tree"]
+
+DEFAULT_MAX_NODES = 400
+#: Beyond this many nodes, a refused tree's size is reported as "more than".
+COUNT_LIMIT = 2_000_000
+
+
+def _exporter_for(registry: Registry, fmt: str | None, output: str) -> Any:
+    exporters = registry.exporters
+    if not exporters:
+        raise click.ClickException("no tree exporters are installed (the built-in plugins.exporters did not load)")
+    if fmt is None:
+        suffix = Path(output).suffix.lower() if output != "-" else ""
+        if not suffix:
+            fmt = "svg"
+        else:
+            matches = [e for e in exporters.values() if suffix in tuple(getattr(e, "suffixes", ()))]
+            if not matches:
+                raise click.BadParameter(
+                    f"cannot tell the format from {output!r}; use --format ({', '.join(sorted(exporters))})", param_hint="--output"
+                )
+            return matches[0]
+    exporter = exporters.get(fmt)
+    if exporter is None:
+        raise click.BadParameter(f"unknown format {fmt!r} (choose from {', '.join(sorted(exporters))})", param_hint="--format")
+    if not callable(getattr(exporter, "export", None)):
+        raise click.ClickException(f"exporter {fmt!r} is malformed: it has no export(tree, options)")
+    return exporter
+
+
+def _tree_command(spec: GameSpec) -> click.Command:
+    @click.command(name=spec.name, help=f"Draw the search tree of {spec.summary or spec.name}.")
+    @game_options(spec)
+    @click.option("--moves", default="", metavar="MOVES", help='Search the position after these moves (e.g. "A1 B2 C3").')
+    @click.option(
+        "--algorithm", "-a", type=click.Choice(["alphabeta", "minimax"]), default="alphabeta", show_default=True, help="Search algorithm to trace."
+    )
+    @click.option("--depth", type=click.IntRange(min=1), default=None, help="Depth limit; leaves are scored by the game's heuristic.")
+    @click.option("--no-cache", is_flag=True, help="Alpha-beta without a transposition cache.")
+    @click.option("--root-window", is_flag=True, help="One alpha-beta search from the root (textbook pruning) instead of an exact value for every root move.")
+    @click.option(
+        "--max-nodes",
+        type=click.IntRange(min=1),
+        default=DEFAULT_MAX_NODES,
+        show_default=True,
+        help="Refuse trees with more visited nodes than this.",
+    )
+    @click.option("--board/--no-board", default=True, show_default=True, help="Draw each position as a small board inside its node.")
+    @click.option("--legend/--no-legend", default=True, show_default=True, help="Add a legend to drawings.")
+    @click.option("-o", "--output", default="-", metavar="FILE", help="Write here ('-': standard output); the ending picks the format.")
+    @click.option("-f", "--format", "fmt", default=None, metavar="FORMAT", help="svg, png, dot, graphml, json or a plugin's format [default: from FILE, else svg].")
+    @click.pass_context
+    def command(ctx: click.Context, **params: Any) -> None:
+        game_params, params = split_game_options(spec, params)
+        registry = registry_of(ctx)
+        exporter = _exporter_for(registry, params["fmt"], params["output"])
+        output = params["output"]
+        if output == "-" and getattr(exporter, "binary", False) and sys.stdout.isatty():
+            raise click.UsageError(f"{exporter.name} is binary: write it to a file with -o FILE")
+        game = make_game(spec, game_params)
+        state = _position(game, params["moves"])
+
+        from .trace import TreeTooLargeError, capture, count_nodes
+
+        algorithm = params["algorithm"]
+        search = {
+            "algorithm": algorithm,
+            "depth": params["depth"],
+            "cache": not params["no_cache"],
+            "all_moves": not params["root_window"],
+        }
+        limit = params["max_nodes"]
+        try:
+            nodes = count_nodes(game, state, **search, limit=max(COUNT_LIMIT, limit))
+            if nodes is None or nodes > limit:
+                size = f"{nodes:,} nodes" if nodes is not None else f"more than {COUNT_LIMIT:,} nodes"
+                raise click.ClickException(
+                    f"the {algorithm} tree of this position has {size}, more than --max-nodes {limit:,}: "
+                    "start from a later position (--moves), limit the depth (--depth N), or raise --max-nodes"
+                )
+            tree = capture(game, state, **search, max_nodes=limit)
+        except (GameError, TreeTooLargeError) as exc:
+            raise click.ClickException(str(exc)) from None
+
+        moves = " ".join(params["moves"].split())
+        where = f"after {moves}" if moves else "from the start"
+        game_name = getattr(game, "name", spec.name)
+        title = f"{game_name} {where}: {_summary(tree)}"
+        options = {"board": params["board"], "legend": params["legend"], "title": title}
+        from .draw import RenderError
+
+        try:
+            data = exporter.export(tree, options)
+        except RenderError as exc:
+            raise click.ClickException(str(exc)) from None
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        if output == "-":
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+        else:
+            try:
+                Path(output).write_bytes(data)
+            except OSError as exc:
+                raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
+            pruned = len(tree.pruned_edges())
+            click.echo(f"wrote {output} ({exporter.name}, {len(data):,} bytes): {tree.visited} nodes, {pruned} pruned moves; {tree.result.value}", err=True)
+
+    return command
+
+
+def _summary(tree: Any) -> str:
+    r = tree.result
+    stats = r.stats
+    parts = [r.algorithm, f"{stats.nodes} nodes"]
+    if r.algorithm != "minimax":
+        parts.append(f"{stats.cutoffs} cutoffs")
+        if tree.graph.graph.get("cache"):
+            parts.append(f"{stats.cache_hits} cache hits")
+    if r.depth is not None:
+        parts.append(f"depth {r.depth}")
+    pv = " ".join(r.pv)
+    return ", ".join(parts) + f"; {r.value} (v = {r.score:g}), best play {pv}"
+
+
+tree = game_group("tree", "Draw the search tree of a position (gametree tree GAME --help).")(_tree_command)

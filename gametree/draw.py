@@ -1,0 +1,384 @@
+"""Drawing a captured search tree with Graphviz.
+
+:func:`to_graphviz` turns a :class:`gametree.trace.SearchTree` into a
+``graphviz.Digraph`` (its ``.source`` is DOT text and needs no program);
+:func:`render` runs a ``dot`` program to make SVG or PNG.  The program is the
+system Graphviz ``dot`` when it is on PATH, else the ``graphviz-pure`` program
+(a dot-compatible build installed from PyPI with gametree), else
+:class:`GraphvizMissingError` says what to install.  ``GAMETREE_DOT=/path``
+chooses a program explicitly.
+
+Node and edge styling are functions the caller can replace or wrap::
+
+    def big_leaves(data, *, board):
+        attrs = default_node_style(data, board=board)
+        if data.get("kind") == "terminal":
+            attrs["fontsize"] = "14"
+        return attrs
+
+    tree.to_graphviz(node_style=big_leaves)
+
+Both get a node's or edge's attribute dict (see ``docs/trees.md``) and return
+Graphviz attributes; ``label`` may be an HTML-like label (``<...>``).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import graphviz
+
+    from .trace import SearchTree
+
+__all__ = [
+    "COLOURS",
+    "GraphvizMissingError",
+    "RenderError",
+    "default_edge_style",
+    "default_node_style",
+    "find_dot",
+    "render",
+    "to_graphviz",
+]
+
+NodeStyle = Callable[..., dict[str, str]]
+EdgeStyle = Callable[[Mapping[str, Any]], dict[str, str]]
+
+#: Fill colours: wins by player 0 / player 1, draws, heuristic leaves; the PV and pruned colours.
+COLOURS = {
+    "win0": "#cfe2ff",
+    "win1": "#ffe0b2",
+    "draw": "#e9ecef",
+    "heuristic": "#fff6bf",
+    "inner": "#ffffff",
+    "pv": "#d62728",
+    "pruned": "#9e9e9e",
+    "text": "#222222",
+    "note": "#555555",
+}
+FONT = "Helvetica"
+MONO = "Courier"
+
+
+class RenderError(RuntimeError):
+    """Drawing failed (the ``dot`` program is missing or reported an error)."""
+
+
+class GraphvizMissingError(RenderError):
+    """No ``dot`` program was found."""
+
+
+# -- finding and running dot ------------------------------------------------------------
+def _script_dirs() -> list[str]:
+    """Where pip puts console scripts for this interpreter (a venv's bin even when not activated)."""
+    dirs = [os.path.dirname(sys.executable), sysconfig.get_path("scripts")]
+    try:
+        dirs.append(sysconfig.get_path("scripts", f"{os.name}_user"))
+    except KeyError:  # pragma: no cover - unusual platforms
+        pass
+    return list(dict.fromkeys(d for d in dirs if d))
+
+
+def find_dot() -> tuple[str, str] | None:
+    """The ``dot`` program to use and what it is, or None.
+
+    ``GAMETREE_DOT`` first, then Graphviz ``dot`` on PATH, then ``graphviz-pure``
+    beside this Python's scripts or on PATH.
+    """
+    chosen = os.environ.get("GAMETREE_DOT")
+    if chosen:
+        return chosen, "GAMETREE_DOT"
+    dot = shutil.which("dot")
+    if dot:
+        return dot, "Graphviz dot"
+    for directory in _script_dirs():
+        found = shutil.which("graphviz-pure", path=directory)
+        if found:
+            return found, "graphviz-pure"
+    found = shutil.which("graphviz-pure")
+    if found:
+        return found, "graphviz-pure"
+    return None
+
+
+MISSING = (
+    "no Graphviz 'dot' program found: install graphviz-pure (pip install graphviz-pure, which gametree normally brings) "
+    "or Graphviz (e.g. apt install graphviz); the dot, json and graphml formats need neither"
+)
+
+
+def render(source: str, format: str = "svg") -> bytes:
+    """Lay out DOT ``source`` and return the drawing (``format`` ``svg``, ``png``, ...)."""
+    program = find_dot()
+    if program is None:
+        raise GraphvizMissingError(f"cannot draw {format}: {MISSING}")
+    path, _kind = program
+    try:
+        done = subprocess.run([path, f"-T{format}"], input=source.encode("utf-8"), capture_output=True, check=False)
+    except OSError as exc:
+        raise RenderError(f"cannot run {path}: {exc}") from None
+    if done.returncode != 0 or not done.stdout:
+        errors = [line for line in done.stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+        first = [line for line in errors if line.lower().startswith("error")]
+        detail = (first or errors or [f"exit status {done.returncode}"])[0]
+        raise RenderError(f"{path} could not draw {format}: {detail}")
+    return done.stdout
+
+
+# -- labels ---------------------------------------------------------------------------------
+def _esc(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _num(value: Any) -> str:
+    if value is None:
+        return "?"
+    value = float(value)
+    if value == float("inf"):
+        return "+∞"
+    if value == float("-inf"):
+        return "-∞"
+    if value == int(value):
+        return str(int(value))
+    return f"{value:.3f}".rstrip("0")
+
+
+def _value_text(data: Mapping[str, Any]) -> str:
+    bound = data.get("bound", "exact")
+    relation = {"lower": "≥", "upper": "≤"}.get(bound, "=")
+    return f"v {relation} {_num(data.get('value'))}"
+
+
+def _board_html(data: Mapping[str, Any]) -> str:
+    """The position: a grid of cells if the game gives them (``cells``), else its text."""
+    cells = data.get("cells")
+    if cells:
+        lit = _cell_set(data.get("highlight"))
+        last = _cell_set(data.get("last"))
+        small = f'<FONT POINT-SIZE="7" COLOR="{COLOURS["note"]}">'
+        columns = list(data.get("board_columns") or ())
+        rows_text = list(data.get("board_rows") or ())
+        grid = [line.split("\t") for line in str(cells).split("\n")]
+        labelled = bool(columns) and bool(rows_text) and len(columns) == len(grid[0]) and len(rows_text) == len(grid)
+        trs = []
+        if labelled:
+            heads = "".join(f'<TD BORDER="0">{small}{_esc(c)}</FONT></TD>' for c in columns)
+            trs.append(f'<TR><TD BORDER="0"></TD>{heads}</TR>')
+        for r, line in enumerate(grid):
+            tds = [f'<TD BORDER="0">{small}{_esc(rows_text[r])}</FONT></TD>'] if labelled else []
+            for c, cell in enumerate(line):
+                colour = ' BGCOLOR="#ffd54f"' if (r, c) in lit else ' BGCOLOR="#dde7f0"' if (r, c) in last else ""
+                text = _esc(cell.strip())
+                if text:
+                    text = f'<FONT FACE="{MONO}" POINT-SIZE="10">{f"<B>{text}</B>" if (r, c) in last else text}</FONT>'
+                tds.append(f'<TD WIDTH="13" HEIGHT="13"{colour}>{text}</TD>')
+            trs.append(f"<TR>{''.join(tds)}</TR>")
+        return f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="1" COLOR="#888888">{"".join(trs)}</TABLE>'
+    text = data.get("position")
+    if not text:
+        return ""
+    lines = "".join(f'{_esc(line) or " "}<BR ALIGN="LEFT"/>' for line in str(text).split("\n"))
+    return f'<FONT FACE="{MONO}" POINT-SIZE="10">{lines}</FONT>'
+
+
+def _cell_set(text: Any) -> set[tuple[int, int]]:
+    out = set()
+    for item in str(text or "").split():
+        r, _, c = item.partition(",")
+        if r.isdigit() and c.isdigit():
+            out.add((int(r), int(c)))
+    return out
+
+
+def _notes(data: Mapping[str, Any]) -> list[str]:
+    notes = [f"{data.get('player', '?')} to move"] if data.get("kind") != "terminal" else []
+    kind = data.get("kind")
+    if kind == "terminal":
+        notes.append(str(data.get("outcome") or "game over"))
+    elif kind == "heuristic":
+        notes.append("heuristic")
+    elif kind == "cache":
+        notes.append("cache hit")
+    elif kind == "bound":
+        notes.append("score bound")
+    return notes
+
+
+def default_node_style(data: Mapping[str, Any], *, board: bool = True) -> dict[str, str]:
+    """Graphviz attributes for one visited node, or for a group of pruned moves
+    (``data["pruned"]``, with ``move`` listing the moves and ``reason``)."""
+    if data.get("pruned"):
+        return {
+            "shape": "box",
+            "style": "rounded,dashed",
+            "color": COLOURS["pruned"],
+            "fontcolor": COLOURS["pruned"],
+            "fontsize": "9",
+            "label": f"pruned: {data.get('move', '')}\n{data.get('reason', '')}",
+        }
+    rows = []
+    if board:
+        drawing = _board_html(data)
+        if drawing:
+            # Empty cells either side keep the board its own size when the node is wider.
+            rows.append(f"<TR><TD></TD><TD>{drawing}</TD><TD></TD></TR>")
+    rows.append(f'<TR><TD COLSPAN="3"><B>{_esc(_value_text(data))}</B></TD></TR>')
+    if data.get("alpha") is not None:
+        window = f"[{_num(data['alpha'])}, {_num(data['beta'])}]"
+        rows.append(f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="9" COLOR="{COLOURS["note"]}">{window}</FONT></TD></TR>')
+    notes = _notes(data)
+    if notes:
+        rows.append(f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="9" COLOR="{COLOURS["note"]}">{_esc(" · ".join(notes))}</FONT></TD></TR>')
+    label = f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{"".join(rows)}</TABLE>>'
+    kind = data.get("kind")
+    fill = COLOURS["inner"]
+    if kind == "terminal":
+        winner = data.get("winner")
+        fill = COLOURS["draw"] if winner is None else COLOURS[f"win{int(winner) & 1}"]
+    elif kind == "heuristic":
+        fill = COLOURS["heuristic"]
+    attrs = {"label": label, "fillcolor": fill, "style": "rounded,filled", "shape": "box"}
+    if kind == "cache":
+        attrs["peripheries"] = "2"
+    if kind == "bound":
+        attrs["style"] = "rounded,filled,dotted"
+    if data.get("pv"):
+        attrs.update(color=COLOURS["pv"], penwidth="2.5")
+    return attrs
+
+
+def default_edge_style(data: Mapping[str, Any]) -> dict[str, str]:
+    """Graphviz attributes for one edge (a move tried, or a group of pruned moves)."""
+    if data.get("pruned"):
+        return {"style": "dashed", "color": COLOURS["pruned"], "fontcolor": COLOURS["pruned"], "arrowhead": "none", "label": ""}
+    attrs = {"label": f" {data.get('move', '')}"}
+    if data.get("pv"):
+        attrs.update(color=COLOURS["pv"], fontcolor=COLOURS["pv"], penwidth="2.5")
+    return attrs
+
+
+def _legend(algorithm: str, players: tuple[str, ...], board: bool) -> str:
+    def swatch(fill: str, text: str, extra: str = "") -> str:
+        return f'<TR><TD BORDER="1" BGCOLOR="{fill}" WIDTH="18" {extra}> </TD><TD ALIGN="LEFT">{_esc(text)}</TD></TR>'
+
+    p0, p1 = (*players, "player 1", "player 2")[:2]
+    rows = [
+        '<TR><TD COLSPAN="2" ALIGN="LEFT"><B>How to read this tree</B></TD></TR>',
+        '<TR><TD COLSPAN="2" ALIGN="LEFT" BALIGN="LEFT">v: the score for the side to move;<BR/>'
+        "a node's v is the largest of its children's v<BR/>with the sign flipped (negamax)</TD></TR>",
+    ]
+    if algorithm != "minimax":
+        rows.append(
+            '<TR><TD COLSPAN="2" ALIGN="LEFT" BALIGN="LEFT">v ≥ / v ≤: a bound (the search failed high / low)<BR/>'
+            "[α, β]: the alpha-beta window on entry</TD></TR>"
+        )
+    def words(colour: str, key: str, text: str) -> str:
+        return f'<TR><TD ALIGN="LEFT"><FONT COLOR="{colour}"><B>{_esc(key)}</B></FONT></TD><TD ALIGN="LEFT">{_esc(text)}</TD></TR>'
+
+    rows += [
+        swatch(COLOURS["win0"], f"{p0} has won"),
+        swatch(COLOURS["win1"], f"{p1} has won"),
+        swatch(COLOURS["draw"], "draw"),
+        swatch(COLOURS["heuristic"], "depth limit: heuristic score"),
+        words(COLOURS["pv"], "red", "principal variation (best play)"),
+    ]
+    if algorithm != "minimax":
+        rows += [
+            words(COLOURS["pruned"], "dashed", "moves pruned by a cutoff"),
+            words(COLOURS["text"], "double", "border: answered from the cache"),
+            words(COLOURS["text"], "dotted", "border: cut short by the score bound"),
+        ]
+    return f'<<TABLE BORDER="1" COLOR="#bbbbbb" CELLBORDER="0" CELLSPACING="2" CELLPADDING="2">{"".join(rows)}</TABLE>>'
+
+
+def _title(tree: SearchTree) -> str:
+    g = tree.graph.graph
+    r = tree.result
+    stats = r.stats
+    parts = [f"{r.algorithm}", f"{stats.nodes} nodes visited"]
+    if r.algorithm != "minimax":
+        parts.append(f"{stats.cutoffs} cutoffs")
+        if g.get("cache"):
+            parts.append(f"{stats.cache_hits} cache hits")
+    if g.get("depth") is not None:
+        parts.append(f"depth {g['depth']}")
+    return ", ".join(parts) + f"; value: {r.value} (v = {_num(r.score)})"
+
+
+def to_graphviz(
+    tree: SearchTree,
+    *,
+    board: bool = True,
+    legend: bool = True,
+    title: str | None = None,
+    node_style: NodeStyle | None = None,
+    edge_style: EdgeStyle | None = None,
+) -> graphviz.Digraph:
+    """The diagram of a captured tree as a ``graphviz.Digraph``.
+
+    Top-down, one box per visited node (``n<id>``), moves on the edges, the
+    principal variation in bold red, the moves pruned by each cutoff grouped
+    into one dashed grey box with the reason (``p<id>``), and a legend.
+    """
+    try:
+        import graphviz
+    except ImportError:  # pragma: no cover - graphviz is a dependency
+        raise RenderError("drawing needs the graphviz package: pip install graphviz") from None
+
+    node_style = node_style or default_node_style
+    edge_style = edge_style or default_edge_style
+    graph = tree.graph
+    dot = graphviz.Digraph("searchtree")
+    head = title if title is not None else _title(tree)
+    dot.attr(rankdir="TB", labelloc="t", label=head, fontname=FONT, fontsize="14", nodesep="0.25", ranksep="0.45")
+    dot.attr("node", fontname=FONT, fontsize="11", color="#444444", fontcolor=COLOURS["text"])
+    dot.attr("edge", fontname=FONT, fontsize="10", color="#666666", arrowsize="0.6")
+
+    extra = {k: graph.graph[k] for k in ("board_rows", "board_columns") if graph.graph.get(k)}
+    for node, data in graph.nodes(data=True):
+        if data.get("pruned"):
+            continue
+        dot.node(f"n{node}", **node_style({**data, **extra, "id": node}, board=board))
+        pruned = [(v, graph.edges[node, v]) for v in graph.successors(node) if graph.nodes[v].get("pruned")]
+        for child in graph.successors(node):
+            edge = graph.edges[node, child]
+            if not edge.get("pruned"):
+                dot.edge(f"n{node}", f"n{child}", **edge_style(edge))
+        if pruned:
+            first = pruned[0][0]
+            group = {
+                "pruned": True,
+                "move": ", ".join(str(d["move"]) for _, d in pruned),
+                "moves": [d["move"] for _, d in pruned],
+                "reason": pruned[0][1].get("reason") or "",
+                "depth": graph.nodes[first].get("depth"),
+            }
+            dot.node(f"p{first}", **node_style(group, board=board))
+            dot.edge(f"n{node}", f"p{first}", **edge_style(group))
+
+    marked = graph.graph.get("pv_marked")
+    pv = tree.result.pv
+    if marked is not None and marked < len(pv):
+        last = tree.pv_nodes()[-1]
+        rest = " ".join(pv[marked:])
+        dot.node(
+            "pv_rest",
+            label=f"best play goes on: {rest}",
+            shape="plaintext",
+            fontcolor=COLOURS["pv"],
+            fontsize="9",
+        )
+        dot.edge(f"n{last}", "pv_rest", style="dotted", color=COLOURS["pv"], arrowhead="none")
+
+    if legend:
+        players = tuple(graph.graph.get("players") or ("player 1", "player 2"))
+        dot.node("legend", label=_legend(tree.result.algorithm, players, board), shape="plaintext", fontsize="9")
+    return dot
