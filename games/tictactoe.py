@@ -30,12 +30,19 @@ _DRAW = Outcome(None)
 
 
 class TTTState(NamedTuple):
-    """X's and O's marks as bitboards, moves played, and whether the last move won."""
+    """X's and O's marks as bitboards, moves played, and whether the last move won.
+
+    ``xt`` and ``ot`` are derived, kept up to date move by move: the empty
+    cells where X (resp. O) would complete a line.  They make "can I win now?"
+    and "must I block?" constant-time questions for the solver.
+    """
 
     x: int
     o: int
     moves: int
     won: bool = False
+    xt: int = 0
+    ot: int = 0
 
 
 class TicTacToe:
@@ -72,6 +79,8 @@ class TicTacToe:
             key=lambda i: (-len(self.lines_through[i]), abs(i // width - cy) + abs(i % width - cx), i),
         )
         self._order = tuple((i, 1 << i) for i in order)
+        #: Plies before which the solver orders moves by threats created (costly, pays near the root).
+        self._order_until = n - 6
         self._perms = self._symmetry_permutations()
         self._tables: list[list[list[int]]] | None = None
 
@@ -100,11 +109,27 @@ class TicTacToe:
 
     def play(self, state: TTTState, move: int) -> TTTState:
         bit = 1 << move
+        x, o, xt, ot = state.x, state.o, state.xt & ~bit, state.ot & ~bit
+        won = False
         if state.moves & 1:
-            o = state.o | bit
-            return TTTState(state.x, o, state.moves + 1, any(o & m == m for m in self.lines_through[move]))
-        x = state.x | bit
-        return TTTState(x, state.o, state.moves + 1, any(x & m == m for m in self.lines_through[move]))
+            o |= bit
+            for line in self.lines_through[move]:
+                if not x & line:
+                    rest = line & ~o
+                    if not rest:
+                        won = True
+                    elif not rest & (rest - 1):  # one empty cell left in the line: a threat
+                        ot |= rest
+        else:
+            x |= bit
+            for line in self.lines_through[move]:
+                if not o & line:
+                    rest = line & ~x
+                    if not rest:
+                        won = True
+                    elif not rest & (rest - 1):
+                        xt |= rest
+        return TTTState(x, o, state.moves + 1, won, xt, ot)
 
     def outcome(self, state: TTTState) -> Outcome | None:
         if state.won:
@@ -177,17 +202,52 @@ class TicTacToe:
                 best = image
         return best
 
-    def symmetries(self, state: TTTState) -> list[TTTState]:
-        out = []
-        for perm in self._perms:
-            x = o = 0
-            for i in range(self.cells):
-                if state.x >> i & 1:
-                    x |= 1 << perm[i]
-                if state.o >> i & 1:
-                    o |= 1 << perm[i]
-            out.append(TTTState(x, o, state.moves, state.won))
+    def _permute(self, bits: int, perm: tuple[int, ...]) -> int:
+        out = 0
+        while bits:
+            low = bits & -bits
+            out |= 1 << perm[low.bit_length() - 1]
+            bits ^= low
         return out
+
+    def symmetries(self, state: TTTState) -> list[TTTState]:
+        p = self._permute
+        return [
+            TTTState(p(state.x, perm), p(state.o, perm), state.moves, state.won, p(state.xt, perm), p(state.ot, perm))
+            for perm in self._perms
+        ]
+
+    # -- solver helpers (optional protocol members) --------------------------------
+    def immediate_win(self, state: TTTState) -> bool:
+        """Can the side to move complete a line with its next move?"""
+        return bool(state.ot if state.moves & 1 else state.xt)
+
+    def safe_moves(self, state: TTTState) -> list[int]:
+        """Moves that do not let the opponent win at once (assuming no immediate win of ours).
+
+        Two or more opponent threats: nothing is safe (empty list).  One: it must be blocked.
+        """
+        if state.moves & 1:
+            threats, mine, theirs = state.xt, state.o, state.x
+        else:
+            threats, mine, theirs = state.ot, state.x, state.o
+        if threats:
+            if threats & (threats - 1):
+                return []
+            return [threats.bit_length() - 1]
+        empty = self.full & ~(mine | theirs)
+        if state.moves >= self._order_until:
+            return [cell for cell, bit in self._order if empty & bit]
+        # Moves that create a threat (a line left one short with no opposing mark) first.
+        creators = 0
+        need = self.k - 2
+        for line in self.lines:
+            if not line & theirs and (line & mine).bit_count() == need:
+                creators |= line
+        creators &= empty
+        if not creators:
+            return [cell for cell, bit in self._order if empty & bit]
+        return [cell for cell, bit in self._order if creators & bit] + [cell for cell, bit in self._order if empty & ~creators & bit]
 
     # -- heuristic -----------------------------------------------------------------
     def evaluate(self, state: TTTState) -> float:

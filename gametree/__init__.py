@@ -25,7 +25,7 @@ from .game import (
 )
 from .hookspecs import hookimpl
 from .plugin import GameSpec, Option, PluginError, PluginLoadError, Registry, load, make_plugin_manager
-from .search import MoveValue, SearchResult, SearchStats, alphabeta, minimax, search
+from .search import MoveValue, SearchResult, SearchStats, alphabeta, minimax, search, solver
 
 __version__ = "0.1.0"
 
@@ -57,5 +57,6 @@ __all__ = [
     "minimax",
     "play_text",
     "search",
+    "solver",
     "win_score",
 ]

@@ -456,8 +456,15 @@ def alphabeta(
     return _result("alphabeta", game, state, _Root(moves, values), pv_engine, depth, stats, counters.heuristic > 0, pv)
 
 
+def solver(game: Game[Any, Any], state: Any = None, **options: Any) -> SearchResult:
+    """The fast exact solver (see :mod:`gametree.exact`)."""
+    from .exact import solver as _solver
+
+    return _solver(game, state, **options)
+
+
 #: Algorithms by name.  Plugins can add more through ``gametree_register_algorithms``.
-ALGORITHMS: dict[str, Callable[..., SearchResult]] = {"minimax": minimax, "alphabeta": alphabeta}
+ALGORITHMS: dict[str, Callable[..., SearchResult]] = {"minimax": minimax, "alphabeta": alphabeta, "solver": solver}
 
 
 def search(game: Game[Any, Any], state: Any = None, *, algorithm: str = "alphabeta", **options: Any) -> SearchResult:

@@ -81,7 +81,8 @@ def test_minimax_visits_the_whole_3x3_tree(ttt3):
     assert result.stats.cutoffs == 0 and result.stats.cache_probes == 0
 
 
-def test_every_reachable_3x3_position_against_brute_force(ttt3):
+@pytest.mark.parametrize("algorithm", ["alphabeta", "solver"])
+def test_every_reachable_3x3_position_against_brute_force(ttt3, algorithm):
     score = brute_force(3, 3, 3)
     positions = reachable(ttt3)
     assert len(positions) == 5478
@@ -91,19 +92,20 @@ def test_every_reachable_3x3_position_against_brute_force(ttt3):
         expected = score(board_of(ttt3, state))
         if ttt3.outcome(state) is not None:
             continue
-        result = alphabeta(ttt3, state, cache=table, all_moves=False, pv=False)
+        result = search(ttt3, state, algorithm=algorithm, cache=table, all_moves=False, pv=False)
         assert result.score == expected, ttt3.render(state)
         assert result.value == ("win" if expected > 0 else "loss" if expected < 0 else "draw")
         checked += 1
     assert checked == 4520  # 5478 reachable minus 958 finished games
 
 
-def test_move_values_and_best_moves_are_exact_on_3x3(ttt3):
+@pytest.mark.parametrize("algorithm", ["alphabeta", "solver"])
+def test_move_values_and_best_moves_are_exact_on_3x3(ttt3, algorithm):
     score = brute_force(3, 3, 3)
     rng = random.Random(7)
     positions = [s for s in reachable(ttt3) if ttt3.outcome(s) is None]
     for state in rng.sample(positions, 150):
-        result = alphabeta(ttt3, state)
+        result = search(ttt3, state, algorithm=algorithm)
         values = {}
         for m in ttt3.legal_moves(state):
             child = ttt3.play(state, m)
@@ -114,8 +116,8 @@ def test_move_values_and_best_moves_are_exact_on_3x3(ttt3):
         assert result.score == best
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_4x4_k3_sample_against_brute_force(registry, seed):
+@pytest.mark.parametrize("seed, algorithm", [(0, "alphabeta"), (1, "alphabeta"), (2, "solver"), (3, "solver")])
+def test_4x4_k3_sample_against_brute_force(registry, seed, algorithm):
     game = registry.game("tictactoe").create(size=4, k=3)
     score = brute_force(4, 4, 3)
     rng = random.Random(seed)
@@ -130,7 +132,7 @@ def test_4x4_k3_sample_against_brute_force(registry, seed):
             state = game.play(state, rng.choice(moves))
         if game.outcome(state) is not None:
             continue
-        result = alphabeta(game, state, cache=table)
+        result = search(game, state, algorithm=algorithm, cache=table)
         assert result.score == score(board_of(game, state))
         for mv in result.move_values:
             child = game.play(state, game.parse_move(state, mv.move))
@@ -288,3 +290,16 @@ def test_search_by_name(ttt3):
     assert search(ttt3, algorithm="minimax").score == 0
     with pytest.raises(ValueError, match="unknown algorithm"):
         search(ttt3, algorithm="nope")
+
+
+def test_solver_matches_alphabeta_on_larger_boards(registry):
+    game = registry.game("tictactoe").create(width=4, height=3, k=3)
+    rng = random.Random(11)
+    for _ in range(20):
+        state = game.initial_state()
+        for _ in range(rng.randint(0, 5)):
+            state = game.play(state, rng.choice(game.legal_moves(state)))
+        if game.outcome(state) is not None:
+            continue
+        a, b = alphabeta(game, state), search(game, state, algorithm="solver")
+        assert (a.score, a.best_moves, a.move_values, a.plies_to_end) == (b.score, b.best_moves, b.move_values, b.plies_to_end)
