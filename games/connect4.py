@@ -1,0 +1,366 @@
+"""Connect Four on any board: ``k`` in a row, discs fall to the lowest free cell.
+
+The board is a bitboard as in Pascal Pons's solver (blog.gamesolver.org):
+column ``c`` occupies bits ``c * (height + 1)`` to ``c * (height + 1) + height``,
+row 0 at the bottom, with one always-empty *sentinel* bit on top of each
+column so that lines never wrap from one column into the next.  A state holds
+the stones of the side to move, the mask of all stones and the number of
+moves played; a move is a column (0-based inside, written 1-based), and the
+cell a disc lands on is ``(mask + bottom of column) & column mask``.
+
+Lines of ``k`` are found with shifts in the four directions (1 = vertical,
+``height + 1`` = horizontal, ``height`` and ``height + 2`` = the diagonals).
+Positions are written as the sequence of played columns, ``4453`` (Pons's
+notation); on boards wider than 9 columns the numbers are separated by spaces.
+Scores are the core's depth-aware scores; on 7x6 they are exactly Pons's.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from gametree import (
+    GameInfo,
+    GameSpec,
+    IllegalMoveError,
+    MoveParseError,
+    Option,
+    Outcome,
+    hookimpl,
+)
+
+__all__ = ["C4State", "ConnectFour"]
+
+_WINS = (Outcome(0), Outcome(1))
+_DRAW = Outcome(None)
+
+
+class C4State(NamedTuple):
+    """Stones of the side to move, all stones, moves played, and whether the last move won."""
+
+    current: int
+    mask: int
+    moves: int
+    won: bool = False
+
+
+class ConnectFour:
+    """Connect Four on a ``width`` x ``height`` board with ``k`` in a row to win."""
+
+    def __init__(self, width: int = 7, height: int = 6, k: int = 4) -> None:
+        if width < 1 or height < 1:
+            raise ValueError(f"board {width}x{height}: width and height must be at least 1")
+        if not 1 <= k <= max(width, height):
+            raise ValueError(f"k={k} cannot fit on a {width}x{height} board (1 <= k <= {max(width, height)})")
+        self.width, self.height, self.k = width, height, k
+        self.cells = width * height
+        self.info = GameInfo(max_plies=self.cells, player_names=("Red", "Yellow"))
+        h1 = self.h1 = height + 1
+        column = (1 << height) - 1
+        self.bottom = sum(1 << (c * h1) for c in range(width))
+        self.board_mask = self.bottom * column
+        self._column_mask = tuple(column << (c * h1) for c in range(width))
+        self._bottom_bit = tuple(1 << (c * h1) for c in range(width))
+        self._top_bit = tuple(1 << (c * h1 + height - 1) for c in range(width))
+        # Vertical, horizontal and the two diagonals (down-right, up-right).
+        self._dirs = (1, h1, height, height + 2)
+        self._steps4 = tuple((d, 2 * d, 3 * d) for d in self._dirs[1:])
+        centre = (width - 1) / 2
+        self.order = tuple(sorted(range(width), key=lambda c: (abs(c - centre), c)))
+        self._order_bits = tuple((c, self._column_mask[c]) for c in self.order)
+        # Column slices for the left-right mirror: (shift, mirrored shift).
+        self._mirror = tuple((c * h1, (width - 1 - c) * h1) for c in range(width))
+        self._column_bits = (1 << h1) - 1
+        self._windows: tuple[int, ...] | None = None
+
+        # Run detection with shifts: a run of ``k`` is found by doubling runs of 1, 2, 4, ...
+        steps = []
+        length = 1
+        while 2 * length <= k:
+            steps.append(length)
+            length *= 2
+        self._run_steps = tuple(steps)
+        self._run_rest = k - length  # 0 <= rest < length: overlap the last doubling
+
+    def __repr__(self) -> str:
+        return f"ConnectFour(width={self.width}, height={self.height}, k={self.k})"
+
+    @property
+    def name(self) -> str:
+        return f"{self.width}x{self.height} Connect Four, {self.k} in a row"
+
+    # -- bitboard helpers --------------------------------------------------------------
+    def aligned(self, stones: int) -> bool:
+        """Whether ``stones`` contain ``k`` in a row in some direction."""
+        if self.k == 4:  # unrolled: pairs, then pairs of pairs
+            for d, d2, _ in self._steps4:
+                m = stones & (stones >> d)
+                if m & (m >> d2):
+                    return True
+            m = stones & (stones >> 1)
+            return bool(m & (m >> 2))
+        steps, rest = self._run_steps, self._run_rest
+        for d in self._dirs:
+            m = stones
+            for length in steps:
+                m &= m >> (length * d)
+            if rest:
+                m &= m >> (rest * d)
+            if m:
+                return True
+        return False
+
+    def threats(self, stones: int, mask: int) -> int:
+        """Empty cells of the board where one more stone would make ``k`` in a row.
+
+        For each direction ``d`` and each split of the ``k - 1`` other stones
+        into ``a`` on one side and ``k - 1 - a`` on the other, a cell qualifies
+        when its neighbours ``+d .. +a*d`` and ``-d .. -(k-1-a)*d`` are stones.
+        """
+        k1 = self.k - 1
+        if k1 == 3:  # Connect *Four*: the same rule unrolled (Pons's formula)
+            r = (stones << 1) & (stones << 2) & (stones << 3)
+            for d, d2, d3 in self._steps4:
+                p = (stones << d) & (stones << d2)
+                q = (stones >> d) & (stones >> d2)
+                r |= (p & ((stones << d3) | (stones >> d))) | (q & ((stones << d) | (stones >> d3)))
+            return r & (self.board_mask ^ mask)
+        if k1 == 0:
+            return self.board_mask & ~mask
+        # Vertical: only the stones below can count (cells above an empty cell are empty).
+        r = stones << 1
+        for i in range(2, k1 + 1):
+            r &= stones << i
+        for d in self._dirs[1:]:
+            up = [-1]  # up[a]: cells with stones at +d .. +a*d
+            down = [-1]
+            u = v = -1
+            for i in range(1, k1 + 1):
+                u &= stones >> (i * d)
+                v &= stones << (i * d)
+                up.append(u)
+                down.append(v)
+            for a in range(k1 + 1):
+                r |= up[a] & down[k1 - a]
+        return r & (self.board_mask ^ mask)
+
+    def possible(self, mask: int) -> int:
+        """The cells where a disc can be dropped now (one per non-full column)."""
+        return (mask + self.bottom) & self.board_mask
+
+    # -- the protocol ------------------------------------------------------------------
+    def initial_state(self) -> C4State:
+        return C4State(0, 0, 0)
+
+    def to_move(self, state: C4State) -> int:
+        return state.moves & 1
+
+    def ply(self, state: C4State) -> int:
+        return state.moves
+
+    def legal_moves(self, state: C4State) -> list[int]:
+        """All playable columns, best first.
+
+        An immediate win first; else a block of the opponent's immediate win;
+        moves that let the opponent win at once (under one of its winning
+        cells, or not blocking) last; the rest by how many winning cells they
+        create, ties centre first (Pons's ordering).
+        """
+        if state.won:
+            return []
+        mask = state.mask
+        possible = (mask + self.bottom) & self.board_mask
+        if not possible:
+            return []
+        current = state.current
+        order = self._order_bits
+        mine = self.threats(current, mask) & possible
+        if mine:
+            return [c for c, col in order if possible & col & mine] + [c for c, col in order if possible & col and not col & mine]
+        theirs = self.threats(current ^ mask, mask)
+        forced = possible & theirs
+        if forced:
+            return [c for c, col in order if col & forced] + [c for c, col in order if possible & col and not col & forced]
+        bad = theirs >> 1  # dropping here gives the opponent the cell above
+        scored = []
+        last = []
+        threats_of = self.threats
+        for index, (c, col) in enumerate(order):
+            bit = possible & col
+            if not bit:
+                continue
+            if bit & bad:
+                last.append(c)
+                continue
+            after = mask | bit
+            threats = threats_of(current | bit, after).bit_count()
+            scored.append((-threats, index, c))
+        scored.sort()
+        return [c for _, _, c in scored] + last
+
+    def play(self, state: C4State, move: int) -> C4State:
+        mask = state.mask
+        bit = (mask + self._bottom_bit[move]) & self._column_mask[move]
+        mover = state.current | bit
+        return C4State(state.current ^ mask, mask | bit, state.moves + 1, self.aligned(mover))
+
+    def outcome(self, state: C4State) -> Outcome | None:
+        if state.won:
+            return _WINS[(state.moves - 1) & 1]
+        if state.moves == self.cells:
+            return _DRAW
+        return None
+
+    def key(self, state: C4State) -> int:
+        """``current + mask``: unique per position (Pons), and it implies the ply."""
+        return state.current + state.mask
+
+    # -- symmetry ------------------------------------------------------------------------
+    def mirror_bits(self, bits: int) -> int:
+        """A column-structured bit pattern reflected left to right."""
+        out = 0
+        cb = self._column_bits
+        for shift, target in self._mirror:
+            out |= ((bits >> shift) & cb) << target
+        return out
+
+    def canonical_key(self, state: C4State) -> int:
+        """The smaller of the key and the key of the left-right mirror image."""
+        key = state.current + state.mask
+        mirrored = self.mirror_bits(key)
+        return key if key <= mirrored else mirrored
+
+    def symmetries(self, state: C4State) -> list[C4State]:
+        mirrored = C4State(self.mirror_bits(state.current), self.mirror_bits(state.mask), state.moves, state.won)
+        return [state] if mirrored == state else [state, mirrored]
+
+    # -- heuristic -------------------------------------------------------------------------
+    def windows(self) -> tuple[int, ...]:
+        """Every line of ``k`` cells on the board, as masks."""
+        if self._windows is None:
+            found = []
+            for c in range(self.width):
+                for r in range(self.height):
+                    for dc, dr in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                        ec, er = c + dc * (self.k - 1), r + dr * (self.k - 1)
+                        if 0 <= ec < self.width and 0 <= er < self.height:
+                            found.append(sum(1 << ((c + dc * i) * self.h1 + r + dr * i) for i in range(self.k)))
+            self._windows = tuple(dict.fromkeys(found))
+        return self._windows
+
+    def evaluate(self, state: C4State) -> float:
+        """Open windows weighted by how full they are, plus threats, for the side to move, in (-1, 1)."""
+        mine, theirs = state.current, state.current ^ state.mask
+        score = 0
+        for line in self.windows():
+            a, b = mine & line, theirs & line
+            if a and not b:
+                score += 1 << (2 * a.bit_count())
+            elif b and not a:
+                score -= 1 << (2 * b.bit_count())
+        # The side to move is a tempo ahead.
+        score += 1 << (2 * self.k - 2)
+        scale = 1 << (2 * self.k + 2)
+        return score / (abs(score) + scale)
+
+    # -- text ----------------------------------------------------------------------------
+    def split_moves(self, text: str) -> list[str]:
+        """``4453`` -> ``['4', '4', '5', '3']`` on boards up to 9 wide; otherwise split on spaces."""
+        text = text.strip()
+        if self.width <= 9 and not any(ch.isspace() for ch in text):
+            return list(text)
+        return text.split()
+
+    def parse_move(self, state: C4State, text: str) -> int:
+        t = text.strip()
+        if not t:
+            raise MoveParseError("empty move")
+        if not t.isdigit():
+            raise MoveParseError(f"cannot read {t!r}: write a column number 1..{self.width}")
+        column = int(t)
+        if not 1 <= column <= self.width:
+            raise MoveParseError(f"column {column} is off the board (columns 1..{self.width})")
+        return column - 1
+
+    def format_move(self, state: C4State, move: int) -> str:
+        return str(move + 1)
+
+    def check_move(self, state: C4State, move: int) -> None:
+        """Raise :class:`IllegalMoveError` if the column does not exist or is full."""
+        if not 0 <= move < self.width:
+            raise IllegalMoveError(f"column {move + 1} is off the board (columns 1..{self.width})")
+        if state.mask & self._top_bit[move]:
+            raise IllegalMoveError(f"column {move + 1} is full")
+
+    def position(self, text: str) -> C4State:
+        """The state after a move sequence like ``4453`` (legality checked)."""
+        from gametree import play_text
+
+        return play_text(self, text)
+
+    def stones(self, state: C4State, player: int) -> int:
+        """The bitboard of ``player``'s stones (0 = first player)."""
+        return state.current if (state.moves & 1) == player else state.current ^ state.mask
+
+    # -- board display -----------------------------------------------------------------
+    @property
+    def row_labels(self) -> tuple[str, ...]:
+        return tuple(str(r) for r in range(self.height, 0, -1))
+
+    @property
+    def column_labels(self) -> tuple[str, ...]:
+        return tuple(str(c) for c in range(1, self.width + 1))
+
+    def board_cells(self, state: C4State) -> tuple[tuple[str, ...], ...]:
+        names = self.info.player_names
+        first, second = self.stones(state, 0), self.stones(state, 1)
+        rows = []
+        for r in range(self.height - 1, -1, -1):
+            row = []
+            for c in range(self.width):
+                bit = 1 << (c * self.h1 + r)
+                row.append(names[0] if first & bit else names[1] if second & bit else "")
+            rows.append(tuple(row))
+        return tuple(rows)
+
+    def move_cell(self, state: C4State, move: int) -> tuple[int, int]:
+        """(row from the top, column) where a disc dropped in ``move`` lands."""
+        filled = (state.mask & self._column_mask[move]).bit_count()
+        return (self.height - 1 - filled, move)
+
+    def winning_cells(self, state: C4State) -> tuple[tuple[int, int], ...]:
+        """Cells (row from the top, column) of every completed line, or ()."""
+        if not state.won:
+            return ()
+        stones = self.stones(state, (state.moves - 1) & 1)
+        cells: set[tuple[int, int]] = set()
+        for line in self.windows():
+            if stones & line == line:
+                for bit in range(line.bit_length()):
+                    if line >> bit & 1:
+                        c, r = divmod(bit, self.h1)
+                        cells.add((self.height - 1 - r, c))
+        return tuple(sorted(cells))
+
+    def render(self, state: C4State) -> str:
+        marks = {name: name[0] for name in self.info.player_names} | {"": "."}
+        pad = len(str(self.width))
+        lines = [" ".join(f"{marks[cell]:>{pad}}" for cell in row) for row in self.board_cells(state)]
+        lines.append(" ".join(f"{label:>{pad}}" for label in self.column_labels))
+        return "\n".join(lines)
+
+
+@hookimpl
+def gametree_register_games(registry) -> None:  # type: ignore[no-untyped-def]
+    registry.add_game(
+        GameSpec(
+            name="connect4",
+            factory=ConnectFour,
+            summary="Connect Four: drop discs, k in a row on a width x height board",
+            options=(
+                Option("width", int, 7, "board width (columns)"),
+                Option("height", int, 6, "board height (rows)"),
+                Option("k", int, 4, "discs in a row to win"),
+            ),
+        )
+    )

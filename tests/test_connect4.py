@@ -1,0 +1,343 @@
+"""Connect Four: rules, notation, published values (Pons's sets, small boards) and a brute-force cross-check."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gametree import (
+    IllegalMoveError,
+    MoveParseError,
+    TranspositionTable,
+    alphabeta,
+    load,
+    play_text,
+    win_score,
+)
+from games.connect4 import C4State, ConnectFour
+
+#: Published values, next to the checkout in ../shared/data (see its README.md).
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4"
+needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="published data ../shared/data/connect4 not found")
+
+
+def sequence_state(game: ConnectFour, columns: list[int]) -> C4State:
+    """Play 0-based columns, stopping at the end of the game; the state reached."""
+    state = game.initial_state()
+    for c in columns:
+        if game.outcome(state) is not None:
+            break
+        if c in game.legal_moves(state):
+            state = game.play(state, c)
+    return state
+
+
+# -- options and rules -------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"width": 0}, "at least 1"),
+        ({"height": -2}, "at least 1"),
+        ({"k": 0}, "cannot fit"),
+        ({"width": 3, "height": 2, "k": 4}, "cannot fit"),
+    ],
+)
+def test_bad_options_are_a_clear_value_error(options: dict[str, int], message: str) -> None:
+    spec = load().game("connect4")
+    with pytest.raises(ValueError, match=message):
+        spec.create(**options)
+
+
+def test_registered_with_defaults() -> None:
+    game = load().game("connect4").create()
+    assert (game.width, game.height, game.k) == (7, 6, 4)
+    assert game.info.max_plies == 42
+    assert game.legal_moves(game.initial_state())[0] == 3  # centre column first
+
+
+def test_discs_fall_and_a_full_column_is_explained() -> None:
+    game = ConnectFour()
+    state = play_text(game, "444444")
+    assert game.format_move(state, 3) == "4"
+    with pytest.raises(IllegalMoveError, match="column 4 is full"):
+        play_text(game, "4", state)
+    assert 3 not in game.legal_moves(state)
+    with pytest.raises(MoveParseError, match="off the board"):
+        game.parse_move(state, "8")
+    with pytest.raises(MoveParseError, match="column number"):
+        game.parse_move(state, "x")
+
+
+@pytest.mark.parametrize(
+    "moves",
+    [
+        "4455667",  # horizontal
+        "1212121",  # vertical
+        "12234334644",  # diagonal up-right: red on 1, 2, 3, 4 at heights 1, 2, 3, 4
+        "76654554244",  # its mirror image: diagonal up-left
+    ],
+)
+def test_red_completes_a_line_in_every_direction(moves: str) -> None:
+    game = ConnectFour()
+    before = play_text(game, moves[:-1])
+    assert game.outcome(before) is None and not game.aligned(game.stones(before, 0))
+    state = play_text(game, moves)
+    out = game.outcome(state)
+    assert out is not None and out.winner == 0
+    assert game.aligned(game.stones(state, 0)) and not game.aligned(game.stones(state, 1))
+    assert game.legal_moves(state) == []
+
+
+def test_a_full_board_without_a_line_is_a_draw() -> None:
+    game = ConnectFour(3, 1, 3)
+    state = play_text(game, "123")
+    out = game.outcome(state)
+    assert out is not None and out.is_draw and game.legal_moves(state) == []
+    game = ConnectFour(2, 2, 2)
+    state = play_text(game, "122")  # red 1 bottom, yellow 2 bottom, red 2 top: a diagonal of 2
+    out = game.outcome(state)
+    assert out is not None and out.winner == 0
+
+
+def test_key_is_current_plus_mask_and_canonical_is_mirror_invariant() -> None:
+    game = ConnectFour()
+    a = play_text(game, "4453")
+    b = play_text(game, "4354")  # the same position, reached in another order
+    assert a == b and game.key(a) == game.key(b) == a.current + a.mask
+    mirrored = play_text(game, "4435")
+    assert game.canonical_key(mirrored) == game.canonical_key(a)
+    assert game.key(mirrored) != game.key(a)
+    assert sorted(game.symmetries(a)) == sorted([a, mirrored])
+
+
+def test_split_moves_compact_and_wide() -> None:
+    assert ConnectFour().split_moves("4453") == ["4", "4", "5", "3"]
+    assert ConnectFour().split_moves(" 4 4 5 3 ") == ["4", "4", "5", "3"]
+    wide = ConnectFour(12, 6)
+    assert wide.split_moves("10 11 3") == ["10", "11", "3"]
+    state = play_text(wide, "10 11 3")
+    assert state.moves == 3 and wide.parse_move(state, "12") == 11
+
+
+def test_board_display_members() -> None:
+    game = ConnectFour()
+    state = play_text(game, "4453")
+    red, yellow = game.info.player_names
+    cells = game.board_cells(state)
+    assert len(cells) == 6 and all(len(row) == 7 for row in cells)
+    assert cells[-1][3] == red and cells[-2][3] == yellow and cells[-1][4] == red and cells[-1][2] == yellow
+    assert sum(cell != "" for row in cells for cell in row) == 4
+    assert game.row_labels == ("6", "5", "4", "3", "2", "1") and game.column_labels == tuple("1234567")
+    assert game.move_cell(state, 3) == (3, 3)  # third disc in column 4 lands on row 3 from the bottom
+    assert game.move_cell(state, 0) == (5, 0)
+    assert game.winning_cells(state) == ()
+    won = play_text(game, "4455667")
+    assert game.winning_cells(won) == ((5, 3), (5, 4), (5, 5), (5, 6))
+    text = game.render(state)
+    assert text.splitlines()[-1].split() == list("1234567") and text.count(".") == 42 - 4
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 6), max_size=42))
+def test_evaluate_stays_inside_the_open_interval(columns: list[int]) -> None:
+    game = ConnectFour()
+    state = sequence_state(game, columns)
+    if game.outcome(state) is None:
+        assert -1 < game.evaluate(state) < 1
+
+
+# -- notation round trips (hypothesis) ---------------------------------------------
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from([(7, 6), (4, 4), (12, 3), (10, 2)]), st.lists(st.integers(0, 11), max_size=30))
+def test_move_text_round_trips(board: tuple[int, int], columns: list[int]) -> None:
+    game = ConnectFour(*board, k=min(4, max(board)))
+    state = game.initial_state()
+    texts = []
+    for c in columns:
+        if game.outcome(state) is not None:
+            break
+        if c >= game.width or c not in game.legal_moves(state):
+            continue
+        text = game.format_move(state, c)
+        assert game.parse_move(state, text) == c
+        texts.append(text)
+        state = game.play(state, c)
+    joined = "".join(texts) if game.width <= 9 else " ".join(texts)
+    assert game.split_moves(joined) == texts
+    again = play_text(game, joined)
+    assert again == state and game.key(again) == game.key(state)
+
+
+# -- a brute-force oracle written independently of the game module --------------------
+def brute_force(width: int, height: int, k: int):  # type: ignore[no-untyped-def]
+    """Plain recursive negamax over columns-of-tuples, with the depth-aware score."""
+    cells = width * height
+
+    def wins(cols: tuple[tuple[int, ...], ...], c: int, r: int, p: int) -> bool:
+        def mine(cc: int, rr: int) -> bool:
+            return 0 <= cc < width and 0 <= rr < len(cols[cc]) and cols[cc][rr] == p
+
+        for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+            run = 1
+            for sign in (1, -1):
+                cc, rr = c + sign * dc, r + sign * dr
+                while mine(cc, rr):
+                    run += 1
+                    cc, rr = cc + sign * dc, rr + sign * dr
+            if run >= k:
+                return True
+        return False
+
+    @lru_cache(maxsize=None)
+    def move_values(cols: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, int], ...]:
+        n = sum(map(len, cols))
+        p = n % 2
+        out = []
+        for c in range(width):
+            if len(cols[c]) < height:
+                new = cols[:c] + (cols[c] + (p,),) + cols[c + 1 :]
+                if wins(new, c, len(cols[c]), p):
+                    out.append((c, (cells + 1 - n) // 2))
+                else:
+                    out.append((c, -value(new)))
+        return tuple(out)
+
+    def value(cols: tuple[tuple[int, ...], ...]) -> int:
+        values = move_values(cols)
+        return max(v for _, v in values) if values else 0
+
+    def columns_of(sequence: list[int]) -> tuple[tuple[int, ...], ...]:
+        cols: list[tuple[int, ...]] = [()] * width
+        for n, c in enumerate(sequence):
+            cols[c] = cols[c] + (n % 2,)
+        return tuple(cols)
+
+    return value, move_values, columns_of
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "k", "depth"),
+    [(4, 4, 3, 3), (3, 4, 3, 4), (5, 3, 3, 3), (4, 4, 4, 2), (3, 3, 2, 3), (5, 2, 5, 3), (2, 5, 5, 4), (6, 1, 3, 4), (3, 2, 1, 1)],
+)
+def test_every_short_line_matches_brute_force(width: int, height: int, k: int, depth: int) -> None:
+    """Every position up to ``depth`` moves in: the root score and every move's score."""
+    game = ConnectFour(width, height, k)
+    value, move_values, columns_of = brute_force(width, height, k)
+    table = TranspositionTable()
+    checked = 0
+    for length in range(depth + 1):
+        for sequence in itertools.product(range(width), repeat=length):
+            state = game.initial_state()
+            ok = True
+            for c in sequence:
+                if game.outcome(state) is not None or c not in game.legal_moves(state):
+                    ok = False
+                    break
+                state = game.play(state, c)
+            if not ok or game.outcome(state) is not None:
+                continue
+            expected = dict(move_values(columns_of(list(sequence))))
+            result = alphabeta(game, state, cache=table)
+            assert result.score == max(expected.values()), sequence
+            got = {game.parse_move(state, mv.move): mv.score for mv in result.move_values}
+            assert got == expected, sequence
+            checked += 1
+    assert checked > 0
+
+
+# -- mirror symmetry (hypothesis) ------------------------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(0, 4), min_size=5, max_size=14))
+def test_mirror_preserves_values(columns: list[int]) -> None:
+    game = ConnectFour(5, 4, 4)
+    state = sequence_state(game, columns)
+    if game.outcome(state) is not None:
+        return
+    mirrored = game.symmetries(state)[-1]  # the mirror image (the state itself if symmetric)
+    assert game.canonical_key(mirrored) == game.canonical_key(state)
+    plain = alphabeta(game, state, cache=TranspositionTable(), symmetry=False)
+    mirror = alphabeta(game, mirrored, cache=TranspositionTable(), symmetry=False)
+    assert plain.score == mirror.score and plain.plies_to_end == mirror.plies_to_end
+    by_column = {mv.move: mv.score for mv in plain.move_values}
+    assert {str(game.width + 1 - int(mv.move)): mv.score for mv in mirror.move_values} == by_column
+    with_symmetry = alphabeta(game, state, cache=TranspositionTable(), symmetry=True)
+    assert with_symmetry.score == plain.score
+
+
+# -- published data ----------------------------------------------------------------------
+def pons_sample(name: str, step: int) -> list[tuple[str, int]]:
+    lines = [line.split() for line in (DATA / name).read_text().splitlines() if line.strip()]
+    return [(moves, int(score)) for moves, score in lines[::step]]
+
+
+@needs_data
+@pytest.mark.parametrize("name", ["pons_end_easy.txt", "pons_middle_easy.txt"])
+def test_pons_positions_have_the_published_score(name: str) -> None:
+    """Every 20th position of Pons's 7x6 test sets (50 each): his exact score."""
+    game = ConnectFour()
+    table = TranspositionTable()
+    sample = pons_sample(name, 20)
+    assert len(sample) == 50
+    wrong = []
+    for moves, expected in sample:
+        result = alphabeta(game, play_text(game, moves), cache=table, all_moves=False, pv=False)
+        if result.score != expected:
+            wrong.append((moves, expected, result.score))
+    assert wrong == []
+
+
+def small_boards() -> list[dict[str, str]]:
+    with (DATA / "small_boards.csv").open() as f:
+        return list(csv.DictReader(f))
+
+
+@needs_data
+@pytest.mark.parametrize(("width", "height"), [(4, 4), (5, 4), (4, 5)])
+def test_small_boards_match_published_results(width: int, height: int) -> None:
+    row = next(r for r in small_boards() if (int(r["width"]), int(r["height"])) == (width, height))
+    result = alphabeta(ConnectFour(width, height), all_moves=False)
+    assert result.winner == {"first": 0, "second": 1, "draw": None}[row["winner"]]
+    assert result.plies_to_end + 0 == int(row["last_move"])  # from the empty board: move number = plies
+    assert result.score == int(row["empty_board_score"])
+    if result.winner is not None:
+        assert abs(result.score) == win_score(width * height, int(row["last_move"]) - 1)
+
+
+# -- the batch command reads Pons's files as they are ------------------------------------
+@needs_data
+def test_batch_command_reads_pons_files(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from gametree.cli import cli
+
+    lines = (DATA / "pons_end_easy.txt").read_text().splitlines()[:12]
+    good = tmp_path / "good.txt"
+    good.write_text("\n".join(lines) + "\n")
+    result = CliRunner().invoke(cli, ["solve", "connect4", "--batch", str(good)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == lines
+    assert "12/12 matched" in result.stderr and "nodes per position" in result.stderr
+
+    moves, score = lines[0].split()
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join([f"{moves} {int(score) + 1}", *lines[1:3]]) + "\n")
+    result = CliRunner().invoke(cli, ["solve", "connect4", "--batch", str(bad)])
+    assert result.exit_code == 1 and "2/3 matched" in result.stderr
+
+
+def test_cli_rejects_bad_board_in_one_line() -> None:
+    from click.testing import CliRunner
+
+    from gametree.cli import cli
+
+    result = CliRunner().invoke(cli, ["solve", "connect4", "--width", "3", "--height", "2", "--k", "4"])
+    assert result.exit_code != 0
+    assert "cannot fit" in result.output and "Traceback" not in result.output
+    result = CliRunner().invoke(cli, ["solve", "connect4", "--moves", "4444444"])
+    assert result.exit_code != 0 and "column 4 is full" in result.output
