@@ -181,22 +181,50 @@ class ConnectFour:
         forced = possible & theirs
         if forced:
             return [c for c, col in order if col & forced] + [c for c, col in order if possible & col and not col & forced]
-        bad = theirs >> 1  # dropping here gives the opponent the cell above
+        bad = possible & (theirs >> 1)  # dropping here gives the opponent the cell above
+        return self._by_threats(current, mask, possible & ~bad) + [c for c, col in order if col & bad]
+
+    def _by_threats(self, current: int, mask: int, cells: int) -> list[int]:
+        """The columns of ``cells`` (playable cells) by winning cells they create, ties centre first."""
         scored = []
-        last = []
-        threats_of = self.threats
-        for index, (c, col) in enumerate(order):
-            bit = possible & col
-            if not bit:
-                continue
-            if bit & bad:
-                last.append(c)
-                continue
-            after = mask | bit
-            threats = threats_of(current | bit, after).bit_count()
-            scored.append((-threats, index, c))
+        threats = self.threats
+        for index, (c, col) in enumerate(self._order_bits):
+            bit = cells & col
+            if bit:
+                scored.append((-threats(current | bit, mask | bit).bit_count(), index, c))
         scored.sort()
-        return [c for _, _, c in scored] + last
+        return [c for _, _, c in scored]
+
+    # -- solver helpers (optional members used by the ``solver`` algorithm) ---------------
+    def immediate_win(self, state: C4State) -> bool:
+        """Can the side to move complete a line with its next disc?"""
+        mask = state.mask
+        return bool(self.threats(state.current, mask) & (mask + self.bottom) & self.board_mask)
+
+    def safe_moves(self, state: C4State) -> list[int]:
+        """The moves, best first, after which the opponent cannot win at once (Pons's non-losing moves).
+
+        Assumes the side to move has no immediate win.  Two opponent threats
+        that can be played now cannot both be blocked: then the list is empty.
+        """
+        mask = state.mask
+        current = state.current
+        possible = (mask + self.bottom) & self.board_mask
+        theirs = self.threats(current ^ mask, mask)
+        forced = possible & theirs
+        if forced:
+            if forced & (forced - 1):
+                return []
+            possible = forced
+        safe = possible & ~(theirs >> 1)
+        if not safe:
+            return []
+        if not safe & (safe - 1):
+            return [self._column_of(safe)]
+        return self._by_threats(current, mask, safe)
+
+    def _column_of(self, bit: int) -> int:
+        return (bit.bit_length() - 1) // self.h1
 
     def play(self, state: C4State, move: int) -> C4State:
         mask = state.mask
