@@ -73,8 +73,10 @@ def plain_graph(graph: nx.DiGraph[int], *, json_safe: bool) -> nx.DiGraph[int]:
 def _graphml(tree: SearchTree, options: dict[str, Any]) -> bytes:
     import networkx as nx
 
-    text = "\n".join(nx.generate_graphml(plain_graph(tree.graph, json_safe=False), infer_numeric_types=True))
-    return (text + "\n").encode("utf-8")
+    # Scores are ints (proven) or floats (heuristic): write the key as a double, not as the first value's type.
+    writer = nx.GraphMLWriter(encoding="utf-8", prettyprint=True, infer_numeric_types=True)
+    writer.add_graph_element(plain_graph(tree.graph, json_safe=False))
+    return (str(writer).rstrip("\n") + "\n").encode("utf-8")
 
 
 def _json(tree: SearchTree, options: dict[str, Any]) -> bytes:
