@@ -36,12 +36,19 @@ _DRAW = Outcome(None)
 
 
 class C4State(NamedTuple):
-    """Stones of the side to move, all stones, moves played, and whether the last move won."""
+    """Stones of the side to move, all stones, moves played, and whether the last move won.
+
+    ``mine`` and ``theirs`` are derived and kept up to date move by move: the
+    empty cells where the side to move (resp. the opponent) would complete a
+    line.  They make "can I win now?" and "must I block?" cheap questions.
+    """
 
     current: int
     mask: int
     moves: int
     won: bool = False
+    mine: int = 0
+    theirs: int = 0
 
 
 class ConnectFour:
@@ -72,6 +79,7 @@ class ConnectFour:
         self._mirror = tuple((c * h1, (width - 1 - c) * h1) for c in range(width))
         self._column_bits = (1 << h1) - 1
         self._windows: tuple[int, ...] | None = None
+        self._empty_threats = self.board_mask if k == 1 else 0
 
         # Run detection with shifts: a run of ``k`` is found by doubling runs of 1, 2, 4, ...
         steps = []
@@ -150,7 +158,8 @@ class ConnectFour:
 
     # -- the protocol ------------------------------------------------------------------
     def initial_state(self) -> C4State:
-        return C4State(0, 0, 0)
+        empty = self._empty_threats
+        return C4State(0, 0, 0, False, empty, empty)
 
     def to_move(self, state: C4State) -> int:
         return state.moves & 1
@@ -174,10 +183,10 @@ class ConnectFour:
             return []
         current = state.current
         order = self._order_bits
-        mine = self.threats(current, mask) & possible
+        mine = state.mine & possible
         if mine:
             return [c for c, col in order if possible & col & mine] + [c for c, col in order if possible & col and not col & mine]
-        theirs = self.threats(current ^ mask, mask)
+        theirs = state.theirs
         forced = possible & theirs
         if forced:
             return [c for c, col in order if col & forced] + [c for c, col in order if possible & col and not col & forced]
@@ -198,8 +207,7 @@ class ConnectFour:
     # -- solver helpers (optional members used by the ``solver`` algorithm) ---------------
     def immediate_win(self, state: C4State) -> bool:
         """Can the side to move complete a line with its next disc?"""
-        mask = state.mask
-        return bool(self.threats(state.current, mask) & (mask + self.bottom) & self.board_mask)
+        return bool(state.mine & (state.mask + self.bottom))
 
     def safe_moves(self, state: C4State) -> list[int]:
         """The moves, best first, after which the opponent cannot win at once (Pons's non-losing moves).
@@ -210,7 +218,7 @@ class ConnectFour:
         mask = state.mask
         current = state.current
         possible = (mask + self.bottom) & self.board_mask
-        theirs = self.threats(current ^ mask, mask)
+        theirs = state.theirs
         forced = possible & theirs
         if forced:
             if forced & (forced - 1):
@@ -229,8 +237,16 @@ class ConnectFour:
     def play(self, state: C4State, move: int) -> C4State:
         mask = state.mask
         bit = (mask + self._bottom_bit[move]) & self._column_mask[move]
-        mover = state.current | bit
-        return C4State(state.current ^ mask, mask | bit, state.moves + 1, self.aligned(mover))
+        after = mask | bit
+        # The mover's stones, and the cells where the mover now threatens to win.
+        return C4State(
+            state.current ^ mask,
+            after,
+            state.moves + 1,
+            bool(bit & state.mine),
+            state.theirs & ~bit,
+            self.threats(state.current | bit, after),
+        )
 
     def outcome(self, state: C4State) -> Outcome | None:
         if state.won:
@@ -259,7 +275,8 @@ class ConnectFour:
         return key if key <= mirrored else mirrored
 
     def symmetries(self, state: C4State) -> list[C4State]:
-        mirrored = C4State(self.mirror_bits(state.current), self.mirror_bits(state.mask), state.moves, state.won)
+        m = self.mirror_bits
+        mirrored = C4State(m(state.current), m(state.mask), state.moves, state.won, m(state.mine), m(state.theirs))
         return [state] if mirrored == state else [state, mirrored]
 
     # -- heuristic -------------------------------------------------------------------------

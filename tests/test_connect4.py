@@ -13,11 +13,13 @@ from hypothesis import strategies as st
 
 from gametree import (
     IllegalMoveError,
+    Outcome,
     MoveParseError,
     TranspositionTable,
     alphabeta,
     load,
     play_text,
+    search,
     win_score,
 )
 from games.connect4 import C4State, ConnectFour
@@ -152,6 +154,33 @@ def test_evaluate_stays_inside_the_open_interval(columns: list[int]) -> None:
         assert -1 < game.evaluate(state) < 1
 
 
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from([(7, 6, 4), (5, 4, 3), (4, 4, 2), (6, 5, 5)]), st.lists(st.integers(0, 6), max_size=30))
+def test_solver_helpers_and_threat_masks_agree_with_the_rules(board: tuple[int, int, int], columns: list[int]) -> None:
+    """immediate_win, safe_moves and the stored threat masks, checked by playing every move."""
+    game = ConnectFour(*board)
+    state = sequence_state(game, [c % game.width for c in columns])
+    if game.outcome(state) is not None:
+        return
+    assert state.mine == game.threats(state.current, state.mask)
+    assert state.theirs == game.threats(state.current ^ state.mask, state.mask)
+    moves = game.legal_moves(state)
+    assert sorted(moves) == [c for c in range(game.width) if not state.mask & game._top_bit[c]]
+
+    def wins_now(s: C4State) -> bool:
+        return any(game.outcome(game.play(s, m)) == Outcome(game.to_move(s)) for m in game.legal_moves(s))
+
+    assert game.immediate_win(state) == wins_now(state)
+    if game.immediate_win(state):
+        assert game.outcome(game.play(state, moves[0])) == Outcome(game.to_move(state))  # the win is tried first
+        return
+    safe = game.safe_moves(state)
+    assert len(safe) == len(set(safe))
+    expected = {m for m in moves if game.outcome(game.play(state, m)) is not None or not wins_now(game.play(state, m))}
+    assert set(safe) == expected
+    assert moves[: len(safe)] == safe  # legal_moves puts the safe moves first, in the same order
+
+
 # -- notation round trips (hypothesis) ---------------------------------------------
 @settings(max_examples=80, deadline=None)
 @given(st.sampled_from([(7, 6), (4, 4), (12, 3), (10, 2)]), st.lists(st.integers(0, 11), max_size=30))
@@ -222,14 +251,14 @@ def brute_force(width: int, height: int, k: int):  # type: ignore[no-untyped-def
 
 
 @pytest.mark.parametrize(
-    ("width", "height", "k", "depth"),
+    ("width", "height", "k", "depth"),  # k = 1, 2, 3, 5 use the general threat code, k = 4 the unrolled one
     [(4, 4, 3, 3), (3, 4, 3, 4), (5, 3, 3, 3), (4, 4, 4, 2), (3, 3, 2, 3), (5, 2, 5, 3), (2, 5, 5, 4), (6, 1, 3, 4), (3, 2, 1, 1)],
 )
 def test_every_short_line_matches_brute_force(width: int, height: int, k: int, depth: int) -> None:
     """Every position up to ``depth`` moves in: the root score and every move's score."""
     game = ConnectFour(width, height, k)
     value, move_values, columns_of = brute_force(width, height, k)
-    table = TranspositionTable()
+    tables = {"alphabeta": TranspositionTable(), "solver": TranspositionTable()}
     checked = 0
     for length in range(depth + 1):
         for sequence in itertools.product(range(width), repeat=length):
@@ -243,10 +272,11 @@ def test_every_short_line_matches_brute_force(width: int, height: int, k: int, d
             if not ok or game.outcome(state) is not None:
                 continue
             expected = dict(move_values(columns_of(list(sequence))))
-            result = alphabeta(game, state, cache=table)
-            assert result.score == max(expected.values()), sequence
-            got = {game.parse_move(state, mv.move): mv.score for mv in result.move_values}
-            assert got == expected, sequence
+            for algorithm, table in tables.items():
+                result = search(game, state, algorithm=algorithm, cache=table)
+                assert result.score == max(expected.values()), (algorithm, sequence)
+                got = {game.parse_move(state, mv.move): mv.score for mv in result.move_values}
+                assert got == expected, (algorithm, sequence)
             checked += 1
     assert checked > 0
 
@@ -277,16 +307,17 @@ def pons_sample(name: str, step: int) -> list[tuple[str, int]]:
 
 
 @needs_data
+@pytest.mark.parametrize("algorithm", ["alphabeta", "solver"])
 @pytest.mark.parametrize("name", ["pons_end_easy.txt", "pons_middle_easy.txt"])
-def test_pons_positions_have_the_published_score(name: str) -> None:
+def test_pons_positions_have_the_published_score(name: str, algorithm: str) -> None:
     """Every 20th position of Pons's 7x6 test sets (50 each): his exact score."""
     game = ConnectFour()
     table = TranspositionTable()
-    sample = pons_sample(name, 20)
-    assert len(sample) == 50
+    sample = pons_sample(name, 20 if algorithm == "solver" else 40)
+    assert len(sample) >= 25
     wrong = []
     for moves, expected in sample:
-        result = alphabeta(game, play_text(game, moves), cache=table, all_moves=False, pv=False)
+        result = search(game, play_text(game, moves), algorithm=algorithm, cache=table, all_moves=False, pv=False)
         if result.score != expected:
             wrong.append((moves, expected, result.score))
     assert wrong == []
@@ -298,10 +329,11 @@ def small_boards() -> list[dict[str, str]]:
 
 
 @needs_data
+@pytest.mark.parametrize("algorithm", ["alphabeta", "solver"])
 @pytest.mark.parametrize(("width", "height"), [(4, 4), (5, 4), (4, 5)])
-def test_small_boards_match_published_results(width: int, height: int) -> None:
+def test_small_boards_match_published_results(width: int, height: int, algorithm: str) -> None:
     row = next(r for r in small_boards() if (int(r["width"]), int(r["height"])) == (width, height))
-    result = alphabeta(ConnectFour(width, height), all_moves=False)
+    result = search(ConnectFour(width, height), algorithm=algorithm, all_moves=False)
     assert result.winner == {"first": 0, "second": 1, "draw": None}[row["winner"]]
     assert result.plies_to_end + 0 == int(row["last_move"])  # from the empty board: move number = plies
     assert result.score == int(row["empty_board_score"])
