@@ -131,13 +131,15 @@ def _tree_command(spec: GameSpec) -> click.Command:
 
 
 def _summary(tree: Any) -> str:
+    from .draw import plural
+
     r = tree.result
     stats = r.stats
-    parts = [r.algorithm, f"{stats.nodes} nodes"]
+    parts = [r.algorithm, plural(stats.nodes, "node")]
     if r.algorithm != "minimax":
-        parts.append(f"{stats.cutoffs} cutoffs")
+        parts.append(plural(stats.cutoffs, "cutoff"))
         if tree.graph.graph.get("cache"):
-            parts.append(f"{stats.cache_hits} cache hits")
+            parts.append(plural(stats.cache_hits, "cache hit"))
     if r.depth is not None:
         parts.append(f"depth {r.depth}")
     pv = " ".join(r.pv)

@@ -299,15 +299,20 @@ def _legend(algorithm: str, players: tuple[str, ...], board: bool) -> str:
     return f'<<TABLE BORDER="1" COLOR="#bbbbbb" CELLBORDER="0" CELLSPACING="2" CELLPADDING="2">{"".join(rows)}</TABLE>>'
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 cutoff``, ``2 cutoffs``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def _title(tree: SearchTree) -> str:
     g = tree.graph.graph
     r = tree.result
     stats = r.stats
-    parts = [f"{r.algorithm}", f"{stats.nodes} nodes visited"]
+    parts = [f"{r.algorithm}", plural(stats.nodes, "node") + " visited"]
     if r.algorithm != "minimax":
-        parts.append(f"{stats.cutoffs} cutoffs")
+        parts.append(plural(stats.cutoffs, "cutoff"))
         if g.get("cache"):
-            parts.append(f"{stats.cache_hits} cache hits")
+            parts.append(plural(stats.cache_hits, "cache hit"))
     if g.get("depth") is not None:
         parts.append(f"depth {g['depth']}")
     return ", ".join(parts) + f"; value: {r.value} (v = {_num(r.score)})"

@@ -526,3 +526,23 @@ def test_cli_end_to_end_subprocess(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith(f"wrote {out} (svg")
     ET.fromstring(out.read_bytes())
+
+
+# ---------------------------------------------------------------------------------------------
+# The documentation page: its examples run, its figures and diagrams match fresh searches.
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def test_docs_page_examples_run():
+    import doctest
+
+    failures, tried = doctest.testfile(str(DOCS / "trees.md"), module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert tried > 0 and failures == 0
+
+
+def test_docs_diagrams_are_up_to_date():
+    import subprocess
+
+    done = subprocess.run([sys.executable, str(DOCS / "make_diagrams.py"), "--check"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
