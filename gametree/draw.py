@@ -167,6 +167,7 @@ def _board_html(data: Mapping[str, Any]) -> str:
         columns = list(data.get("board_columns") or ())
         rows_text = list(data.get("board_rows") or ())
         grid = [line.split("\t") for line in str(cells).split("\n")]
+        grid = _short_cells(grid)
         labelled = bool(columns) and bool(rows_text) and len(columns) == len(grid[0]) and len(rows_text) == len(grid)
         trs = []
         if labelled:
@@ -187,6 +188,15 @@ def _board_html(data: Mapping[str, Any]) -> str:
         return ""
     lines = "".join(f'{_esc(line) or " "}<BR ALIGN="LEFT"/>' for line in str(text).split("\n"))
     return f'<FONT FACE="{MONO}" POINT-SIZE="10">{lines}</FONT>'
+
+
+def _short_cells(grid: list[list[str]]) -> list[list[str]]:
+    """Long cell texts ("Red", "Yellow") by their distinct initials, so boards stay small."""
+    texts = {cell.strip() for row in grid for cell in row if cell.strip()}
+    initials = {t[0].upper() for t in texts}
+    if texts and all(t.isalpha() for t in texts) and any(len(t) > 2 for t in texts) and len(initials) == len(texts):
+        return [[cell.strip()[:1].upper() for cell in row] for row in grid]
+    return grid
 
 
 def _cell_set(text: Any) -> set[tuple[int, int]]:
