@@ -1,0 +1,176 @@
+"""Connect Four benchmarks: Pascal Pons's 7x6 test sets and small boards from the empty position.
+
+Run from the repository root::
+
+    python benchmarks/bench_connect4.py            # full sets and six small boards (about two minutes)
+    python benchmarks/bench_connect4.py --quick    # every 10th position, three small boards
+    python benchmarks/bench_connect4.py --algorithm solver --time-limit 120
+
+Pons's sets go through the command anyone can rerun,
+``gametree solve connect4 --batch FILE --json`` (one process per set, one
+cache for the whole set), and the benchmark reads its JSON lines: accuracy
+against the published scores, mean search time and nodes per position, and
+the whole process's wall time per position (start-up and move parsing
+included).  Small boards are solved from the empty position in a fresh
+process each (root value, best move and principal variation, as
+``alphabeta(game, all_moves=False)``), and compared with the published table
+``small_boards.csv``: winner, the move number on which the game ends under
+perfect play, and the score.  Each case runs under ``--time-limit`` seconds
+and is reported as a timeout past it.  Nothing here is asserted: the tests
+check correctness, this prints figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "connect4"
+SETS = {"end": "pons_end_easy.txt", "middle": "pons_middle_easy.txt"}
+BOARDS = ((4, 4), (5, 4), (6, 4), (4, 5), (5, 5), (4, 6))
+QUICK_BOARDS = ((4, 4), (5, 4), (4, 5))
+WINNERS = {0: "first", 1: "second", None: "draw"}
+
+_WORKER = """
+import json, resource, sys, time
+from gametree import load, search
+width, height, algorithm = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+game = load().game("connect4").create(width=width, height=height)
+start = time.perf_counter()
+r = search(game, algorithm=algorithm, all_moves=False)
+wall = time.perf_counter() - start
+print(json.dumps({"winner": r.winner, "plies": r.plies_to_end, "score": r.score, "nodes": r.stats.nodes,
+                  "seconds": r.stats.seconds, "wall": wall, "pv": " ".join(r.pv),
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def gametree_command() -> list[str]:
+    """The ``gametree`` console script of this Python (or the CLI module run directly)."""
+    script = Path(sys.executable).with_name("gametree")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "import sys; from gametree.cli import main; sys.argv[0] = 'gametree'; main()"]
+
+
+def run_set(name: str, algorithm: str, step: int, time_limit: float) -> dict[str, object]:
+    """Run one of Pons's sets (every ``step``-th line) through ``gametree solve --batch``."""
+    lines = [line for line in (DATA / SETS[name]).read_text().splitlines() if line.strip()][::step]
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(lines) + "\n")
+        path = f.name
+    command = [*gametree_command(), "solve", "connect4", "--algorithm", algorithm, "--batch", path, "--json"]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    start = time.perf_counter()
+    timed_out = False
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=time_limit, env=env)
+        out, err = done.stdout, done.stderr
+    except subprocess.TimeoutExpired as exc:
+        timed_out = True
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
+        err = ""
+    finally:
+        os.unlink(path)
+    wall = time.perf_counter() - start
+    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    if not rows and not timed_out:
+        raise SystemExit(f"gametree failed on {name}: {err.strip()}")
+    solved = len(rows)
+    return {
+        "set": name,
+        "algorithm": algorithm,
+        "positions": len(lines),
+        "solved": solved,
+        "matched": sum(r["score"] == r["expected"] for r in rows),
+        "mean_ms": 1000 * sum(r["seconds"] for r in rows) / max(solved, 1),
+        "mean_nodes": sum(r["nodes"] for r in rows) / max(solved, 1),
+        "process_ms": 1000 * wall / max(solved, 1),
+        "timed_out": timed_out,
+    }
+
+
+def run_board(width: int, height: int, algorithm: str, time_limit: float) -> dict[str, object] | None:
+    """Solve an empty board in a fresh process; None past the time limit."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _WORKER, str(width), str(height), algorithm],
+            capture_output=True,
+            text=True,
+            timeout=time_limit,
+            cwd=ROOT,
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    if done.returncode != 0:
+        raise SystemExit(f"{width}x{height} failed: {done.stderr.strip().splitlines()[-1]}")
+    return json.loads(done.stdout)
+
+
+def published() -> dict[tuple[int, int], dict[str, str]]:
+    with (DATA / "small_boards.csv").open() as f:
+        return {(int(r["width"]), int(r["height"])): r for r in csv.DictReader(f)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="every 10th position of each set, boards 4x4, 5x4, 4x5")
+    parser.add_argument("--time-limit", type=float, default=600.0, metavar="SECONDS", help="per set and per board (default 600)")
+    parser.add_argument("--algorithm", choices=("alphabeta", "solver", "both"), default="both", help="search algorithm (default: both)")
+    parser.add_argument("--skip-sets", action="store_true", help="only the small boards")
+    parser.add_argument("--skip-boards", action="store_true", help="only Pons's sets")
+    args = parser.parse_args(argv)
+    if not DATA.is_dir():
+        parser.error(f"published data not found in {DATA}")
+    algorithms = ("alphabeta", "solver") if args.algorithm == "both" else (args.algorithm,)
+    step = 10 if args.quick else 1
+    failures = 0
+
+    if not args.skip_sets:
+        print(f"Pons's 7x6 test sets via 'gametree solve connect4 --batch' ({'every 10th position' if args.quick else 'all positions'})")
+        print(f"{'set':<8} {'algorithm':<10} {'positions':>9} {'matched':>9} {'mean ms':>9} {'nodes':>9} {'process ms':>11}")
+        for name in SETS:
+            for algorithm in algorithms:
+                r = run_set(name, algorithm, step, args.time_limit)
+                note = f"  TIMEOUT after {args.time_limit:g} s ({r['solved']} solved)" if r["timed_out"] else ""
+                print(
+                    f"{name:<8} {algorithm:<10} {r['positions']:>9} {r['matched']:>5}/{r['solved']:<3} {r['mean_ms']:>9.2f}"
+                    f" {r['mean_nodes']:>9.1f} {r['process_ms']:>11.2f}{note}",
+                    flush=True,
+                )
+                failures += r["matched"] != r["positions"]
+        print()
+
+    if not args.skip_boards:
+        table = published()
+        print("Small boards from the empty position (4 in a row), against small_boards.csv")
+        print(f"{'board':<6} {'algorithm':<10} {'result':<7} {'plies':>5} {'score':>5} {'nodes':>10} {'seconds':>8} {'peak MB':>8}  published")
+        for width, height in QUICK_BOARDS if args.quick else BOARDS:
+            row = table[(width, height)]
+            expect = f"{row['winner']}, move {row['last_move']}, score {row['empty_board_score']}"
+            for algorithm in algorithms:
+                r = run_board(width, height, algorithm, args.time_limit)
+                if r is None:
+                    print(f"{width}x{height:<4} {algorithm:<10} TIMEOUT after {args.time_limit:g} s{'':>27}  {expect}", flush=True)
+                    failures += 1
+                    continue
+                ok = (WINNERS[r["winner"]], str(r["plies"]), str(r["score"])) == (row["winner"], row["last_move"], row["empty_board_score"])
+                failures += not ok
+                print(
+                    f"{width}x{height:<4} {algorithm:<10} {WINNERS[r['winner']]:<7} {r['plies']:>5} {r['score']:>5} {r['nodes']:>10,}"
+                    f" {r['seconds']:>8.2f} {r['peak_mb']:>8.0f}  {expect}  {'ok' if ok else 'MISMATCH'}",
+                    flush=True,
+                )
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
