@@ -22,6 +22,7 @@ Without the helpers it still works on any game, with the bounds and narrowing.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .cache import UNLIMITED_DEPTH, TranspositionTable
@@ -48,108 +49,147 @@ def _half(x: int) -> int:
 
 
 class _SolverEngine(_Engine):
-    """An engine whose ``alphabeta`` uses the game's solver helpers when present."""
+    """An engine whose ``alphabeta`` uses the game's solver helpers when present.
+
+    The node function is a closure over the game's bound methods and the
+    table, so the inner loop does no attribute look-ups.
+    """
 
     def __init__(self, game: Game[Any, Any], *, table: TranspositionTable | None, symmetry: bool, counters: _Counters) -> None:
         super().__init__(game, limit=None, table=table, symmetry=symmetry, counters=counters)
         self.win_now = getattr(game, "immediate_win", None)
         self.safe = getattr(game, "safe_moves", None)
+        self.alphabeta = self._node_function()  # type: ignore[method-assign]
 
-    def alphabeta(self, state: Any, alpha: float, beta: float, height: int) -> float:
+    def _node_function(self) -> Callable[[Any, float, float, int], float]:
         c = self.c
-        c.nodes += 1
-        if height >= len(c.per_depth):
-            c.grow(height)
-        c.per_depth[height] += 1
-        game = self.game
-        out = game.outcome(state)
-        if out is not None:
-            c.terminals += 1
-            return self.terminal_score(state, out.winner)
+        per_depth = c.per_depth
+        outcome, ply, play, legal = self.game.outcome, self.game.ply, self.game.play, self.game.legal_moves
+        terminal_score = self.terminal_score
+        win_now, safe = self.win_now, self.safe
         C = self.C
-        p = game.ply(state)
-        if self.win_now is not None:
-            if self.win_now(state):
-                return (C + 1 - p) // 2
-            moves = self.safe(state)  # type: ignore[misc]
-            if not moves:
-                return -((C - p) // 2)  # whatever we play, the opponent wins next move
-            # We cannot win now, and the opponent cannot win with its next move.
-            upper = (C - 1 - p) // 2
-            lower = -max(0, (C - 2 - p) // 2)
-        else:
-            moves = None
-            upper = (C + 1 - p) // 2
-            lower = -upper
-        if beta > upper:
-            beta = upper
-            if alpha >= beta:
-                return beta
-        if alpha < lower:
-            alpha = lower
-            if alpha >= beta:
-                return alpha
-
         table = self.table
-        hash_move = None
-        if table is not None:
-            key = self.keyf(state)
-            entry = table.get(key)
-            if entry is not None:
-                lo, hi, hash_move, _ = entry
-                if lo >= beta:
-                    return lo
-                if hi <= alpha:
-                    return hi
-                if lo == hi:
-                    return lo
-                if lo > alpha:
-                    alpha = lo
-                if hi < beta:
-                    beta = hi
+        keyf = self.keyf
+        get = table.get if table is not None else None
+        put = table.put if table is not None else None
 
-        if moves is None:
-            moves = game.legal_moves(state)
-        if hash_move is not None and len(moves) > 1 and hash_move in moves:
-            moves = [hash_move, *(m for m in moves if m != hash_move)]
-        play = game.play
-        alpha0 = alpha
-        best = -INF
-        best_move = None
-        for move in moves:
-            value = -self.alphabeta(play(state, move), -beta, -alpha, height + 1)
-            if value > best:
-                best = value
-                best_move = move
-                if value > alpha:
-                    alpha = value
-                    if alpha >= beta:
-                        if move is not moves[-1]:
-                            c.cutoffs += 1
-                        break
-
-        if table is not None:
-            if best <= alpha0:
-                table.put(key, -INF, best, best_move, UNLIMITED_DEPTH)
-            elif best >= beta:
-                table.put(key, best, INF, best_move, UNLIMITED_DEPTH)
+        def alphabeta(state: Any, alpha: float, beta: float, height: int) -> float:
+            """Fail-soft negamax, as :meth:`gametree.search._Engine.alphabeta`."""
+            nonlocal per_depth
+            c.nodes += 1
+            try:
+                per_depth[height] += 1
+            except IndexError:
+                c.grow(height)
+                per_depth = c.per_depth
+                per_depth[height] += 1
+            out = outcome(state)
+            if out is not None:
+                c.terminals += 1
+                return terminal_score(state, out.winner)
+            p = ply(state)
+            if win_now is not None:
+                if win_now(state):
+                    return (C + 1 - p) // 2
+                moves = safe(state)  # type: ignore[misc]
+                if not moves:
+                    return -((C - p) // 2)  # whatever we play, the opponent wins next move
+                # We cannot win now, and the opponent cannot win with its next move.
+                upper = (C - 1 - p) // 2
+                lower = -max(0, (C - 2 - p) // 2)
             else:
-                table.put(key, best, best, best_move, UNLIMITED_DEPTH)
-        return best
+                moves = legal(state)
+                upper = (C + 1 - p) // 2
+                lower = -upper
+            if beta > upper:
+                beta = upper
+                if alpha >= beta:
+                    return beta
+            if alpha < lower:
+                alpha = lower
+                if alpha >= beta:
+                    return alpha
 
-    def exact(self, state: Any, height: int) -> float:
-        """The exact score by null-window searches that bisect the possible range."""
+            if get is not None:
+                key = keyf(state)
+                entry = get(key)
+                if entry is not None:
+                    lo, hi, hash_move, _ = entry
+                    if lo >= beta:
+                        return lo
+                    if hi <= alpha:
+                        return hi
+                    if lo == hi:
+                        return lo
+                    if lo > alpha:
+                        alpha = lo
+                    if hi < beta:
+                        beta = hi
+                    if hash_move is not None and len(moves) > 1 and hash_move != moves[0] and hash_move in moves:
+                        moves = [hash_move, *(m for m in moves if m != hash_move)]
+
+            alpha0 = alpha
+            best = -INF
+            best_move = None
+            for move in moves:
+                value = -alphabeta(play(state, move), -beta, -alpha, height + 1)
+                if value > best:
+                    best = value
+                    best_move = move
+                    if value > alpha:
+                        alpha = value
+                        if alpha >= beta:
+                            if move is not moves[-1]:
+                                c.cutoffs += 1
+                            break
+
+            if put is not None:
+                if best <= alpha0:
+                    put(key, -INF, best, best_move, UNLIMITED_DEPTH)
+                elif best >= beta:
+                    put(key, best, INF, best_move, UNLIMITED_DEPTH)
+                else:
+                    put(key, best, best, best_move, UNLIMITED_DEPTH)
+            return best
+
+        return alphabeta
+
+    def exact(self, state: Any, height: int, at_least: int | None = None) -> float:
+        """The exact score by null-window searches.
+
+        Pascal Pons's bisection biased towards 0 for the first two probes
+        (half-way to each end: cheap, and they settle fast wins and losses),
+        then straight against a draw (above 0? at least 0?), where most
+        positions of drawish games are decided, then bisection again.
+        ``at_least`` is a known lower bound; the first probe then asks
+        whether the score is above it.
+        """
         game = self.game
         if game.outcome(state) is not None or (self.win_now is not None and self.win_now(state)):
             return self.alphabeta(state, -INF, INF, height)
         p = game.ply(state)
         lo, hi = -((self.C - p) // 2), (self.C + 1 - p) // 2
+        probes = 0
+        if at_least is not None and at_least > lo:
+            lo = at_least
+            probes = 2  # the known bound replaces the two wide probes
+            if lo < hi:
+                r = self.alphabeta(state, lo, lo + 1, height)
+                if r <= lo:
+                    return lo
+                lo = r
         while lo < hi:
-            med = lo + (hi - lo) // 2
-            if med <= 0 and _half(lo) < med:
-                med = _half(lo)
-            elif med >= 0 and _half(hi) > med:
-                med = _half(hi)
+            probes += 1
+            if probes > 2 and lo <= 0 < hi:
+                med = 0  # better than a draw?
+            elif probes > 2 and lo <= -1 < hi:
+                med = -1  # at least a draw?
+            else:
+                med = lo + (hi - lo) // 2
+                if med <= 0 and _half(lo) < med:
+                    med = _half(lo)
+                elif med >= 0 and _half(hi) > med:
+                    med = _half(hi)
             r = self.alphabeta(state, med, med + 1, height)
             if r <= med:
                 hi = r
@@ -182,10 +222,10 @@ def solver(
     engine = _SolverEngine(game, table=table, symmetry=symmetry, counters=counters)
     start = time.perf_counter()
     if all_moves:
-        counters.nodes += 1
-        counters.per_depth[0] += 1
+        # The root's score first; then each move's score, knowing none beats it.
+        best = engine.exact(state, 0)
         moves = list(game.legal_moves(state))
-        values = [-engine.exact(game.play(state, m), 1) for m in moves]
+        values = [-engine.exact(game.play(state, m), 1, at_least=-best) for m in moves]
     else:
         value = engine.exact(state, 0)
         moves, values = [_best_move(engine, state, value)], [value]
