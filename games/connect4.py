@@ -356,6 +356,11 @@ class ConnectFour:
     def column_labels(self) -> tuple[str, ...]:
         return tuple(str(c) for c in range(1, self.width + 1))
 
+    @property
+    def move_help(self) -> str:
+        """One line on how to type a move (shown by ``gametree play``)."""
+        return f"type a column number 1-{self.width}; the disc drops to the lowest free cell"
+
     def board_cells(self, state: C4State) -> tuple[tuple[str, ...], ...]:
         names = self.info.player_names
         first, second = self.stones(state, 0), self.stones(state, 1)

@@ -165,6 +165,11 @@ class Nim:
             have = "is empty" if size == 0 else f"has only {size} object{'s' if size != 1 else ''}"
             raise IllegalMoveError(f"heap {i + 1} {have}")
 
+    @property
+    def move_help(self) -> str:
+        """One line on how to type a move (shown by ``gametree play``)."""
+        return "type HEAP:COUNT, e.g. 2:3 takes 3 objects from heap 2"
+
     def render(self, state: NimState) -> str:
         width = len(str(len(state.heaps)))
         lines = [f"heap {i + 1:>{width}}: {'|' * h if h <= 40 else '|' * 40 + '...'} ({h})" for i, h in enumerate(state.heaps)]
