@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gametree import IllegalMoveError, MoveParseError, TranspositionTable, alphabeta
+from gametree import IllegalMoveError, MoveParseError, TranspositionTable, alphabeta, solver
 from gametree.game import GameOverError, play_text
 
 
@@ -129,3 +129,26 @@ def test_heuristic_is_bounded_and_sided(registry):
     assert -1 < g.evaluate(s) < 0
     s = g.play(s, g.parse_move(s, "D4"))
     assert 0 < g.evaluate(s) < 1
+
+
+def test_empty_4x4_k4_is_a_draw(registry):
+    result = solver(make(registry, size=4), all_moves=False)
+    assert (result.value, result.score, result.plies_to_end) == ("draw", 0, 16)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.data(), st.sampled_from([(3, 3, 3), (4, 4, 3), (5, 4, 4), (6, 2, 2)]))
+def test_solver_helpers_agree_with_the_rules(registry, data, shape):
+    w, h, k = shape
+    g = make(registry, width=w, height=h, k=k)
+    state = data.draw(positions(g))
+    if g.outcome(state) is not None:
+        return
+    legal = g.legal_moves(state)
+    wins_now = [m for m in legal if g.outcome(g.play(state, m)) is not None and g.outcome(g.play(state, m)).winner == g.to_move(state)]
+    assert g.immediate_win(state) == bool(wins_now)
+    if wins_now:
+        return
+    safe = set(g.safe_moves(state))
+    really_safe = {m for m in legal if g.outcome(g.play(state, m)) is not None or not g.immediate_win(g.play(state, m))}
+    assert safe == really_safe
