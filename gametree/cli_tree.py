@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from .cli import _position, game_group, game_options, make_game, registry_of, split_game_options
+from .cli import GameGroup, _position, game_group, game_options, make_game, registry_of, split_game_options
 from .game import GameError
 from .plugin import GameSpec, Registry
 
@@ -71,7 +71,7 @@ def _tree_command(spec: GameSpec) -> click.Command:
     @click.option("-o", "--output", default="-", metavar="FILE", help="Write here ('-': standard output); the ending picks the format.")
     @click.option("-f", "--format", "fmt", default=None, metavar="FORMAT", help="svg, png, dot, graphml, json or a plugin's format [default: from FILE, else svg].")
     @click.pass_context
-    def command(ctx: click.Context, **params: Any) -> None:
+    def command(ctx: click.Context, /, **params: Any) -> None:
         game_params, params = split_game_options(spec, params)
         registry = registry_of(ctx)
         exporter = _exporter_for(registry, params["fmt"], params["output"])
@@ -146,4 +146,4 @@ def _summary(tree: Any) -> str:
     return ", ".join(parts) + f"; {r.value} (v = {r.score:g}), best play {pv}"
 
 
-tree = game_group("tree", "Draw the search tree of a position (gametree tree GAME --help).")(_tree_command)
+tree: GameGroup = game_group("tree", "Draw the search tree of a position (gametree tree GAME --help).")(_tree_command)

@@ -183,10 +183,10 @@ def _board_html(data: Mapping[str, Any]) -> str:
                 tds.append(f'<TD WIDTH="13" HEIGHT="13"{colour}>{text}</TD>')
             trs.append(f"<TR>{''.join(tds)}</TR>")
         return f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="1" COLOR="#888888">{"".join(trs)}</TABLE>'
-    text = data.get("position")
-    if not text:
+    position = data.get("position")
+    if not position:
         return ""
-    lines = "".join(f'{_esc(line) or " "}<BR ALIGN="LEFT"/>' for line in str(text).split("\n"))
+    lines = "".join(f'{_esc(line) or " "}<BR ALIGN="LEFT"/>' for line in str(position).split("\n"))
     return f'<FONT FACE="{MONO}" POINT-SIZE="10">{lines}</FONT>'
 
 
