@@ -292,6 +292,10 @@ from .cli_tree import tree  # noqa: E402  (the group lives in its own module; it
 
 cli.add_command(tree)
 
+from .cli_play import play_group  # noqa: E402  (builds the group on demand from the helpers above)
+
+cli.add_command(play_group())
+
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``gametree`` console script."""

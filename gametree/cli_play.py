@@ -1,0 +1,175 @@
+"""``gametree play``: play any installed game at the terminal.
+
+Built like ``solve``: a group with one subcommand per installed game, carrying
+the game's own options, plus who plays each side.  ``gametree play`` alone
+starts 3x3 tic-tac-toe, a human (X) against the perfect player (O).  The
+terminal loop lives in :mod:`gametree.play`, imported (with rich) only when a
+game starts, so importing the CLI stays light.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+if TYPE_CHECKING:
+    from .plugin import GameSpec, Registry
+
+__all__ = ["play_group", "DEFAULT_GAME"]
+
+#: What ``gametree play`` with no game argument plays.
+DEFAULT_GAME = "tictactoe"
+#: ``perfect`` solves the whole game before moving; beyond this many plies (cells) that is
+#: slow in Python, so the default second player becomes ``hard`` and choosing ``perfect`` warns.
+PERFECT_MAX_PLIES = 16
+
+
+def _player_names(registry: Registry) -> list[str]:
+    return list(registry.players)
+
+
+def _play_command(spec: GameSpec) -> click.Command:
+    from .cli import game_options, registry_of
+
+    ctx = click.get_current_context(silent=True)
+    names = _player_names(registry_of(ctx)) if ctx is not None else []
+    kind: Any = click.Choice(names) if names else str
+    listed = ", ".join(names) or "none installed"
+
+    @click.command(
+        name=spec.name,
+        help=f"Play {spec.name} at the terminal ({spec.summary or spec.name}).\n\nPlayers: {listed}.",
+        epilog="At the prompt: a move, or hint, undo, help, quit (x). Ctrl-D or Ctrl-C also leave.",
+    )
+    @game_options(spec)
+    @click.option("--x", "--first", "first", type=kind, default="human", show_default=True, help="Who plays first (X in tic-tac-toe).")
+    @click.option(
+        "--o",
+        "--second",
+        "second",
+        type=kind,
+        default=None,
+        help=f"Who plays second (O).  [default: perfect; hard on boards over {PERFECT_MAX_PLIES} cells]",
+    )
+    @click.option("--seed", type=int, default=None, help="Seed for the players' random choices (same seed, same games).")
+    @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True, help="Play a match of this many games and print the tally.")
+    @click.option(
+        "--delay",
+        type=click.FloatRange(min=0),
+        default=None,
+        metavar="SECONDS",
+        help="Pause before each computer move when two computers play (default 0.8 s for a single game on a terminal, else 0).",
+    )
+    @click.option("--moves", default="", metavar="MOVES", help="Start from the position after these moves, in the game's notation.")
+    @click.option("--json", "as_json", is_flag=True, help="Print the match result as JSON (two computer players only).")
+    @click.pass_context
+    def command(ctx: click.Context, **params: Any) -> None:
+        from .cli import make_game, split_game_options
+
+        game_params, params = split_game_options(spec, params)
+        game = make_game(spec, game_params)
+        _run(ctx, spec, game, params)
+
+    return command
+
+
+def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) -> None:
+    from .cli import registry_of
+    from .game import GameError
+    from .play import PlayError, Seat, Session, Terminal, play_match
+
+    registry = registry_of(ctx)
+    big = game.info.max_plies > PERFECT_MAX_PLIES
+    notes = []
+    second = params["second"]
+    if second is None:
+        second = "hard" if big and "hard" in registry.players else "perfect"
+        if second == "hard":
+            notes.append(
+                f"{game.info.player_names[1]} plays 'hard' by default here: 'perfect' would first solve all {game.info.max_plies} plies, "
+                "which is slow in Python (--o perfect insists)."
+            )
+    seats = []
+    for option, kind in (("--x", params["first"]), ("--o", second)):
+        factory = registry.players.get(kind)
+        if factory is None:
+            known = ", ".join(registry.players) or "none"
+            raise click.BadParameter(f"unknown player {kind!r} (installed: {known})", param_hint=option)
+        seats.append(Seat(kind, factory()))
+    if big and "perfect" in (params["first"], params["second"]):
+        notes.append(f"note: 'perfect' solves the game completely before it moves; with {game.info.max_plies} plies that can take very long (Ctrl-C stops).")
+    try:
+        start = _start(game, params["moves"])
+    except GameError as exc:
+        raise click.BadParameter(str(exc), param_hint="--moves") from None
+    if game.outcome(start) is not None:
+        raise click.BadParameter("the game is already over after these moves", param_hint="--moves")
+    if params["as_json"]:
+        if any(seat.human for seat in seats):
+            raise click.UsageError("--json needs two computer players (for example --x perfect --o random)")
+        try:
+            result = play_match(game, [s.player for s in seats], games=params["games"], seed=params["seed"], names=(seats[0].kind, seats[1].kind), start=start)
+        except PlayError as exc:
+            raise click.ClickException(str(exc)) from None
+        click.echo(json.dumps({"game": spec.name, "seed": params["seed"], **dataclasses.asdict(result)}))
+        return
+    title = getattr(game, "name", None) or spec.name
+    session = Session(
+        game,
+        (seats[0], seats[1]),
+        Terminal(),
+        seed=params["seed"],
+        games=params["games"],
+        delay=params["delay"],
+        start=start,
+        title=str(title),
+        notes=tuple(notes),
+    )
+    try:
+        session.run()
+    except PlayError as exc:
+        raise click.ClickException(str(exc)) from None
+    if session.ended == "interrupt":
+        sys.exit(130)  # the shell's code for Ctrl-C (click's non-standalone main would swallow ctx.exit)
+
+
+def _start(game: Any, moves: str) -> Any:
+    from .game import play_text
+
+    return play_text(game, moves) if moves.strip() else game.initial_state()
+
+
+def _default_game(ctx: click.Context) -> None:
+    """``gametree play`` with no game: 3x3 tic-tac-toe, human (X) against perfect (O)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from .cli import registry_of
+
+    registry = registry_of(ctx)
+    spec = registry.games.get(DEFAULT_GAME)
+    if spec is None:
+        known = ", ".join(registry.games) or "none"
+        raise click.UsageError(f"name a game to play: {DEFAULT_GAME} is not installed (installed: {known})")
+    command = _play_command(spec)
+    with command.make_context(spec.name, [], parent=ctx) as sub:
+        command.invoke(sub)
+
+
+def play_group() -> click.Group:
+    """The ``play`` group (built on demand so this module never imports :mod:`gametree.cli` at import time)."""
+    from .cli import GameGroup
+
+    return GameGroup(
+        name="play",
+        help=(
+            "Play a game at the terminal against people or the search (gametree play GAME --help).\n\n"
+            "With no game: 3x3 tic-tac-toe, you (X) against the perfect player (O)."
+        ),
+        command_factory=_play_command,
+        invoke_without_command=True,
+        callback=click.pass_context(_default_game),
+    )
