@@ -207,14 +207,16 @@ def solver(
     symmetry: bool = True,
     all_moves: bool = True,
     pv: bool = True,
+    time_limit: float | None = None,
 ) -> SearchResult:
     """Exact depth-aware values, fast: null-window narrowing, threat pruning, bounds table.
 
     Same options and result as :func:`gametree.search.alphabeta`.  With a
-    ``depth`` limit it is a heuristic search, and runs as plain alpha-beta.
+    ``depth`` or ``time_limit`` it is a heuristic search, and runs as
+    alpha-beta (iterative deepening for a time limit).
     """
-    if depth is not None:
-        return alphabeta(game, state, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv)
+    if depth is not None or time_limit is not None:
+        return alphabeta(game, state, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv, time_limit=time_limit)
     state = _start(game, state)
     table = cache if isinstance(cache, TranspositionTable) else TranspositionTable() if cache else None
     base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)

@@ -10,6 +10,7 @@ between -1 and 1, so they never outrank a proven result.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ __all__ = [
     "SearchStats",
     "MoveValue",
     "alphabeta",
+    "iterative_deepening",
     "minimax",
     "search",
 ]
@@ -116,6 +118,29 @@ def _clamp(value: float) -> float:
     return _H_MAX if value > _H_MAX else -_H_MAX if value < -_H_MAX else float(value)
 
 
+class SearchTimeout(Exception):
+    """A time-limited search ran out of time (caught by iterative deepening)."""
+
+
+def _with_deadline(evaluate: Callable[[Any], float], deadline: float) -> Callable[[Any], float]:
+    """``evaluate`` that raises :class:`SearchTimeout` once past ``deadline``.
+
+    A time-limited search is a depth-limited one, so the clock is read at its
+    heuristic leaves (every 64th), and searches without a time limit pay nothing.
+    """
+    calls = 0
+    clock = time.perf_counter
+
+    def timed(state: Any) -> float:
+        nonlocal calls
+        calls += 1
+        if not calls & 63 and clock() > deadline:
+            raise SearchTimeout
+        return evaluate(state)
+
+    return timed
+
+
 class _Engine:
     """One search's worth of state: the game's functions bound once, counters, table."""
 
@@ -127,6 +152,7 @@ class _Engine:
         table: TranspositionTable | None,
         symmetry: bool,
         counters: _Counters,
+        deadline: float | None = None,
     ) -> None:
         self.game = game
         self.limit = UNLIMITED_DEPTH if limit is None else limit
@@ -137,6 +163,8 @@ class _Engine:
         self.keyf: Callable[[Any], Hashable] = canonical if (symmetry and canonical is not None) else game.key
         evaluate = getattr(game, "evaluate", None)
         self.evaluate: Callable[[Any], float] = evaluate if evaluate is not None else (lambda s: 0.0)
+        if deadline is not None:
+            self.evaluate = _with_deadline(self.evaluate, deadline)
         #: Best move found by the last alpha-beta call at height 0.
         self.root_move: Any = None
 
@@ -420,6 +448,8 @@ def alphabeta(
     symmetry: bool = True,
     all_moves: bool = True,
     pv: bool = True,
+    time_limit: float | None = None,
+    _deadline: float | None = None,
 ) -> SearchResult:
     """Alpha-beta negamax with a bounds transposition table and depth-aware scores.
 
@@ -430,12 +460,18 @@ def alphabeta(
     With ``all_moves=False`` only the root's score, one best move and the
     principal variation are computed (faster; for batches and players);
     ``pv=False`` also skips extracting the principal variation.
+    ``time_limit`` (seconds) searches by iterative deepening and returns the
+    deepest completed search (see :func:`iterative_deepening`).
     """
+    if time_limit is not None:
+        return iterative_deepening(
+            alphabeta, game, state, time_limit=time_limit, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv
+        )
     state = _start(game, state)
     table = cache if isinstance(cache, TranspositionTable) else TranspositionTable() if cache else None
     base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
     counters = _Counters()
-    engine = _Engine(game, limit=depth, table=table, symmetry=symmetry, counters=counters)
+    engine = _Engine(game, limit=depth, table=table, symmetry=symmetry, counters=counters, deadline=_deadline)
     start = time.perf_counter()
     if all_moves:
         counters.nodes += 1
@@ -454,6 +490,46 @@ def alphabeta(
     pv_table = table if table is not None else TranspositionTable()
     pv_engine = _Engine(game, limit=depth, table=pv_table, symmetry=symmetry, counters=_Counters())
     return _result("alphabeta", game, state, _Root(moves, values), pv_engine, depth, stats, counters.heuristic > 0, pv)
+
+
+def iterative_deepening(
+    function: Callable[..., SearchResult],
+    game: Game[Any, Any],
+    state: Any = None,
+    *,
+    time_limit: float,
+    depth: int | None = None,
+    cache: TranspositionTable | bool | None = True,
+    **options: Any,
+) -> SearchResult:
+    """Anytime search: depth 1, 2, ... until ``time_limit`` seconds have passed.
+
+    Each iteration is a depth-limited ``function`` search sharing one cache
+    (whose best moves order the next iteration).  Returns the deepest
+    completed iteration, or the exact answer as soon as an iteration proves
+    it.  A result cut short is marked ``proven=False``; ``depth`` is the
+    depth it reached and ``stats.seconds`` the total time.
+    Depth 1 always completes, however short the limit.
+    """
+    state = _start(game, state)
+    start = time.perf_counter()
+    deadline = start + time_limit
+    table = cache if isinstance(cache, TranspositionTable) else TranspositionTable() if cache else None
+    most = game.info.max_plies - game.ply(state)
+    if depth is not None:
+        most = min(most, depth)
+    best: SearchResult | None = None
+    for d in range(1, most + 1):
+        try:
+            result = function(game, state, depth=d, cache=table, _deadline=None if best is None else deadline, **options)
+        except SearchTimeout:
+            break
+        best = result
+        if result.proven or time.perf_counter() > deadline:
+            break  # proven: a win or loss within the horizon, or no heuristic leaf at all
+    assert best is not None
+    stats = dataclasses.replace(best.stats, seconds=time.perf_counter() - start)
+    return dataclasses.replace(best, stats=stats)
 
 
 def solver(game: Game[Any, Any], state: Any = None, **options: Any) -> SearchResult:

@@ -303,3 +303,19 @@ def test_solver_matches_alphabeta_on_larger_boards(registry):
             continue
         a, b = alphabeta(game, state), search(game, state, algorithm="solver")
         assert (a.score, a.best_moves, a.move_values, a.plies_to_end) == (b.score, b.best_moves, b.move_values, b.plies_to_end)
+
+
+def test_iterative_deepening_is_anytime(registry, ttt3):
+    big = registry.game("tictactoe").create(size=5, k=4)
+    result = alphabeta(big, time_limit=0.3, all_moves=False)
+    assert not result.proven and result.value == "unknown"
+    assert result.depth is not None and result.depth >= 1
+    assert result.best_moves and result.stats.seconds < 30
+    exact = alphabeta(ttt3, time_limit=60)
+    assert exact.proven and exact.depth == 9 and exact.value == "draw" and exact.score == 0
+    fast = search(ttt3, algorithm="solver", time_limit=60)
+    assert fast.proven and fast.move_values == exact.move_values
+    # A win within reach is proven long before the board is full.
+    state = play_text(ttt3, "A1 B1 A2 B2")
+    won = alphabeta(ttt3, state, time_limit=60)
+    assert won.proven and won.score == 3 and won.best_moves == ("A3",)
