@@ -238,7 +238,7 @@ def _split_batch_line(game: Any, line: str) -> tuple[str, int | None]:
 
 def _solve_batch(game: Any, function: Callable[..., Any], options: dict[str, Any], stream: Any, as_json: bool) -> None:
     """Solve one position per line with one cache for the whole batch; only root scores."""
-    options = {**options, "all_moves": False}
+    options = {**options, "all_moves": False, "pv": False}
     count = matched = with_expected = nodes = 0
     seconds = 0.0
     name = getattr(stream, "name", "batch")
