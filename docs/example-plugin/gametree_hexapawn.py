@@ -54,6 +54,11 @@ class Hexapawn:
         self.top_row = (1 << width) - 1  # White's goal
         self.bottom_row = self.top_row << (width * (height - 1))  # Black's goal and White's start
 
+    @property
+    def name(self) -> str:
+        """A title for people (``gametree play`` shows it)."""
+        return f"{self.width}x{self.height} Hexapawn"
+
     # -- the required protocol members -----------------------------------------------------
     def initial_state(self) -> HexState:
         return HexState(white=self.bottom_row, black=self.top_row, moves=0)
