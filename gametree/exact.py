@@ -13,7 +13,8 @@ with the techniques of Pascal Pons's Connect Four solver, kept game-agnostic:
   next move?) and ``safe_moves(state) -> list`` (the moves, best first, that
   leave the opponent no immediate win; empty when every move loses at once).
   With them the solver never searches a position one move from the end, and
-  never plays a move the opponent punishes at once;
+  never plays a move the opponent punishes at once.  A game that provides
+  them must end only by its winner's own move (not misere);
 - a bounds transposition table keyed by the canonical (symmetric) key.
 
 Without the helpers it still works on any game, with the bounds and narrowing.
@@ -168,7 +169,10 @@ class _SolverEngine(_Engine):
         if game.outcome(state) is not None or (self.win_now is not None and self.win_now(state)):
             return self.alphabeta(state, -INF, INF, height)
         p = game.ply(state)
-        lo, hi = -((self.C - p) // 2), (self.C + 1 - p) // 2
+        hi = (self.C + 1 - p) // 2
+        # With the helpers, a game ends with its winner's move: the worst is losing to the
+        # opponent's next move.  Without them (misere games!) one can lose by one's own move.
+        lo = -((self.C - p) // 2) if self.win_now is not None else -hi
         probes = 0
         if at_least is not None and at_least > lo:
             lo = at_least
