@@ -24,6 +24,10 @@ from .plugin import GameSpec, Option, PluginError, Registry, build_registry, mak
 __all__ = ["main", "cli", "GameGroup", "registry_of", "game_options", "make_game"]
 
 
+#: Default transposition-table bound of the search commands.
+CACHE_SIZE = "1M"
+
+
 # -- plugin registry on the root context ---------------------------------------------
 def registry_of(ctx: click.Context) -> Registry:
     """The registry for this run, built on first use from the root's ``-p`` options."""
@@ -162,8 +166,9 @@ def _solve_command(spec: GameSpec) -> click.Command:
     @click.option("--moves", default="", metavar="MOVES", help="Solve the position after these moves (e.g. \"B2 A1\").")
     @click.option("--algorithm", "-a", default="alphabeta", show_default=True, help="Search algorithm (see 'gametree games').")
     @click.option("--depth", type=click.IntRange(min=1), default=None, help="Depth limit; leaves are scored by the game's heuristic.")
+    @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Anytime search (iterative deepening): the best answer found in SECONDS, marked unproven if cut short.")
     @click.option("--no-cache", is_flag=True, help="Search without a transposition cache.")
-    @click.option("--cache-size", default="1M", show_default=True, metavar="SIZE", help="Cache bound: entries (500000, 2M) or memory (256MB).")
+    @click.option("--cache-size", default=CACHE_SIZE, show_default=True, metavar="SIZE", help="Cache bound: entries (500000, 2M) or memory (256MB).")
     @click.option("--no-symmetry", is_flag=True, help="Key the cache by position, not by canonical symmetric key.")
     @click.option("--batch", type=click.File("r"), default=None, metavar="FILE", help="Solve one position per line of FILE ('-' for stdin); print 'position score'.")
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (one per line with --batch).")
@@ -175,8 +180,8 @@ def _solve_command(spec: GameSpec) -> click.Command:
         algorithm = params["algorithm"]
         if algorithm not in registry.algorithms:
             raise click.BadParameter(f"unknown algorithm {algorithm!r} (choose from {', '.join(sorted(registry.algorithms))})", param_hint="--algorithm")
-        options = _search_options(algorithm, params)
         function = registry.algorithms[algorithm]
+        options = _search_options(function, algorithm, params)
         if params["batch"] is not None:
             _solve_batch(game, function, options, params["batch"], params["as_json"])
             return
@@ -193,19 +198,33 @@ def _solve_command(spec: GameSpec) -> click.Command:
     return command
 
 
-def _search_options(algorithm: str, params: dict[str, Any]) -> dict[str, Any]:
-    options: dict[str, Any] = {"depth": params["depth"]}
-    if algorithm != "minimax":
-        from .cache import parse_cache_size
+def _search_options(function: Callable[..., Any], algorithm: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The search options the algorithm takes; a flag it does not take is an error, not ignored."""
+    import inspect
 
-        if params["no_cache"]:
-            options["cache"] = None
-        else:
-            try:
-                options["cache"] = parse_cache_size(params["cache_size"])
-            except ValueError as exc:
-                raise click.BadParameter(str(exc), param_hint="--cache-size") from None
-        options["symmetry"] = not params["no_symmetry"]
+    from .cache import parse_cache_size
+
+    parameters = inspect.signature(function).parameters
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    cache: Any = None
+    if not params["no_cache"]:
+        try:
+            cache = parse_cache_size(params["cache_size"])
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--cache-size") from None
+    # name: (value, given by the user?, flag)
+    wanted = {
+        "depth": (params["depth"], params["depth"] is not None, "--depth"),
+        "time_limit": (params["time_limit"], params["time_limit"] is not None, "--time-limit"),
+        "cache": (cache, params["no_cache"] or params["cache_size"] != CACHE_SIZE, "--no-cache/--cache-size"),
+        "symmetry": (not params["no_symmetry"], params["no_symmetry"], "--no-symmetry"),
+    }
+    options: dict[str, Any] = {}
+    for name, (value, given, flag) in wanted.items():
+        if takes_any or name in parameters:
+            options[name] = value
+        elif given:
+            raise click.UsageError(f"{flag} does not apply to --algorithm {algorithm}")
     return options
 
 

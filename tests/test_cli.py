@@ -76,6 +76,9 @@ def test_batch_from_stdin_and_file(tmp_path):
         (["solve", "tictactoe", "--algorithm", "magic"], "unknown algorithm 'magic'"),
         (["solve", "tictactoe", "--depth", "0"], "--depth"),
         (["solve", "tictactoe", "--cache-size", "lots"], "cache size 'lots'"),
+        (["solve", "tictactoe", "--algorithm", "minimax", "--no-cache"], "--no-cache/--cache-size does not apply to --algorithm minimax"),
+        (["solve", "tictactoe", "--algorithm", "minimax", "--time-limit", "1"], "--time-limit does not apply to --algorithm minimax"),
+        (["solve", "tictactoe", "--time-limit", "0"], "--time-limit"),
         (["solve", "tictactoe", "--batch", "/nonexistent/file.txt"], "/nonexistent/file.txt"),
     ],
 )
@@ -123,3 +126,14 @@ def test_broken_pipe_is_quiet():
         timeout=120,
     )
     assert "Traceback" not in proc.stderr
+
+
+def test_time_limit_gives_an_anytime_answer():
+    out = gametree("solve", "tictactoe", "--size", "5", "--k", "4", "--time-limit", "0.5", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["proven"] is False and data["value"] == "unknown" and data["depth"] >= 1 and data["best_moves"]
+    text = gametree("solve", "tictactoe", "--size", "5", "--k", "4", "--time-limit", "0.5").stdout
+    assert "unknown (heuristic score" in text
+    exact = json.loads(gametree("solve", "tictactoe", "--time-limit", "30", "--algorithm", "solver", "--json").stdout)
+    assert exact["proven"] is True and exact["value"] == "draw"
