@@ -108,7 +108,9 @@ class Game(Protocol[S, M]):
     - ``evaluate(state) -> float``: heuristic value for the side to move,
       strictly between -1 and 1, used at the depth limit;
     - ``check_move(state, move)``: raise :class:`IllegalMoveError` saying why
-      a move is illegal (default: a generic message);
+      a move is illegal.  It must reject *every* illegal move: when a game has
+      it, :func:`checked_play` trusts it instead of searching ``legal_moves``
+      (default: a generic message after that search);
     - ``split_moves(text) -> list[str]``: split a move sequence into move
       texts (default: on white space).
     """
@@ -166,8 +168,8 @@ def checked_play(game: Game[Any, Any], state: Any, move: Any) -> Any:
         raise GameOverError(f"the game is already over; {game.format_move(state, move)} cannot be played")
     check = getattr(game, "check_move", None)
     if check is not None:
-        check(state, move)
-    if move not in game.legal_moves(state):
+        check(state, move)  # complete by contract: no need to generate (and order) the legal moves
+    elif move not in game.legal_moves(state):
         raise IllegalMoveError(f"illegal move {game.format_move(state, move)}")
     return game.play(state, move)
 

@@ -152,3 +152,22 @@ def test_solver_helpers_agree_with_the_rules(registry, data, shape):
     safe = set(g.safe_moves(state))
     really_safe = {m for m in legal if g.outcome(g.play(state, m)) is not None or not g.immediate_win(g.play(state, m))}
     assert safe == really_safe
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), st.sampled_from([(3, 3, 3), (4, 3, 3)]))
+def test_check_move_rejects_exactly_the_illegal_moves(registry, data, shape):
+    """checked_play trusts check_move, so it must be complete."""
+    w, h, k = shape
+    g = make(registry, width=w, height=h, k=k)
+    state = data.draw(positions(g))
+    if g.outcome(state) is not None:
+        return
+    legal = set(g.legal_moves(state))
+    for move in range(g.cells):
+        try:
+            g.check_move(state, move)
+            accepted = True
+        except IllegalMoveError:
+            accepted = False
+        assert accepted == (move in legal)
