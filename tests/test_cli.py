@@ -137,3 +137,20 @@ def test_time_limit_gives_an_anytime_answer():
     assert "unknown (heuristic score" in text
     exact = json.loads(gametree("solve", "tictactoe", "--time-limit", "30", "--algorithm", "solver", "--json").stdout)
     assert exact["proven"] is True and exact["value"] == "draw"
+
+
+def test_ctrl_c_ends_cleanly():
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from gametree.cli import main; main()", "solve", "tictactoe", "--size", "6", "--k", "5"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(2.0)  # well into the search (start-up takes a fraction of that)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err
