@@ -79,6 +79,10 @@ class ConnectFour:
         self._mirror = tuple((c * h1, (width - 1 - c) * h1) for c in range(width))
         self._column_bits = (1 << h1) - 1
         self._windows: tuple[int, ...] | None = None
+        #: Plies from which the solver's move order is centre-first only (threat counting costs more than it saves).
+        self._order_until = self.cells - 12
+        #: Threat masks computed while ordering moves, keyed by ``stones + mask`` after the move.
+        self._memo: dict[int, int] = {}
         self._empty_threats = self.board_mask if k == 1 else 0
 
         # Run detection with shifts: a run of ``k`` is found by doubling runs of 1, 2, 4, ...
@@ -194,13 +198,22 @@ class ConnectFour:
         return self._by_threats(current, mask, possible & ~bad) + [c for c, col in order if col & bad]
 
     def _by_threats(self, current: int, mask: int, cells: int) -> list[int]:
-        """The columns of ``cells`` (playable cells) by winning cells they create, ties centre first."""
+        """The columns of ``cells`` (playable cells) by winning cells they create, ties centre first.
+
+        The threat masks computed here are remembered for :meth:`play`, which
+        needs the same mask for the child it builds.
+        """
         scored = []
         threats = self.threats
+        memo = self._memo
+        if len(memo) > 200_000:
+            memo.clear()
         for index, (c, col) in enumerate(self._order_bits):
             bit = cells & col
             if bit:
-                scored.append((-threats(current | bit, mask | bit).bit_count(), index, c))
+                stones, after = current | bit, mask | bit
+                t = memo[stones + after] = threats(stones, after)
+                scored.append((-t.bit_count(), index, c))
         scored.sort()
         return [c for _, _, c in scored]
 
@@ -229,6 +242,8 @@ class ConnectFour:
             return []
         if not safe & (safe - 1):
             return [self._column_of(safe)]
+        if state.moves >= self._order_until:
+            return [c for c, col in self._order_bits if safe & col]
         return self._by_threats(current, mask, safe)
 
     def _column_of(self, bit: int) -> int:
@@ -238,15 +253,12 @@ class ConnectFour:
         mask = state.mask
         bit = (mask + self._bottom_bit[move]) & self._column_mask[move]
         after = mask | bit
-        # The mover's stones, and the cells where the mover now threatens to win.
-        return C4State(
-            state.current ^ mask,
-            after,
-            state.moves + 1,
-            bool(bit & state.mine),
-            state.theirs & ~bit,
-            self.threats(state.current | bit, after),
-        )
+        stones = state.current | bit
+        # The cells where the mover now threatens to win (``stones + after`` identifies the pair, as Pons's key).
+        threats = self._memo.get(stones + after)
+        if threats is None:
+            threats = self.threats(stones, after)
+        return C4State(state.current ^ mask, after, state.moves + 1, bool(bit & state.mine), state.theirs & ~bit, threats)
 
     def outcome(self, state: C4State) -> Outcome | None:
         if state.won:
