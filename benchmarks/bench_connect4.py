@@ -35,7 +35,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "connect4"
 SETS = {"end": "pons_end_easy.txt", "middle": "pons_middle_easy.txt"}
-BOARDS = ((4, 4), (5, 4), (6, 4), (4, 5), (5, 5), (4, 6))
+BOARDS = ((4, 4), (5, 4), (6, 4), (4, 5), (5, 5), (4, 6), (6, 5), (7, 5))
+#: Issue 7's goals for the solver (one core, pure Python): seconds per empty board,
+#: and milliseconds per position for Pons's sets (whole process, start-up included).
+BOARD_TARGETS = {(6, 4): 3.0, (6, 5): 20.0, (7, 5): 300.0}
+SET_TARGETS = {"end": 0.3, "middle": 2.0}
 QUICK_BOARDS = ((4, 4), (5, 4), (4, 5))
 WINNERS = {0: "first", 1: "second", None: "draw"}
 
@@ -115,6 +119,13 @@ def run_board(width: int, height: int, algorithm: str, time_limit: float) -> dic
     return json.loads(done.stdout)
 
 
+def target_note(width: int, height: int, algorithm: str, r: dict[str, object]) -> str:
+    target = BOARD_TARGETS.get((width, height))
+    if target is None or algorithm != "solver":
+        return ""
+    return f"  target {target:g} s " + ("MISSED" if float(r["seconds"]) > target else "met")  # type: ignore[arg-type]
+
+
 def published() -> dict[tuple[int, int], dict[str, str]]:
     with (DATA / "small_boards.csv").open() as f:
         return {(int(r["width"]), int(r["height"])): r for r in csv.DictReader(f)}
@@ -141,6 +152,9 @@ def main(argv: list[str] | None = None) -> int:
             for algorithm in algorithms:
                 r = run_set(name, algorithm, step, args.time_limit)
                 note = f"  TIMEOUT after {args.time_limit:g} s ({r['solved']} solved)" if r["timed_out"] else ""
+                if algorithm == "solver" and not args.quick:
+                    target = SET_TARGETS[name]
+                    note += f"  target {target:g} ms" + (" MISSED" if r["process_ms"] > target else " met")
                 print(
                     f"{name:<8} {algorithm:<10} {r['positions']:>9} {r['matched']:>5}/{r['solved']:<3} {r['mean_ms']:>9.2f}"
                     f" {r['mean_nodes']:>9.1f} {r['process_ms']:>11.2f}{note}",
@@ -166,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
                 failures += not ok
                 print(
                     f"{width}x{height:<4} {algorithm:<10} {WINNERS[r['winner']]:<7} {r['plies']:>5} {r['score']:>5} {r['nodes']:>10,}"
-                    f" {r['seconds']:>8.2f} {r['peak_mb']:>8.0f}  {expect}  {'ok' if ok else 'MISMATCH'}",
+                    f" {r['seconds']:>8.2f} {r['peak_mb']:>8.0f}  {expect}  {'ok' if ok else 'MISMATCH'}{target_note(width, height, algorithm, r)}",
                     flush=True,
                 )
     return 1 if failures else 0
