@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    from .plugin import GameSpec, Registry
+    from .plugin import GameSpec
 
-__all__ = ["play_group", "DEFAULT_GAME"]
+__all__ = ["DEFAULT_GAME", "PlayerKind", "play_group", "session_options"]
 
 #: What ``gametree play`` with no game argument plays.
 DEFAULT_GAME = "tictactoe"
@@ -28,48 +28,86 @@ DEFAULT_GAME = "tictactoe"
 PERFECT_MAX_PLIES = 16
 
 
-def _player_names(registry: Registry) -> list[str]:
-    return list(registry.players)
+class PlayerKind(click.ParamType):
+    """A player name registered by a plugin (checked against this run's registry)."""
+
+    name = "player"
+
+    @staticmethod
+    def names(ctx: click.Context | None) -> list[str]:
+        from .cli import registry_of
+
+        ctx = ctx or click.get_current_context(silent=True)
+        return list(registry_of(ctx).players) if ctx is not None else []
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        names = self.names(ctx)
+        return f"[{'|'.join(names)}]" if names else "PLAYER"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        names = self.names(ctx)
+        if names and value not in names:
+            self.fail(f"unknown player {value!r} (choose from {', '.join(names)})", param, ctx)
+        return str(value)
 
 
-def _play_command(spec: GameSpec) -> click.Command:
-    from .cli import game_options, registry_of
-
-    ctx = click.get_current_context(silent=True)
-    names = _player_names(registry_of(ctx)) if ctx is not None else []
-    kind: Any = click.Choice(names) if names else str
-    listed = ", ".join(names) or "none installed"
-
-    @click.command(
-        name=spec.name,
-        help=f"Play {spec.name} at the terminal ({spec.summary or spec.name}).\n\nPlayers: {listed}.",
-        epilog="At the prompt: a move, or hint, undo, help, quit (x). Ctrl-D or Ctrl-C also leave.",
-    )
-    @game_options(spec)
-    @click.option("--x", "--first", "first", type=kind, default="human", show_default=True, help="Who plays first (X in tic-tac-toe).")
-    @click.option(
+#: Options shared by ``gametree play`` (for the default game) and every ``gametree play GAME``.
+_SESSION_OPTIONS = (
+    click.option("--x", "--first", "first", type=PlayerKind(), default="human", show_default=True, help="Who plays first (X in tic-tac-toe)."),
+    click.option(
         "--o",
         "--second",
         "second",
-        type=kind,
+        type=PlayerKind(),
         default=None,
         help=f"Who plays second (O).  [default: perfect; hard on boards over {PERFECT_MAX_PLIES} cells]",
-    )
-    @click.option("--seed", type=int, default=None, help="Seed for the players' random choices (same seed, same games).")
-    @click.option("--games", type=click.IntRange(min=1), default=1, show_default=True, help="Play a match of this many games and print the tally.")
-    @click.option(
+    ),
+    click.option("--seed", type=int, default=None, help="Seed for the players' random choices (same seed, same games)."),
+    click.option("--games", type=click.IntRange(min=1), default=1, show_default=True, help="Play a match of this many games and print the tally."),
+    click.option(
         "--delay",
         type=click.FloatRange(min=0),
         default=None,
         metavar="SECONDS",
         help="Pause before each computer move when two computers play (default 0.8 s for a single game on a terminal, else 0).",
+    ),
+    click.option("--moves", default="", metavar="MOVES", help="Start from the position after these moves, in the game's notation."),
+    click.option("--json", "as_json", is_flag=True, help="Print the match result as JSON (two computer players only)."),
+)
+_SESSION_KEYS = ("first", "second", "seed", "games", "delay", "moves", "as_json")
+_META = "gametree.play.options"
+
+
+def session_options(function: Any) -> Any:
+    for option in reversed(_SESSION_OPTIONS):
+        function = option(function)
+    return function
+
+
+def _explicit(ctx: click.Context, params: dict[str, Any]) -> dict[str, Any]:
+    """The session options given on the command line (not left at their defaults)."""
+    from click.core import ParameterSource
+
+    return {k: v for k, v in params.items() if k in _SESSION_KEYS and ctx.get_parameter_source(k) not in (ParameterSource.DEFAULT, None)}
+
+
+def _play_command(spec: GameSpec) -> click.Command:
+    from .cli import game_options
+
+    @click.command(
+        name=spec.name,
+        help=f"Play {spec.name} at the terminal ({spec.summary or spec.name}).",
+        short_help=spec.summary or f"Play {spec.name}.",
+        epilog="At the prompt: a move, or hint, undo, help, quit (x). Ctrl-D or Ctrl-C also leave.",
     )
-    @click.option("--moves", default="", metavar="MOVES", help="Start from the position after these moves, in the game's notation.")
-    @click.option("--json", "as_json", is_flag=True, help="Print the match result as JSON (two computer players only).")
+    @game_options(spec)
+    @session_options
     @click.pass_context
     def command(ctx: click.Context, **params: Any) -> None:
         from .cli import make_game, split_game_options
 
+        # Options given before the game name (gametree play --o easy tictactoe) count unless repeated after it.
+        params = {**params, **{k: v for k, v in ctx.meta.get(_META, {}).items() if k not in _explicit(ctx, params)}}
         game_params, params = split_game_options(spec, params)
         game = make_game(spec, game_params)
         _run(ctx, spec, game, params)
@@ -143,8 +181,9 @@ def _start(game: Any, moves: str) -> Any:
     return play_text(game, moves) if moves.strip() else game.initial_state()
 
 
-def _default_game(ctx: click.Context) -> None:
+def _default_game(ctx: click.Context, **params: Any) -> None:
     """``gametree play`` with no game: 3x3 tic-tac-toe, human (X) against perfect (O)."""
+    ctx.meta[_META] = _explicit(ctx, params)
     if ctx.invoked_subcommand is not None:
         return
     from .cli import registry_of
@@ -163,6 +202,7 @@ def play_group() -> click.Group:
     """The ``play`` group (built on demand so this module never imports :mod:`gametree.cli` at import time)."""
     from .cli import GameGroup
 
+    callback = session_options(click.pass_context(_default_game))
     return GameGroup(
         name="play",
         help=(
@@ -171,5 +211,6 @@ def play_group() -> click.Group:
         ),
         command_factory=_play_command,
         invoke_without_command=True,
-        callback=click.pass_context(_default_game),
+        callback=callback,
+        params=list(reversed(callback.__click_params__)),
     )

@@ -594,14 +594,14 @@ class Session:
 
     def show_end(self, state: Any, history: list[Any], moves: list[Any], winner: int | None, number: int) -> None:
         game, ui = self.game, self.ui
-        plies = len(moves)
+        plies = game.ply(state)
+        after = f"after {plies} move{'s' if plies != 1 else ''}"
         if winner is None:
-            line, style = f"Draw after {plies} moves.", "bold"
+            line, style = f"Draw {after}.", "bold"
         elif self.seats[winner].human and self.humans == 1:
-            line, style = f"You win after {plies} moves!", "bold green"
+            line, style = f"You win {after}!", "bold green"
         else:
-            who = self.label(winner)
-            line, style = f"{who} wins after {plies} moves.", "bold red" if self.humans == 1 else "bold"
+            line, style = f"{self.label(winner)} wins {after}.", "bold red" if self.humans == 1 else "bold"
         if not self.show_boards:
             ui.say(f"Game {number}: {line} {' '.join(self._texts(history, moves))}")
             return
