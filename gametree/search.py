@@ -55,16 +55,24 @@ class SearchStats:
     seconds: float
     nodes_per_second: float
     nodes_per_depth: tuple[int, ...]
+    #: Playouts run (Monte Carlo searches only).
+    iterations: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class MoveValue:
-    """The value of one root move, from the point of view of the side that plays it."""
+    """The value of one root move, from the point of view of the side that plays it.
+
+    Monte Carlo searches also give the move's ``visits`` and ``mean`` playout
+    reward in [-1, 1]; other algorithms leave them None.
+    """
 
     move: str
     score: float
     plies_to_end: int | None
     best: bool
+    visits: int | None = None
+    mean: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -539,8 +547,28 @@ def solver(game: Game[Any, Any], state: Any = None, **options: Any) -> SearchRes
     return _solver(game, state, **options)
 
 
+def mcts(
+    game: Game[Any, Any],
+    state: Any = None,
+    *,
+    iterations: int | None = None,
+    time_limit: float | None = None,
+    exploration: float | None = None,
+    seed: int | None = None,
+    depth: int | None = None,
+    all_moves: bool = True,
+    pv: bool = True,
+) -> SearchResult:
+    """Monte Carlo tree search (UCT) with proven-value bounds (see :mod:`gametree.mcts`)."""
+    from .mcts import mcts as _mcts
+
+    return _mcts(
+        game, state, iterations=iterations, time_limit=time_limit, exploration=exploration, seed=seed, depth=depth, all_moves=all_moves, pv=pv
+    )
+
+
 #: Algorithms by name.  Plugins can add more through ``gametree_register_algorithms``.
-ALGORITHMS: dict[str, Callable[..., SearchResult]] = {"minimax": minimax, "alphabeta": alphabeta, "solver": solver}
+ALGORITHMS: dict[str, Callable[..., SearchResult]] = {"minimax": minimax, "alphabeta": alphabeta, "solver": solver, "mcts": mcts}
 
 
 def search(game: Game[Any, Any], state: Any = None, *, algorithm: str = "alphabeta", **options: Any) -> SearchResult:
