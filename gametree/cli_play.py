@@ -28,7 +28,13 @@ DEFAULT_GAME = "tictactoe"
 PERFECT_MAX_PLIES = 16
 
 
-class PlayerKind(click.ParamType):
+if TYPE_CHECKING:
+    _ParamType = click.ParamType[str, Any]
+else:  # not subscriptable at run time before click 8.2
+    _ParamType = click.ParamType
+
+
+class PlayerKind(_ParamType):
     """A player name registered by a plugin (checked against this run's registry)."""
 
     name = "player"
@@ -103,7 +109,7 @@ def _play_command(spec: GameSpec) -> click.Command:
     @game_options(spec)
     @session_options
     @click.pass_context
-    def command(ctx: click.Context, **params: Any) -> None:
+    def command(ctx: click.Context, /, **params: Any) -> None:
         from .cli import make_game, split_game_options
 
         # Options given before the game name (gametree play --o easy tictactoe) count unless repeated after it.
@@ -181,7 +187,7 @@ def _start(game: Any, moves: str) -> Any:
     return play_text(game, moves) if moves.strip() else game.initial_state()
 
 
-def _default_game(ctx: click.Context, **params: Any) -> None:
+def _default_game(ctx: click.Context, /, **params: Any) -> None:
     """``gametree play`` with no game: 3x3 tic-tac-toe, human (X) against perfect (O)."""
     ctx.meta[_META] = _explicit(ctx, params)
     if ctx.invoked_subcommand is not None:

@@ -190,6 +190,7 @@ def board_rows(
             if c:
                 pieces.append((" ", None))
             mark = marks.get(cell, cell) if cell else "."
+            style: str | None
             if (r, c) in win:
                 text, style = (f"*{mark}*" if plain else f" {mark} ").center(width), WIN
             elif (r, c) == last:
@@ -585,11 +586,12 @@ class Session:
             if moves:
                 ui.say(f"last move: {game.format_move(history[-2], moves[-1])}")
             return
-        last = None
+        last: tuple[int, int] | None = None
         move_cell = getattr(game, "move_cell", None)
         if moves and move_cell is not None:
-            last = tuple(move_cell(history[-2], moves[-1]))
-        rows = board_rows(game, state, last=last, winning=winning, plain=not ui.fancy)  # type: ignore[arg-type]
+            row, column = move_cell(history[-2], moves[-1])
+            last = (row, column)
+        rows = board_rows(game, state, last=last, winning=winning, plain=not ui.fancy)
         ui.show_rows(rows, self._styles)
 
     def show_end(self, state: Any, history: list[Any], moves: list[Any], winner: int | None, number: int) -> None:
