@@ -166,12 +166,18 @@ def _solve_command(spec: GameSpec) -> click.Command:
     @click.option("--moves", default="", metavar="MOVES", help="Solve the position after these moves (e.g. \"B2 A1\").")
     @click.option("--algorithm", "-a", default="alphabeta", show_default=True, help="Search algorithm (see 'gametree games').")
     @click.option("--depth", type=click.IntRange(min=1), default=None, help="Depth limit; leaves are scored by the game's heuristic.")
-    @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Anytime search (iterative deepening): the best answer found in SECONDS, marked unproven if cut short.")
+    @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Anytime search (iterative deepening): the best answer found in SECONDS, marked unproven if cut short; mcts: stop after SECONDS.")
     @click.option("--no-cache", is_flag=True, help="Search without a transposition cache.")
     @click.option("--cache-size", default=CACHE_SIZE, show_default=True, metavar="SIZE", help="Cache bound: entries (500000, 2M) or memory (256MB).")
     @click.option("--no-symmetry", is_flag=True, help="Key the cache by position, not by canonical symmetric key.")
     @click.option("--batch", type=click.File("r"), default=None, metavar="FILE", help="Solve one position per line of FILE ('-' for stdin); print 'position score'.")
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (one per line with --batch).")
+    @click.option("--iterations", type=click.IntRange(min=1), default=None, metavar="N", help="Monte Carlo iterations (mcts; default 10000 unless --time-limit).")
+    @click.option("--exploration", type=click.FloatRange(min=0), default=None, metavar="C", help="UCT exploration constant (mcts; default 1.0).")
+    @click.option("--seed", type=int, default=None, help="Seed for the random playouts (mcts).")
+    @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N", help="Solve subproblems in N processes (solver or alphabeta; see docs/parallel.md).")
+    @click.option("--scheduler", default=None, metavar="ADDRESS", help="Solve subproblems on a Dask cluster, e.g. tcp://host:8786 (needs gametree[dask]).")
+    @click.option("--split-ply", type=click.IntRange(min=1), default=None, metavar="PLY", help="With --workers/--scheduler: split this many moves down [default: automatic].")
     @click.pass_context
     def command(ctx: click.Context, **params: Any) -> None:
         game_params, params = split_game_options(spec, params)
@@ -182,11 +188,19 @@ def _solve_command(spec: GameSpec) -> click.Command:
             raise click.BadParameter(f"unknown algorithm {algorithm!r} (choose from {', '.join(sorted(registry.algorithms))})", param_hint="--algorithm")
         function = registry.algorithms[algorithm]
         options = _search_options(function, algorithm, params)
-        if params["batch"] is not None:
+        parallel = params["workers"] is not None or params["scheduler"] is not None
+        if params["split_ply"] is not None and not parallel:
+            raise click.UsageError("--split-ply needs --workers or --scheduler")
+        if params["batch"] is not None and not parallel:
             _solve_batch(game, function, options, params["batch"], params["as_json"])
             return
         state = _position(game, params["moves"])
-        result = _run(function, game, state, options)
+        if parallel:  # split into subproblems solved by worker processes or a Dask cluster
+            from .parallel import solve_command
+
+            result = solve_command(game, state, algorithm, options, params)
+        else:
+            result = _run(function, game, state, options)
         if params["as_json"]:
             data = {"game": spec.name, "options": game_params, "moves": params["moves"], **dataclasses.asdict(result)}
             click.echo(json.dumps(data))
@@ -225,6 +239,12 @@ def _search_options(function: Callable[..., Any], algorithm: str, params: dict[s
             options[name] = value
         elif given:
             raise click.UsageError(f"{flag} does not apply to --algorithm {algorithm}")
+    # Monte Carlo options go only to algorithms that name them (not through **options).
+    for name, flag in (("iterations", "--iterations"), ("exploration", "--exploration"), ("seed", "--seed")):
+        if params[name] is not None:
+            if name not in parameters:
+                raise click.UsageError(f"{flag} does not apply to --algorithm {algorithm}")
+            options[name] = params[name]
     return options
 
 
@@ -314,6 +334,10 @@ cli.add_command(tree)
 from .cli_play import play_group  # noqa: E402  (builds the group on demand from the helpers above)
 
 cli.add_command(play_group())
+
+from .cli_learn import learn  # noqa: E402  (the group lives in its own module; it needs the helpers above)
+
+cli.add_command(learn)
 
 
 def main(argv: list[str] | None = None) -> None:

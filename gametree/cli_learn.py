@@ -1,0 +1,82 @@
+"""``gametree learn GAME``: learn position statistics from random self-play.
+
+Built like ``solve``: one subcommand per installed game with that game's
+options.  The table is written as JSON (see :mod:`gametree.learn`); the
+``learned`` player of ``gametree play`` reads it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any
+
+import click
+
+from .cli import game_group, game_options, make_game, split_game_options
+from .plugin import GameSpec
+
+__all__ = ["learn"]
+
+
+def _learn_command(spec: GameSpec) -> click.Command:
+    from .learn import DEFAULT_TABLE
+
+    @click.command(
+        name=spec.name,
+        help=f"Learn position statistics of {spec.summary or spec.name} from random games.",
+        epilog="Play against the table with: gametree play GAME --o learned (it reads $GAMETREE_TABLE, else " + DEFAULT_TABLE + ").",
+    )
+    @game_options(spec)
+    @click.option("--games", "-n", type=click.IntRange(min=1), default=10_000, show_default=True, help="Random games to play.")
+    @click.option("--workers", "-w", type=click.IntRange(min=1), default=1, show_default=True, help="Play the games in this many processes (same table as one).")
+    @click.option("--seed", type=int, default=0, show_default=True, help="Master seed: game i uses a seed made from it and i.")
+    @click.option("-o", "--output", default=DEFAULT_TABLE, show_default=True, metavar="FILE", help="Where to write the table ('-': standard output).")
+    @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary line instead of text.")
+    def command(**params: Any) -> None:
+        game_params, params = split_game_options(spec, params)
+        game = make_game(spec, game_params)
+        from .learn import learn
+        from .parallel import progress_bar
+
+        start = time.perf_counter()
+        total = params["games"]
+        done = [0]
+        with progress_bar(f"playing {total:,} random games") as bar:
+
+            def progress(n: int) -> None:
+                done[0] += n
+                bar(done[0], total)
+
+            table = learn(
+                game,
+                games=total,
+                seed=params["seed"],
+                workers=params["workers"],
+                name=spec.name,
+                options={k: v for k, v in game_params.items() if v is not None},
+                progress=progress,
+            )
+        seconds = time.perf_counter() - start
+        text = table.to_json()
+        output = params["output"]
+        if output == "-":
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            try:
+                with open(output, "w", encoding="utf-8") as stream:
+                    stream.write(text)
+            except OSError as exc:
+                raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
+        summary = {"game": spec.name, "games": total, "positions": len(table.positions), "seconds": round(seconds, 3), "output": output}
+        if params["as_json"]:
+            click.echo(json.dumps(summary), err=output == "-")
+        else:
+            click.echo(f"learned {len(table.positions):,} positions from {total:,} random games in {seconds:.1f} s; wrote {output}", err=True)
+
+    return command
+
+
+learn = game_group("learn", "Learn position statistics from random self-play (gametree learn GAME --help).")(_learn_command)

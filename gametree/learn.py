@@ -1,0 +1,280 @@
+"""Learning position statistics from random self-play.
+
+The classic approach (generalised to any game): play many games of random
+moves, and for every position met count how many of those games went through
+it and how many each side went on to win.  A position is filed under its
+canonical key (the game's ``canonical_key`` when it has one, else ``key``),
+so symmetric positions share their statistics.  The :class:`LearnedPlayer`
+then picks the move leading to the position with the best record for it.
+
+Games are independent: game ``i`` draws its moves from a generator seeded by
+the master seed and ``i`` alone (:func:`game_seed`), so a table does not
+depend on how the games were split between worker processes, and merged
+partial tables (sums of counts) equal a single-process run exactly.
+
+The table file is JSON::
+
+    {"format": "gametree-learned-table", "version": 1,
+     "game": "tictactoe", "options": {"size": 3}, "variant": "TicTacToe(width=3, height=3, k=3)",
+     "games": 10000, "seed": 0, "key": "canonical_key",
+     "positions": {"<key>": [games, wins of the first player, wins of the second player], ...}}
+
+Keys are written as ``repr(key)`` (an int's decimal digits for the built-in
+games); draws are ``games - wins0 - wins1``.
+
+>>> from gametree import load
+>>> game = load().game("tictactoe").create(size=3)
+>>> table = learn(game, games=200, seed=1)
+>>> table.stats(game, game.initial_state())[0]   # every game starts from the empty board
+200
+>>> learn(game, games=200, seed=1, workers=2).positions == table.positions
+True
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .game import Game, GameError
+
+__all__ = ["DEFAULT_TABLE", "FORMAT", "LearnedPlayer", "LearnedTable", "TableError", "game_seed", "learn", "play_random_games"]
+
+FORMAT = "gametree-learned-table"
+VERSION = 1
+#: Where ``gametree learn`` writes and the ``learned`` player reads, unless told otherwise.
+DEFAULT_TABLE = "gametree-learned.json"
+#: The environment variable naming the table the ``learned`` player reads.
+TABLE_ENV = "GAMETREE_TABLE"
+
+
+class TableError(GameError):
+    """A table file that cannot be read, or that was learned for another game."""
+
+
+def game_seed(seed: int, index: int) -> str:
+    """The seed of game ``index`` under master ``seed`` (a string: ``random`` hashes it with SHA-512)."""
+    return f"gametree-learn:{seed}:{index}"
+
+
+def _key_function(game: Game[Any, Any]) -> tuple[Callable[[Any], Hashable], str]:
+    canonical = getattr(game, "canonical_key", None)
+    if callable(canonical):
+        return canonical, "canonical_key"
+    return game.key, "key"
+
+
+def play_random_games(game: Game[Any, Any], seed: int, indices: Iterable[int]) -> dict[str, list[int]]:
+    """Play the games numbered ``indices`` with random moves; counts per position key.
+
+    Each value is ``[games through the position, wins of player 0, wins of player 1]``.
+    """
+    keyf, _ = _key_function(game)
+    legal, play, outcome = game.legal_moves, game.play, game.outcome
+    start = game.initial_state()
+    counts: dict[str, list[int]] = {}
+    for index in indices:
+        rng = random.Random(game_seed(seed, index))
+        state = start
+        seen = [repr(keyf(state))]
+        while (out := outcome(state)) is None:
+            moves = legal(state)
+            state = play(state, moves[int(rng.random() * len(moves))])
+            seen.append(repr(keyf(state)))
+        slot = 0 if out.winner is None else out.winner + 1
+        for key in seen:
+            entry = counts.get(key)
+            if entry is None:
+                entry = counts[key] = [0, 0, 0]
+            entry[0] += 1
+            if slot:
+                entry[slot] += 1
+    return counts
+
+
+def merge_counts(into: dict[str, list[int]], more: dict[str, list[int]]) -> dict[str, list[int]]:
+    """Add the counts of ``more`` into ``into`` (in place) and return it."""
+    for key, (n, w0, w1) in more.items():
+        entry = into.get(key)
+        if entry is None:
+            into[key] = [n, w0, w1]
+        else:
+            entry[0] += n
+            entry[1] += w0
+            entry[2] += w1
+    return into
+
+
+@dataclass
+class LearnedTable:
+    """Position statistics learned from random games (see the module docstring for the file format)."""
+
+    game: str
+    options: dict[str, Any]
+    variant: str
+    games: int
+    seed: int
+    key: str
+    positions: dict[str, list[int]] = field(default_factory=dict)
+
+    def stats(self, game: Game[Any, Any], state: Any) -> tuple[int, int, int]:
+        """``(games, wins of player 0, wins of player 1)`` through ``state`` (zeros if never met)."""
+        keyf, _ = _key_function(game)
+        n, w0, w1 = self.positions.get(repr(keyf(state)), (0, 0, 0))
+        return n, w0, w1
+
+    def to_json(self) -> str:
+        data = {
+            "format": FORMAT,
+            "version": VERSION,
+            "game": self.game,
+            "options": self.options,
+            "variant": self.variant,
+            "games": self.games,
+            "seed": self.seed,
+            "key": self.key,
+            "positions": dict(sorted(self.positions.items())),
+        }
+        return json.dumps(data, separators=(",", ":")) + "\n"
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.to_json(), encoding="utf-8")
+
+    @classmethod
+    def from_json(cls, text: str, source: str = "table") -> LearnedTable:
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise TableError(f"{source}: not a learned table (bad JSON: {exc})") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise TableError(f"{source}: not a learned table (no \"format\": \"{FORMAT}\"); write one with 'gametree learn'")
+        if data.get("version") != VERSION:
+            raise TableError(f"{source}: table version {data.get('version')!r}, this gametree reads version {VERSION}")
+        try:
+            positions = {str(k): [int(v[0]), int(v[1]), int(v[2])] for k, v in data["positions"].items()}
+            return cls(str(data["game"]), dict(data["options"]), str(data["variant"]), int(data["games"]), int(data["seed"]), str(data["key"]), positions)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            raise TableError(f"{source}: malformed learned table ({type(exc).__name__}: {exc})") from None
+
+    @classmethod
+    def load(cls, path: str | Path) -> LearnedTable:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise TableError(f"cannot read the learned table {path}: {exc.strerror or exc}; write one with 'gametree learn GAME -o {path}'") from None
+        return cls.from_json(text, str(path))
+
+    def check(self, game: Game[Any, Any]) -> None:
+        """Raise :class:`TableError` unless the table was learned for this very game (same variant)."""
+        if self.variant != repr(game):
+            raise TableError(f"this table was learned for {self.variant}, not for {game!r}: learn one with 'gametree learn'")
+
+
+def _chunks(games: int, pieces: int) -> list[range]:
+    size = max(1, -(-games // pieces))
+    return [range(start, min(games, start + size)) for start in range(0, games, size)]
+
+
+def _learn_chunk(task: tuple[Game[Any, Any], int, int, int]) -> tuple[int, dict[str, list[int]]]:
+    game, seed, start, stop = task
+    return stop - start, play_random_games(game, seed, range(start, stop))
+
+
+def learn(
+    game: Game[Any, Any],
+    *,
+    games: int,
+    seed: int = 0,
+    workers: int = 1,
+    name: str = "",
+    options: dict[str, Any] | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> LearnedTable:
+    """Play ``games`` random games and count, per position, games and wins for each side.
+
+    With ``workers > 1`` the games run in that many processes and the partial
+    tables are merged; the result is identical to ``workers=1``.
+    ``progress(n)`` is called as each batch of ``n`` games finishes.
+    ``name`` and ``options`` (the game's registry name and options) are
+    stored in the table for people to read.
+    """
+    if games < 1:
+        raise ValueError(f"the number of games must be at least 1, not {games}")
+    if workers < 1:
+        raise ValueError(f"the number of workers must be at least 1, not {workers}")
+    _, key_kind = _key_function(game)
+    pieces = 1 if workers == 1 and progress is None else max(workers * 8, min(100, games // 1000))
+    tasks = [(game, seed, r.start, r.stop) for r in _chunks(games, pieces)]
+    counts: dict[str, list[int]] = {}
+    if workers == 1:
+        for task in tasks:
+            done, part = _learn_chunk(task)
+            merge_counts(counts, part)
+            if progress is not None:
+                progress(done)
+    else:
+        from .parallel import process_pool
+
+        with process_pool(workers) as pool:
+            for done, part in pool.imap_unordered(_learn_chunk, tasks):
+                merge_counts(counts, part)
+                if progress is not None:
+                    progress(done)
+    return LearnedTable(name or type(game).__name__, dict(options or {}), repr(game), games, seed, key_kind, counts)
+
+
+class LearnedPlayer:
+    """Plays the move leading to the position with the best learned record.
+
+    A move's value for the player ``p`` making it is ``(wins_p - wins_other)
+    / (games + 1)`` over the random games that went through the position it
+    leads to (the ``+ 1`` pulls rarely seen positions towards 0); a move that
+    ends the game is worth exactly 1 (win), 0 (draw) or -1.  Ties are broken
+    at random.  The table is read from ``table`` (a path or a
+    :class:`LearnedTable`), else from ``$GAMETREE_TABLE``, else from
+    ``gametree-learned.json`` in the current directory, on the first move.
+    """
+
+    human = False
+
+    def __init__(self, table: str | Path | LearnedTable | None = None) -> None:
+        self._source = table
+        self._table: LearnedTable | None = table if isinstance(table, LearnedTable) else None
+        self._checked: Game[Any, Any] | None = None
+
+    def table(self) -> LearnedTable:
+        if self._table is None:
+            import os
+
+            path = self._source or os.environ.get(TABLE_ENV) or DEFAULT_TABLE
+            self._table = LearnedTable.load(path)
+        return self._table
+
+    def values(self, game: Game[Any, Any], state: Any) -> list[tuple[Any, float]]:
+        """Every legal move with its learned value for the side to move."""
+        table = self.table()
+        if self._checked is not game:
+            table.check(game)
+            self._checked = game
+        me = game.to_move(state)
+        out = []
+        for move in game.legal_moves(state):
+            after = game.play(state, move)
+            end = game.outcome(after)
+            if end is not None:
+                value = 0.0 if end.winner is None else 1.0 if end.winner == me else -1.0
+            else:
+                n, w0, w1 = table.stats(game, after)
+                mine, theirs = (w0, w1) if me == 0 else (w1, w0)
+                value = (mine - theirs) / (n + 1)
+            out.append((move, value))
+        return out
+
+    def choose(self, game: Game[Any, Any], state: Any, rng: random.Random) -> Any:
+        values = self.values(game, state)
+        best = max(v for _, v in values)
+        return rng.choice([m for m, v in values if v == best])
