@@ -25,7 +25,7 @@ __all__ = ["DEFAULT_GAME", "PlayerKind", "play_group", "session_options"]
 DEFAULT_GAME = "tictactoe"
 #: ``perfect`` solves the whole game before moving; beyond this many plies (cells) that is
 #: slow in Python, so the default second player becomes ``hard`` and choosing ``perfect`` warns.
-PERFECT_MAX_PLIES = 16
+PERFECT_MAX_PLIES = 20
 
 
 if TYPE_CHECKING:
