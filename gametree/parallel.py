@@ -37,6 +37,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -172,16 +173,19 @@ def _table(game: Game[Any, Any], algorithm: str, entries: int) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class _Task:
-    index: int
+    """Solve ``state`` exactly (``window`` None), or search it with the null window ``window``."""
+
     game: Any
     state: Any
     algorithm: str
     entries: int
+    window: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class _Answer:
-    index: int
+    """An exact score and its line, or (for a window) a fail-soft bound; and what it cost."""
+
     score: int
     pv: tuple[str, ...]
     stats: SearchStats
@@ -189,124 +193,288 @@ class _Answer:
 
 def _solve_task(task: _Task) -> _Answer:
     from .search import ALGORITHMS as FUNCTIONS
+    from .search import _Counters, _Engine, _freeze
 
     table = _table(task.game, task.algorithm, task.entries)
-    result = FUNCTIONS[task.algorithm](task.game, task.state, cache=table, all_moves=False, pv=True)
-    return _Answer(task.index, result.score, result.pv, result.stats)
+    if task.window is None:
+        result = FUNCTIONS[task.algorithm](task.game, task.state, cache=table, all_moves=False, pv=True)
+        return _Answer(result.score, result.pv, result.stats)
+    counters = _Counters()
+    engine: _Engine
+    if task.algorithm == "solver":
+        from .exact import _SolverEngine
+
+        engine = _SolverEngine(task.game, table=table, symmetry=True, counters=counters)
+    else:
+        engine = _Engine(task.game, limit=None, table=table, symmetry=True, counters=counters)
+    base = (table.probes, table.hits, table.stores)
+    start = time.perf_counter()
+    value = engine.alphabeta(task.state, task.window[0], task.window[1], 0)
+    return _Answer(int(value), (), _freeze(counters, table, time.perf_counter() - start, base))
 
 
-# -- running the subproblems --------------------------------------------------------------
-def _run_local(tasks: Sequence[_Task], workers: int) -> Iterator[_Answer]:
-    if workers == 1:
-        for task in tasks:
-            yield _solve_task(task)
-        return
-    with process_pool(min(workers, len(tasks))) as pool:
-        yield from pool.imap_unordered(_solve_task, tasks)
+# -- running subproblems: in this process, in worker processes, on Dask --------------------
+class _Cancelled(Exception):
+    pass
 
 
-def _dask_client(scheduler: Any) -> tuple[Any, bool]:
-    try:
-        from dask.distributed import Client
-    except ImportError:
-        raise ParallelError("--scheduler needs Dask: pip install 'gametree[dask]' (or pip install distributed)") from None
-    if isinstance(scheduler, Client):
-        return scheduler, False
-    try:
-        return Client(scheduler, timeout="10s"), True
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise ParallelError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+class _Runner:
+    """Submits subproblems and waits for answers; ``cancel()`` stops every wait."""
+
+    def __init__(self) -> None:
+        self.cancelled = threading.Event()
+
+    def submit(self, task: _Task) -> Any:
+        raise NotImplementedError
+
+    def result(self, handle: Any) -> _Answer:
+        raise NotImplementedError
+
+    def slots(self) -> int:
+        return 1
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+
+    def close(self) -> None:
+        pass
 
 
-def _dask_threads(client: Any) -> int:
-    return max(1, sum(client.nthreads().values()))
+class _InProcess(_Runner):
+    """No workers: each subproblem is solved when its answer is first needed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lock = threading.Lock()  # one search at a time: the tables are per thread, the CPU is one
+
+    def submit(self, task: _Task) -> Any:
+        return [task, None]
+
+    def result(self, handle: Any) -> _Answer:
+        with self.lock:
+            if handle[1] is None:
+                if self.cancelled.is_set():
+                    raise _Cancelled
+                handle[1] = _solve_task(handle[0])
+            return handle[1]  # type: ignore[no-any-return]
 
 
-def _run_dask(tasks: Sequence[_Task], client: Any) -> Iterator[_Answer]:
-    from dask.distributed import as_completed
+class _Processes(_Runner):
+    def __init__(self, workers: int) -> None:
+        super().__init__()
+        self.workers = workers
+        self.pool = _context().Pool(workers, initializer=_ignore_sigint)
 
-    futures = client.map(_solve_task, tasks, pure=False)
-    try:
-        for future in as_completed(futures):
-            yield future.result()
-    except BaseException:
-        client.cancel(futures)
-        raise
+    def slots(self) -> int:
+        return self.workers
+
+    def submit(self, task: _Task) -> Any:
+        return self.pool.apply_async(_solve_task, (task,))
+
+    def result(self, handle: Any) -> _Answer:
+        while True:
+            if self.cancelled.is_set():
+                raise _Cancelled
+            try:
+                return handle.get(timeout=0.1)  # type: ignore[no-any-return]
+            except multiprocessing.TimeoutError:
+                continue
+
+    def cancel(self) -> None:
+        super().cancel()
+        self.pool.terminate()
+
+    def close(self) -> None:
+        if self.cancelled.is_set():
+            self.pool.join()
+            return
+        self.pool.close()
+        self.pool.join()
 
 
-# -- combining ------------------------------------------------------------------------------
-class _Combiner:
-    """Negamax over the plies above the split, with the subproblems' exact scores."""
+class _Dask(_Runner):
+    def __init__(self, scheduler: Any) -> None:
+        super().__init__()
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise ParallelError("--scheduler needs Dask: pip install 'gametree[dask]' (or pip install distributed)") from None
+        self.own = not isinstance(scheduler, Client)
+        if self.own:
+            try:
+                self.client = Client(scheduler, timeout="10s")
+            except (OSError, TimeoutError, ValueError) as exc:
+                raise ParallelError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        else:
+            self.client = scheduler
+        self.futures: list[Any] = []
+        self.lock = threading.Lock()
 
-    def __init__(self, game: Game[Any, Any], root_ply: int, cut: int, scores: dict[Hashable, int], lines: dict[Hashable, tuple[Any, tuple[str, ...]]]):
+    def slots(self) -> int:
+        return max(1, sum(self.client.nthreads().values()))
+
+    def submit(self, task: _Task) -> Any:
+        future = self.client.submit(_solve_task, task, pure=False)
+        with self.lock:
+            self.futures.append(future)
+        return future
+
+    def result(self, handle: Any) -> _Answer:
+        # Block without a timeout (polling with one can lose the result in distributed);
+        # cancel() cancels the futures, which ends the wait.
+        if self.cancelled.is_set():
+            raise _Cancelled
+        try:
+            return handle.result()  # type: ignore[no-any-return]
+        except BaseException:
+            if self.cancelled.is_set():
+                raise _Cancelled from None
+            raise
+
+    def cancel(self) -> None:
+        super().cancel()
+        with self.lock:
+            futures = list(self.futures)
+        self.client.cancel(futures)
+
+    def close(self) -> None:
+        if self.own:
+            self.client.close()
+
+
+# -- the parallel search above the split ------------------------------------------------------
+class _Memo:
+    """A value computed once per canonical key, however many threads ask."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.slots: dict[Hashable, Future[Any]] = {}
+
+    def claim(self, key: Hashable) -> tuple[Future[Any], bool]:
+        with self.lock:
+            slot = self.slots.get(key)
+            if slot is not None:
+                return slot, False
+            slot = self.slots[key] = Future()
+            return slot, True
+
+
+class _Search:
+    """Exact values above the split ply, young-brothers-wait style.
+
+    A node's first move (the game's best-first order) is solved exactly; then
+    all its other moves are tested at once with a null window against that
+    value, and only those that prove better are solved exactly.  Positions at
+    the split ply are solved exactly by a worker.  Symmetric positions
+    (equal canonical keys) are solved once and their lines carried over.
+    """
+
+    def __init__(self, game: Game[Any, Any], runner: _Runner, algorithm: str, entries: int, cut: int) -> None:
         self.game = game
+        self.runner = runner
+        self.algorithm = algorithm
+        self.entries = entries
+        self.cut = cut
         self.C = game.info.max_plies
-        self.cut = root_ply + cut
         self.keyf = _keyf(game)
-        self.scores = scores
-        self.lines = lines
-        self.root_ply = root_ply
-        #: Positions above the split evaluated here, by depth below the root.
-        self.per_depth = [0] * (cut + 1)
-        self.memo: dict[Hashable, int] = {}
+        self.memo = _Memo()
+        self.lock = threading.Lock()
+        self.submitted = 0
+        self.finished = 0
+        self.answers: list[_Answer] = []
+        self.on_change: Callable[[], None] = lambda: None
 
-    def value(self, state: Any) -> int:
+    # -- subproblems ---------------------------------------------------------------
+    def _ask(self, state: Any, window: tuple[int, int] | None) -> Any:
+        with self.lock:
+            self.submitted += 1
+        self.on_change()
+        return self.runner.submit(_Task(self.game, state, self.algorithm, self.entries, window))
+
+    def _wait(self, handle: Any) -> _Answer:
+        answer = self.runner.result(handle)
+        with self.lock:
+            self.finished += 1
+            self.answers.append(answer)
+        self.on_change()
+        return answer
+
+    # -- values ----------------------------------------------------------------------
+    def _terminal(self, state: Any) -> int | None:
+        out = self.game.outcome(state)
+        if out is None:
+            return None
+        if out.winner is None:
+            return 0
+        magnitude = (self.C + 2 - self.game.ply(state)) // 2
+        return magnitude if out.winner == self.game.to_move(state) else -magnitude
+
+    def exact(self, state: Any, handle: Any = None) -> tuple[int, list[str]]:
+        """The exact score of ``state`` and an optimal line from it to the end (move texts)."""
+        end = self._terminal(state)
+        if end is not None:
+            return end, []
+        slot, mine = self.memo.claim(self.keyf(state))
+        if mine:
+            try:
+                value, line = self._exact(state, handle)
+            except BaseException as exc:
+                slot.set_exception(exc)
+                raise
+            slot.set_result((state, value, line))
+        rep, value, line = slot.result()
+        return value, _carry(self.game, self.keyf, rep, line, state)
+
+    def _exact(self, state: Any, handle: Any) -> tuple[int, list[str]]:
         game = self.game
-        out = game.outcome(state)
-        if out is not None:
-            self.per_depth[game.ply(state) - self.root_ply] += 1
-            if out.winner is None:
-                return 0
-            magnitude = (self.C + 2 - game.ply(state)) // 2
-            return magnitude if out.winner == game.to_move(state) else -magnitude
-        key = self.keyf(state)
-        if game.ply(state) == self.cut:
-            return self.scores[key]
-        known = self.memo.get(key)
-        if known is not None:
-            return known
-        self.per_depth[game.ply(state) - self.root_ply] += 1
-        best = max(-self.value(game.play(state, m)) for m in game.legal_moves(state))
-        self.memo[key] = best
-        return best
+        if game.ply(state) >= self.cut:
+            answer = self._wait(handle if handle is not None else self._ask(state, None))
+            return answer.score, list(answer.pv)
+        moves = list(game.legal_moves(state))
+        children = [game.play(state, m) for m in moves]
+        value, line = self.exact(children[0])
+        best, best_index, best_line = -value, 0, line
+        # Test every other move at once: can it beat ``best``?  (Is its value below -best?)
+        tests = []
+        for i in range(1, len(moves)):
+            end = self._terminal(children[i])
+            if end is not None:
+                if -end > best:
+                    best, best_index, best_line = -end, i, []
+                continue
+            threshold = -best
+            tests.append((i, threshold, self._ask(children[i], (threshold - 1, threshold))))
+        better = []
+        for i, threshold, h in tests:
+            if self._wait(h).score <= threshold - 1:  # fail low: the child is worse for its mover
+                better.append(i)
+        # Solve the moves that proved better exactly, all submitted before any is awaited.
+        early = {i: self._ask(children[i], None) for i in better if game.ply(children[i]) >= self.cut}
+        for i in better:
+            value, line = self.exact(children[i], early.get(i))
+            if -value > best:
+                best, best_index, best_line = -value, i, line
+        return best, [game.format_move(state, moves[best_index]), *best_line]
 
-    def line(self, state: Any) -> list[str]:
-        """An optimal line from ``state`` to the end of the game, as move texts."""
-        game = self.game
-        out: list[str] = []
-        while game.outcome(state) is None:
-            if game.ply(state) == self.cut:
-                return out + self._carried(state)
-            value = self.value(state)
-            for move in game.legal_moves(state):
-                child = game.play(state, move)
-                if -self.value(child) == value:
-                    out.append(game.format_move(state, move))
-                    state = child
-                    break
-            else:  # pragma: no cover - the values are consistent
-                raise AssertionError("no move keeps the value")
-        return out
 
-    def _carried(self, state: Any) -> list[str]:
-        """The solved subproblem's line, carried over from its representative to ``state``."""
-        game, keyf = self.game, self.keyf
-        rep, pv = self.lines[keyf(state)]
-        if game.key(rep) == game.key(state):
-            return list(pv)
-        out = []
-        for text in pv:
-            rep = game.play(rep, game.parse_move(rep, text))
-            target = keyf(rep)
-            for move in game.legal_moves(state):
-                child = game.play(state, move)
-                if keyf(child) == target:
-                    out.append(game.format_move(state, move))
-                    state = child
-                    break
-            else:  # pragma: no cover - symmetric positions have symmetric moves
+def _carry(game: Game[Any, Any], keyf: Callable[[Any], Hashable], rep: Any, line: Sequence[str], state: Any) -> list[str]:
+    """A line played from ``rep``, carried over to the symmetric position ``state``
+    (move by move: the successor with the same canonical key)."""
+    if game.key(rep) == game.key(state):
+        return list(line)
+    out = []
+    for text in line:
+        rep = game.play(rep, game.parse_move(rep, text))
+        target = keyf(rep)
+        for move in game.legal_moves(state):
+            child = game.play(state, move)
+            if keyf(child) == target:
+                out.append(game.format_move(state, move))
+                state = child
                 break
-        return out
+        else:  # pragma: no cover - symmetric positions have symmetric moves
+            break
+    return out
 
 
 def _plies(game: Game[Any, Any], start: Any, line: Sequence[str]) -> int | None:
@@ -314,6 +482,12 @@ def _plies(game: Game[Any, Any], start: Any, line: Sequence[str]) -> int | None:
     for text in line:
         state = game.play(state, game.parse_move(state, text))
     return len(line) if game.outcome(state) is not None else None
+
+
+def _runner(workers: int, scheduler: Any) -> _Runner:
+    if scheduler is not None:
+        return _Dask(scheduler)
+    return _InProcess() if workers == 1 else _Processes(workers)
 
 
 def solve_parallel(
@@ -331,9 +505,11 @@ def solve_parallel(
     a Dask cluster when ``scheduler`` is given (an address like
     ``tcp://host:8786`` or a ``dask.distributed.Client``).
 
-    ``progress(done, total)`` is called before the first and after each
-    subproblem.  The result equals the single-process ``algorithm`` in value,
-    score, best moves and every root move's score.
+    ``progress(done, total)`` is called as subproblems are submitted and
+    finish (the total grows while the search above the split goes on).  The
+    result equals the single-process ``algorithm`` in value, score, best moves
+    and every root move's score.  Ctrl-C (``KeyboardInterrupt``) stops the
+    workers before it propagates.
     """
     if algorithm not in ALGORITHMS:
         raise ParallelError(f"parallel solving needs an exact algorithm ({' or '.join(ALGORITHMS)}), not {algorithm!r}")
@@ -341,72 +517,76 @@ def solve_parallel(
         raise ParallelError(f"the number of workers must be at least 1, not {workers}")
     state = _start(game, state)
     start = time.perf_counter()
-    client, own_client = (None, False) if scheduler is None else _dask_client(scheduler)
+    runner = _runner(workers, scheduler)
     try:
-        slots = _dask_threads(client) if client is not None else workers
-        cut = split(game, state, target=TASKS_PER_WORKER * slots if slots > 1 else 1, ply=split_ply)
-        keys = list(cut.subproblems)
-        tasks = [_Task(i, game, cut.subproblems[k], algorithm, table_entries) for i, k in enumerate(keys)]
-        total = len(tasks)
+        slots = runner.slots()
+        ply = split_ply if split_ply is not None else split(game, state, target=TASKS_PER_WORKER * slots).ply
+        if ply < 1:
+            raise ParallelError(f"the split ply must be at least 1, not {ply}")
+        search = _Search(game, runner, algorithm, table_entries, game.ply(state) + ply)
         if progress is not None:
-            progress(0, total)
-        answers: list[_Answer | None] = [None] * total
-        stream = _run_dask(tasks, client) if client is not None else _run_local(tasks, workers)
-        for done, answer in enumerate(stream, start=1):
-            answers[answer.index] = answer
-            if progress is not None:
-                progress(done, total)
+            report = progress
+            search.on_change = lambda: report(search.finished, search.submitted)
+        moves = list(game.legal_moves(state))
+        children = [game.play(state, m) for m in moves]
+        with ThreadPoolExecutor(max_workers=len(children), thread_name_prefix="gametree-split") as threads:
+            jobs = [threads.submit(search.exact, child) for child in children]
+            try:
+                pending = set(jobs)
+                while pending:  # the main thread waits in short steps, so Ctrl-C is seen at once
+                    _, pending = wait(pending, timeout=0.2, return_when=FIRST_EXCEPTION)
+                    for job in jobs:
+                        if job.done() and job.exception() is not None:
+                            raise job.exception()  # type: ignore[misc]
+            except BaseException:
+                runner.cancel()
+                for job in jobs:
+                    job.cancel()
+                raise
+            answers = [job.result() for job in jobs]
     finally:
-        if own_client:
-            client.close()
-    scores = {k: a.score for k, a in zip(keys, answers) if a is not None}
-    lines = {k: (cut.subproblems[k], a.pv) for k, a in zip(keys, answers) if a is not None}
-    return _result(game, state, algorithm, cut, scores, lines, [a for a in answers if a is not None], time.perf_counter() - start)
+        runner.close()
+    return _result(game, state, algorithm, moves, answers, search, ply, time.perf_counter() - start)
 
 
 def _result(
     game: Game[Any, Any],
     state: Any,
     algorithm: str,
-    cut: Split,
-    scores: dict[Hashable, int],
-    lines: dict[Hashable, tuple[Any, tuple[str, ...]]],
-    answers: list[_Answer],
+    moves: list[Any],
+    answers: list[tuple[int, list[str]]],
+    search: _Search,
+    ply: int,
     seconds: float,
 ) -> SearchResult:
-    combine = _Combiner(game, game.ply(state), cut.ply, scores, lines)
     fmt = game.format_move
-    moves = list(game.legal_moves(state))
-    children = [game.play(state, m) for m in moves]
-    values = [-combine.value(child) for child in children]
+    values = [-value for value, _ in answers]
+    lines = [[fmt(state, m), *line] for m, (_, line) in zip(moves, answers)]
     best = max(values)
-    best_index = values.index(best)
-    move_lines = [[fmt(state, m), *combine.line(child)] for m, child in zip(moves, children)]
-    pv = move_lines[best_index]
+    pv = lines[values.index(best)]
     plies = _plies(game, state, pv)
     move_values = tuple(
         MoveValue(move=fmt(state, m), score=v, plies_to_end=_plies(game, state, line) if plies is not None else None, best=v == best)
-        for m, v, line in zip(moves, values, move_lines)
+        for m, v, line in zip(moves, values, lines)
     )
     me = game.to_move(state)
     value, winner = ("win", me) if best > 0 else ("loss", 1 - me) if best < 0 else ("draw", None)
-    per_depth = list(combine.per_depth)
-    per_depth[0] = 1
-    for a in answers:
-        shifted = a.stats.nodes_per_depth
-        if len(per_depth) < cut.ply + len(shifted):
-            per_depth.extend([0] * (cut.ply + len(shifted) - len(per_depth)))
-        for i, n in enumerate(shifted):
-            per_depth[cut.ply + i] += n
-    nodes = sum(per_depth)
+    done = search.answers
+    per_depth: list[int] = [1]
+    for a in done:  # a subproblem's depths, counted from the root (subproblems sit at various plies)
+        for i, n in enumerate(a.stats.nodes_per_depth):
+            while len(per_depth) <= ply + i:
+                per_depth.append(0)
+            per_depth[ply + i] += n
+    nodes = sum(a.stats.nodes for a in done) + 1
     stats = SearchStats(
         nodes=nodes,
-        terminals=sum(a.stats.terminals for a in answers),
+        terminals=sum(a.stats.terminals for a in done),
         heuristic_leaves=0,
-        cutoffs=sum(a.stats.cutoffs for a in answers),
-        cache_probes=sum(a.stats.cache_probes for a in answers),
-        cache_hits=sum(a.stats.cache_hits for a in answers),
-        cache_stores=sum(a.stats.cache_stores for a in answers),
+        cutoffs=sum(a.stats.cutoffs for a in done),
+        cache_probes=sum(a.stats.cache_probes for a in done),
+        cache_hits=sum(a.stats.cache_hits for a in done),
+        cache_stores=sum(a.stats.cache_stores for a in done),
         max_depth=len(per_depth) - 1,
         seconds=seconds,
         nodes_per_second=nodes / seconds if seconds > 0 else 0.0,

@@ -1,0 +1,140 @@
+"""Parallel and distributed solving give exactly the single-process answer."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from gametree import alphabeta, play_text, solver
+from gametree.parallel import ParallelError, solve_parallel, split
+
+
+def _answer(result):
+    return (
+        result.value,
+        result.winner,
+        result.score,
+        result.best_moves,
+        [(mv.move, mv.score, mv.best, mv.plies_to_end) for mv in result.move_values],
+    )
+
+
+def _check_line(game, state, result):
+    """The principal variation is legal, ends the game, and ends it as the score says."""
+    for text in result.pv:
+        state = game.play(state, game.parse_move(state, text))
+    out = game.outcome(state)
+    assert out is not None and len(result.pv) == result.plies_to_end
+    assert out.winner == result.winner
+
+
+@pytest.fixture(scope="module")
+def cases(registry):
+    ttt43 = registry.game("tictactoe").create(size=4, k=3)
+    c4 = registry.game("connect4").create(width=4, height=4)
+    nim = registry.game("nim").create()
+    ttt3 = registry.game("tictactoe").create(size=3)
+    return [(ttt3, ttt3.initial_state()), (ttt43, play_text(ttt43, "B2")), (c4, c4.initial_state()), (nim, nim.initial_state())]
+
+
+def test_subproblems_are_distinct_canonical_positions(ttt3):
+    # Positions of 3x3 tic-tac-toe up to symmetry after 1, 2, 3 moves: 3, 12, 38.
+    assert [len(split(ttt3, ttt3.initial_state(), target=0, ply=p).subproblems) for p in (1, 2, 3)] == [3, 12, 38]
+    keys = {ttt3.canonical_key(s) for s in split(ttt3, ttt3.initial_state(), target=0, ply=3).subproblems.values()}
+    assert len(keys) == 38
+    assert split(ttt3, ttt3.initial_state(), target=10).ply == 2  # the shallowest ply with enough subproblems
+
+
+@pytest.mark.parametrize("ply", [1, 2, 3])
+def test_in_process_split_equals_single_process(cases, ply):
+    for game, state in cases:
+        for algorithm, single in (("solver", solver), ("alphabeta", alphabeta)):
+            result = solve_parallel(game, state, workers=1, algorithm=algorithm, split_ply=ply)
+            assert _answer(result) == _answer(single(game, state)), (game, algorithm, ply)
+            _check_line(game, state, result)
+
+
+def test_two_processes_equal_single_process(cases):
+    seen = []
+    for game, state in cases:
+        result = solve_parallel(game, state, workers=2, progress=lambda done, total: seen.append((done, total)))
+        assert _answer(result) == _answer(solver(game, state)), game
+        _check_line(game, state, result)
+    assert seen and all(0 <= done <= total for done, total in seen) and seen[-1][0] == seen[-1][1] > 0
+
+
+def test_bad_requests(ttt3):
+    with pytest.raises(ParallelError, match="exact algorithm"):
+        solve_parallel(ttt3, algorithm="mcts")
+    with pytest.raises(ParallelError, match="at least 1"):
+        solve_parallel(ttt3, workers=0)
+
+
+def test_dask_cluster_gives_the_same_answer(registry):
+    distributed = pytest.importorskip("distributed", reason="Dask is an optional extra: pip install 'gametree[dask]'")
+    game = registry.game("connect4").create(width=4, height=4)
+    ttt43 = registry.game("tictactoe").create(size=4, k=3)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        result = solve_parallel(game, scheduler=cluster.scheduler_address)
+        assert _answer(result) == _answer(solver(game))
+        _check_line(game, game.initial_state(), result)
+        with distributed.Client(cluster) as client:
+            state = play_text(ttt43, "B2 A1")
+            assert _answer(solve_parallel(ttt43, state, scheduler=client, algorithm="alphabeta")) == _answer(alphabeta(ttt43, state))
+
+
+# -- command line ---------------------------------------------------------------------------
+def _gametree(*args, **kwargs):
+    return subprocess.run([sys.executable, "-c", "from gametree.cli import main; main()", *args], capture_output=True, text=True, timeout=120, **kwargs)
+
+
+def test_cli_workers_equal_one_process():
+    base = ("solve", "tictactoe", "--size", "4", "--k", "3", "--moves", "B2 A1", "--json")
+    single = json.loads(_gametree(*base).stdout)
+    out = _gametree(*base, "--workers", "2", "--split-ply", "2")
+    assert out.returncode == 0, out.stderr
+    both = json.loads(out.stdout)
+    for field in ("value", "winner", "score", "best_moves", "plies_to_end"):
+        assert both[field] == single[field], field
+    assert [(m["move"], m["score"]) for m in both["move_values"]] == [(m["move"], m["score"]) for m in single["move_values"]]
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (("--workers", "2", "-a", "mcts"), "exact algorithm"),
+        (("--workers", "2", "--depth", "2"), "--depth"),
+        (("--split-ply", "2",), "--split-ply needs"),
+        (("--workers", "0",), "--workers"),
+    ],
+)
+def test_cli_bad_parallel_flags_are_one_line(args, needle):
+    out = _gametree("solve", "tictactoe", *args)
+    assert out.returncode == 2 and needle in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_stops_the_workers_cleanly():
+    # A solve that takes far longer than the test: interrupt it once the workers are busy.
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from gametree.cli import main; main()", "solve", "connect4", "--workers", "2", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    time.sleep(3)
+    assert proc.poll() is None
+    os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: the whole process group
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:  # pragma: no cover - the failure this test is about
+        os.killpg(proc.pid, signal.SIGKILL)
+        raise
+    assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err and out == ""
