@@ -275,6 +275,11 @@ class LearnedPlayer:
         return out
 
     def choose(self, game: Game[Any, Any], state: Any, rng: random.Random) -> Any:
-        values = self.values(game, state)
+        try:
+            values = self.values(game, state)
+        except TableError as exc:
+            from .play import PlayError
+
+            raise PlayError(str(exc)) from None
         best = max(v for _, v in values)
         return rng.choice([m for m, v in values if v == best])

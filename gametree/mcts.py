@@ -42,7 +42,7 @@ from typing import Any
 from .game import Game, UnsupportedGameError
 from .search import MoveValue, SearchResult, SearchStats, _start
 
-__all__ = ["DEFAULT_EXPLORATION", "DEFAULT_ITERATIONS", "MCTSNode", "MCTSRun", "mcts", "run"]
+__all__ = ["DEFAULT_EXPLORATION", "DEFAULT_ITERATIONS", "MCTSNode", "MCTSPlayer", "MCTSRun", "choose", "mcts", "run"]
 
 #: The exploration constant ``c`` of UCT (rewards are in [-1, 1]).
 DEFAULT_EXPLORATION = 1.0
@@ -456,3 +456,43 @@ def mcts(
     is always reported, and the principal variation costs nothing.
     """
     return result_of(game, run(game, state, iterations=iterations, time_limit=time_limit, exploration=exploration, seed=seed, depth=depth), depth)
+
+
+class MCTSPlayer:
+    """A ``gametree play`` player: Monte Carlo tree search for ``seconds`` a move.
+
+    ``seconds`` defaults to ``$GAMETREE_MCTS_SECONDS`` or 1.  Playouts are
+    cut at once by the game's ``evaluate`` heuristic when it has one (a new
+    node is scored by the heuristic, which is the strongest setting at a second a move on
+    Connect Four), else they are random games played to the end.  The
+    search is seeded from the game loop's generator.
+    """
+
+    human = False
+
+    def __init__(self, seconds: float | None = None, *, iterations: int | None = None, depth: int | None | str = "auto", exploration: float | None = None) -> None:
+        if seconds is None and iterations is None:
+            import os
+
+            seconds = float(os.environ.get("GAMETREE_MCTS_SECONDS", "1"))
+        self.seconds = seconds
+        self.iterations = iterations
+        self.depth = depth
+        self.exploration = exploration
+
+    def choose(self, game: Game[Any, Any], state: Any, rng: random.Random) -> Any:
+        depth = self.depth
+        if depth == "auto":
+            depth = 0 if callable(getattr(game, "evaluate", None)) else None
+        tree = run(
+            game,
+            state,
+            iterations=self.iterations,
+            time_limit=self.seconds,
+            exploration=self.exploration,
+            seed=rng.getrandbits(64),
+            depth=depth,  # type: ignore[arg-type]
+        )
+        best = choose(tree.root)
+        assert best is not None, "a run adds at least one node"
+        return best.move

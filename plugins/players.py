@@ -9,6 +9,10 @@ medium    alpha-beta 2 plies deep, the game's heuristic at the leaves
 hard      alpha-beta 4 plies deep, the game's heuristic at the leaves
 perfect   a full solve (gametree's exact solver) with depth-aware scores: it never loses,
           wins as fast as possible and, when lost, loses as slowly as possible
+mcts      Monte Carlo tree search, 1 s a move ($GAMETREE_MCTS_SECONDS), with
+          proven wins and losses (gametree.mcts.MCTSPlayer)
+learned   the move with the best record in a table of random games written by
+          'gametree learn' ($GAMETREE_TABLE, else gametree-learned.json)
 ========  ==================================================================
 
 Search players pick at random among equally good moves, with the generator
@@ -32,6 +36,8 @@ import random
 from typing import Any
 
 from gametree import Game, TranspositionTable, hookimpl, solver
+from gametree.learn import LearnedPlayer
+from gametree.mcts import MCTSPlayer
 
 __all__ = ["EasyPlayer", "HumanPlayer", "RandomPlayer", "SearchPlayer", "STRENGTHS"]
 
@@ -130,3 +136,5 @@ def gametree_register_players(registry) -> None:  # type: ignore[no-untyped-def]
     registry.add_player("easy", EasyPlayer)
     for name, depth in STRENGTHS.items():
         registry.add_player(name, functools.partial(SearchPlayer, depth))
+    registry.add_player("mcts", MCTSPlayer)
+    registry.add_player("learned", LearnedPlayer)
