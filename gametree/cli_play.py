@@ -157,7 +157,7 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
             raise click.UsageError("--json needs two computer players (for example --x perfect --o random)")
         try:
             result = play_match(game, [s.player for s in seats], games=params["games"], seed=params["seed"], names=(seats[0].kind, seats[1].kind), start=start)
-        except PlayError as exc:
+        except (PlayError, GameError) as exc:
             raise click.ClickException(str(exc)) from None
         click.echo(json.dumps({"game": spec.name, "seed": params["seed"], **dataclasses.asdict(result)}))
         return
@@ -175,7 +175,7 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
     )
     try:
         session.run()
-    except PlayError as exc:
+    except (PlayError, GameError) as exc:  # a player that breaks the rules, or a game a search cannot handle
         raise click.ClickException(str(exc)) from None
     if session.ended == "interrupt":
         sys.exit(130)  # the shell's code for Ctrl-C (click's non-standalone main would swallow ctx.exit)

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar, runtime_checka
 
 from .cache import TranspositionTable
 from .game import Game, GameError, checked_play
-from .search import SearchResult, alphabeta
+from .search import SearchResult, solver
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -447,7 +447,7 @@ class Session:
                     self.records.append(record)
                     return False
                 try:
-                    return self.ask_again(record)
+                    return self.ask_again(record, can_undo=self._undo_point(history) is not None)
                 except _Undo:
                     self._undo(history, moves)
                     continue
@@ -476,7 +476,7 @@ class Session:
     def _texts(self, history: list[Any], moves: list[Any]) -> list[str]:
         return [self.game.format_move(s, m) for s, m in zip(history, moves)]
 
-    def ask_again(self, record: GameRecord) -> bool:
+    def ask_again(self, record: GameRecord, *, can_undo: bool) -> bool:
         while True:
             try:
                 answer = self.ui.ask("Play again? [Y/n] ").strip().lower()
@@ -488,9 +488,10 @@ class Session:
                 if answer in NO_WORDS:
                     raise _Stop("quit")
                 return True
-            if answer == "undo":
+            if answer == "undo" and can_undo:
                 raise _Undo
-            self.ui.say("The game is over: answer y to play again, n to stop, or undo to take back your last move.", style="yellow")
+            undo = ", or undo to take back your last move" if can_undo else ""
+            self.ui.say(f"The game is over: answer y to play again, n to stop{undo}.", style="yellow")
 
     # -- the human's turn --------------------------------------------------------------------
     def human_move(self, state: Any, side: int, *, can_undo: bool) -> Any:
@@ -535,7 +536,7 @@ class Session:
 
     def _undo(self, history: list[Any], moves: list[Any]) -> None:
         point = self._undo_point(history)
-        if point is None:  # pragma: no cover - the prompt only offers undo when possible
+        if point is None:  # pragma: no cover - undo is only accepted when possible
             return
         taken = self._texts(history, moves)[point:]
         del history[point + 1 :]
@@ -556,7 +557,7 @@ class Session:
         if self._hint_table is None:
             self._hint_table = TranspositionTable()
         table = self._hint_table
-        return alphabeta(self.game, state, cache=table, all_moves=True, pv=True)
+        return solver(self.game, state, cache=table, all_moves=True, pv=True)
 
     def show_hint(self, state: Any) -> None:
         result = self.ui.think(lambda: self.hint(state), "Solving...")

@@ -654,3 +654,17 @@ def test_pty_ctrl_d_at_a_move_prompt():
     term.expect(r"Goodbye\.")
     assert term.wait() == 0
     assert "Traceback" not in term.text and "Play again" not in term.text
+
+
+def test_pty_undo_at_the_end_when_there_is_nothing_to_take_back():
+    # The computer wins with its first move from this position: no move of yours to take back.
+    term = Terminal_("play", "--x", "perfect", "--o", "human", "--moves", "A1 B1 A2 B2", "--seed", "1", env={"NO_COLOR": "1"})
+    term.expect(r"X \(perfect\) plays A3")
+    term.expect(r"X \(perfect\) wins after 5 moves\.")
+    term.expect(r"Play again\? \[Y/n\] ")
+    term.send("undo\r")
+    term.expect(r"The game is over: answer y to play again, n to stop\.$")
+    term.send("n\r")
+    term.expect(r"Goodbye\.")
+    assert term.wait() == 0
+    assert "Took back" not in term.text
