@@ -54,8 +54,10 @@ def _tree_command(spec: GameSpec) -> click.Command:
     @game_options(spec)
     @click.option("--moves", default="", metavar="MOVES", help='Search the position after these moves (e.g. "A1 B2 C3").')
     @click.option(
-        "--algorithm", "-a", type=click.Choice(["alphabeta", "minimax"]), default="alphabeta", show_default=True, help="Search algorithm to trace."
+        "--algorithm", "-a", type=click.Choice(["alphabeta", "minimax", "mcts"]), default="alphabeta", show_default=True, help="Search algorithm to trace."
     )
+    @click.option("--iterations", type=click.IntRange(min=1), default=None, metavar="N", help="mcts: iterations (the tree has at most N + 1 nodes) [default: 100].")
+    @click.option("--seed", type=int, default=None, help="mcts: seed for the random playouts.")
     @click.option("--depth", type=click.IntRange(min=1), default=None, help="Depth limit; leaves are scored by the game's heuristic.")
     @click.option("--no-cache", is_flag=True, help="Alpha-beta without a transposition cache.")
     @click.option("--root-window", is_flag=True, help="One alpha-beta search from the root (textbook pruning) instead of an exact value for every root move.")
@@ -84,6 +86,10 @@ def _tree_command(spec: GameSpec) -> click.Command:
         from .trace import TreeTooLargeError, capture, count_nodes
 
         algorithm = params["algorithm"]
+        if algorithm == "mcts":
+            tree = _mcts_tree(game, state, params)
+        elif params["iterations"] is not None or params["seed"] is not None:
+            raise click.UsageError(f"--iterations and --seed apply to --algorithm mcts, not {algorithm}")
         search = {
             "algorithm": algorithm,
             "depth": params["depth"],
@@ -92,14 +98,15 @@ def _tree_command(spec: GameSpec) -> click.Command:
         }
         limit = params["max_nodes"]
         try:
-            nodes = count_nodes(game, state, **search, limit=max(COUNT_LIMIT, limit))
-            if nodes is None or nodes > limit:
-                size = f"{nodes:,} nodes" if nodes is not None else f"more than {COUNT_LIMIT:,} nodes"
-                raise click.ClickException(
-                    f"the {algorithm} tree of this position has {size}, more than --max-nodes {limit:,}: "
-                    "start from a later position (--moves), limit the depth (--depth N), or raise --max-nodes"
-                )
-            tree = capture(game, state, **search, max_nodes=limit)
+            if algorithm != "mcts":  # (mcts was captured above)
+                nodes = count_nodes(game, state, **search, limit=max(COUNT_LIMIT, limit))
+                if nodes is None or nodes > limit:
+                    size = f"{nodes:,} nodes" if nodes is not None else f"more than {COUNT_LIMIT:,} nodes"
+                    raise click.ClickException(
+                        f"the {algorithm} tree of this position has {size}, more than --max-nodes {limit:,}: "
+                        "start from a later position (--moves), limit the depth (--depth N), or raise --max-nodes"
+                    )
+                tree = capture(game, state, **search, max_nodes=limit)
         except (GameError, TreeTooLargeError) as exc:
             raise click.ClickException(str(exc)) from None
 
@@ -130,13 +137,32 @@ def _tree_command(spec: GameSpec) -> click.Command:
     return command
 
 
+def _mcts_tree(game: Any, state: Any, params: dict[str, Any]) -> Any:
+    """Capture a Monte Carlo search tree (visits and values on the nodes)."""
+    from .mcts import capture as capture_mcts
+    from .trace import TreeTooLargeError
+
+    if params["no_cache"] or params["root_window"]:
+        raise click.UsageError("--no-cache and --root-window apply to alphabeta, not to --algorithm mcts")
+    iterations = params["iterations"] or 100
+    limit = params["max_nodes"]
+    if iterations + 1 > limit:
+        raise click.ClickException(f"the mcts tree of {iterations:,} iterations can have {iterations + 1:,} nodes, more than --max-nodes {limit:,}: use fewer --iterations or raise --max-nodes")
+    try:
+        return capture_mcts(game, state, iterations=iterations, seed=params["seed"], depth=params["depth"], max_nodes=limit)
+    except (GameError, TreeTooLargeError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 def _summary(tree: Any) -> str:
     from .draw import plural
 
     r = tree.result
     stats = r.stats
     parts = [r.algorithm, plural(stats.nodes, "node")]
-    if r.algorithm != "minimax":
+    if stats.iterations is not None:
+        parts.append(plural(stats.iterations, "iteration"))
+    elif r.algorithm != "minimax":
         parts.append(plural(stats.cutoffs, "cutoff"))
         if tree.graph.graph.get("cache"):
             parts.append(plural(stats.cache_hits, "cache hit"))

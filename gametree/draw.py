@@ -153,7 +153,7 @@ def _num(value: Any) -> str:
 
 def _value_text(data: Mapping[str, Any]) -> str:
     bound = data.get("bound", "exact")
-    relation = {"lower": "≥", "upper": "≤"}.get(bound, "=")
+    relation = {"lower": "≥", "upper": "≤", "estimate": "≈"}.get(bound, "=")
     return f"v {relation} {_num(data.get('value'))}"
 
 
@@ -219,6 +219,8 @@ def _notes(data: Mapping[str, Any]) -> list[str]:
         notes.append("cache hit")
     elif kind == "bound":
         notes.append("score bound")
+    if data.get("visits") is not None:  # Monte Carlo tree search
+        notes.append(plural(int(data["visits"]), "visit") + (" · proven" if data.get("proven") and kind != "terminal" else ""))
     return notes
 
 
@@ -285,7 +287,12 @@ def _legend(algorithm: str, players: tuple[str, ...], board: bool) -> str:
         '<TR><TD COLSPAN="2" ALIGN="LEFT" BALIGN="LEFT">v: the score for the side to move;<BR/>'
         "a node's v is the largest of its children's v<BR/>with the sign flipped (negamax)</TD></TR>",
     ]
-    if algorithm != "minimax":
+    if algorithm == "mcts":
+        rows.append(
+            '<TR><TD COLSPAN="2" ALIGN="LEFT" BALIGN="LEFT">v ≈: the mean playout reward (-1 to 1);<BR/>'
+            "v =: the exact score, proven; visits: iterations through the node</TD></TR>"
+        )
+    elif algorithm != "minimax":
         rows.append(
             '<TR><TD COLSPAN="2" ALIGN="LEFT" BALIGN="LEFT">v ≥ / v ≤: a bound (the search failed high / low)<BR/>'
             "[α, β]: the alpha-beta window on entry</TD></TR>"
@@ -300,7 +307,7 @@ def _legend(algorithm: str, players: tuple[str, ...], board: bool) -> str:
         swatch(COLOURS["heuristic"], "depth limit: heuristic score"),
         words(COLOURS["pv"], "red", "principal variation (best play)"),
     ]
-    if algorithm != "minimax":
+    if algorithm not in ("minimax", "mcts"):
         rows += [
             words(COLOURS["pruned"], "dashed", "moves pruned by a cutoff"),
             words(COLOURS["text"], "double", "border: answered from the cache"),
@@ -319,7 +326,9 @@ def _title(tree: SearchTree) -> str:
     r = tree.result
     stats = r.stats
     parts = [f"{r.algorithm}", plural(stats.nodes, "node") + " visited"]
-    if r.algorithm != "minimax":
+    if stats.iterations is not None:
+        parts.append(plural(stats.iterations, "iteration"))
+    elif r.algorithm != "minimax":
         parts.append(plural(stats.cutoffs, "cutoff"))
         if g.get("cache"):
             parts.append(plural(stats.cache_hits, "cache hit"))

@@ -168,3 +168,31 @@ def test_cli_mcts_json_is_repeatable_and_wrong_flags_are_one_line():
     for args, flag in ((("-a", "solver", "--iterations", "5"), "--iterations"), (("-a", "mcts", "--no-cache"), "--no-cache")):
         out = _gametree("solve", "tictactoe", *args)
         assert out.returncode == 2 and flag in out.stderr and "Traceback" not in out.stderr
+
+
+# -- the tree, for gametree tree ------------------------------------------------------------
+def test_captured_tree_has_visits_and_values(ttt3):
+    from gametree.mcts import capture
+
+    tree = capture(ttt3, play_text(ttt3, "B2 A1"), iterations=60, seed=4)
+    graph = tree.graph
+    assert graph.number_of_nodes() == tree.result.stats.nodes and graph.nodes[0]["visits"] == tree.result.stats.iterations
+    for node, data in graph.nodes(data=True):
+        below = sum(graph.nodes[child]["visits"] for child in graph.successors(node))
+        # The iteration that added a node, then one per iteration through a child (the root was never added).
+        assert data["visits"] == below + (node != 0)
+        assert data["lower"] <= data["value"] <= data["upper"] or not data["proven"]
+        if data["proven"]:
+            assert data["value"] == data["lower"] == data["upper"]
+    assert tree.pv_moves() == list(tree.result.pv)
+    assert "visits" in tree.to_dot()
+
+
+def test_cli_tree_mcts(tmp_path):
+    out = _gametree("tree", "tictactoe", "--moves", "B2 A1 C3", "-a", "mcts", "--iterations", "25", "--seed", "2", "-f", "json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["graph"]["algorithm"] == "mcts" and data["graph"]["iterations"] <= 25
+    assert all("visits" in node for node in data["nodes"])
+    too_big = _gametree("tree", "tictactoe", "-a", "mcts", "--iterations", "1000", "-f", "json")
+    assert too_big.returncode == 1 and "--max-nodes" in too_big.stderr and "Traceback" not in too_big.stderr

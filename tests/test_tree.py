@@ -473,7 +473,7 @@ def test_cli_refuses_big_trees_with_the_exact_count(game):
         (["--moves", "A1 A1"], "A1 is already taken"),
         (["--moves", "A1 B2 C3", "-o", "tree.xyz"], "cannot tell the format"),
         (["--moves", "A1 B2 C3", "-f", "pdf"], "unknown format 'pdf'"),
-        (["--moves", "A1 B2 C3", "-a", "mcts"], "Invalid value for '--algorithm'"),
+        (["--moves", "A1 B2 C3", "-a", "solver"], "Invalid value for '--algorithm'"),
         (["--moves", "A1 A2 B1 B2 C1"], "the game is over"),
     ],
 )
