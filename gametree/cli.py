@@ -25,7 +25,7 @@ __all__ = ["main", "cli", "GameGroup", "registry_of", "game_options", "make_game
 
 
 #: Default transposition-table bound of the search commands.
-CACHE_SIZE = "1M"
+CACHE_SIZE = "3M"
 
 
 # -- plugin registry on the root context ---------------------------------------------
