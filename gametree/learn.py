@@ -250,7 +250,8 @@ class LearnedPlayer:
         if self._table is None:
             import os
 
-            path = self._source or os.environ.get(TABLE_ENV) or DEFAULT_TABLE
+            source = self._source
+            path = source if isinstance(source, (str, Path)) and source else os.environ.get(TABLE_ENV) or DEFAULT_TABLE
             self._table = LearnedTable.load(path)
         return self._table
 

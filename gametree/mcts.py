@@ -375,12 +375,12 @@ def result_of(game: Game[Any, Any], outcome: MCTSRun, depth: int | None = None) 
         if child is None:  # never expanded
             values.append(MoveValue(fmt(state, move), 0.0, None, False, 0, None))
             continue
-        score = _child_score(child)
+        move_score = _child_score(child)
         values.append(
             MoveValue(
                 move=fmt(state, move),
-                score=score,
-                plies_to_end=_plies_to_end(C, root.ply, score) if child.lo == child.hi else None,
+                score=move_score,
+                plies_to_end=_plies_to_end(C, root.ply, move_score) if child.lo == child.hi else None,
                 best=child is best,
                 visits=child.visits,
                 mean=child.total / child.visits if child.visits else None,

@@ -198,7 +198,7 @@ def _solve_task(task: _Task) -> _Answer:
     table = _table(task.game, task.algorithm, task.entries)
     if task.window is None:
         result = FUNCTIONS[task.algorithm](task.game, task.state, cache=table, all_moves=False, pv=True)
-        return _Answer(result.score, result.pv, result.stats)
+        return _Answer(int(result.score), result.pv, result.stats)
     counters = _Counters()
     engine: _Engine
     if task.algorithm == "solver":
@@ -300,9 +300,10 @@ class _Dask(_Runner):
         except ImportError:
             raise ParallelError("--scheduler needs Dask: pip install 'gametree[dask]' (or pip install distributed)") from None
         self.own = not isinstance(scheduler, Client)
+        self.client: Any
         if self.own:
             try:
-                self.client = Client(scheduler, timeout="10s")
+                self.client = Client(scheduler, timeout="10s")  # type: ignore[no-untyped-call]
             except (OSError, TimeoutError, ValueError) as exc:
                 raise ParallelError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
         else:
@@ -311,7 +312,8 @@ class _Dask(_Runner):
         self.lock = threading.Lock()
 
     def slots(self) -> int:
-        return max(1, sum(self.client.nthreads().values()))
+        threads: int = sum(self.client.nthreads().values())
+        return max(1, threads)
 
     def submit(self, task: _Task) -> Any:
         future = self.client.submit(_solve_task, task, pure=False)
