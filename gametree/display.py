@@ -21,6 +21,8 @@ def describe(game: Any, result: SearchResult) -> str:
     """One line: who wins (or draw) and in how many plies."""
     names = game.info.player_names
     plies = "" if result.plies_to_end is None else f" in {result.plies_to_end} plies"
+    if not result.proven and result.stats.iterations is not None:  # Monte Carlo
+        return f"unknown (mean reward {result.score:+.3f} for {names[result.to_move]} after {result.stats.iterations:,} iterations)"
     if not result.proven:
         return f"unknown (heuristic score {result.score:+.3f} for {names[result.to_move]} at depth {result.depth})"
     if result.winner is None:
@@ -46,10 +48,17 @@ def print_result(game: Any, state: Any, result: SearchResult) -> None:
     table.add_column("score", justify="right")
     table.add_column("outcome")
     table.add_column("plies to end", justify="right")
+    monte_carlo = any(mv.visits is not None for mv in result.move_values)
+    if monte_carlo:
+        table.add_column("visits", justify="right")
+        table.add_column("mean", justify="right")
     for mv in sorted(result.move_values, key=lambda m: -m.score):
         outcome = "?" if not result.proven and abs(mv.score) < 1 else "win" if mv.score > 0 else "loss" if mv.score < 0 else "draw"
         style = "bold green" if mv.best else None
-        table.add_row(mv.move, _score(mv.score), outcome, "-" if mv.plies_to_end is None else str(mv.plies_to_end), style=style)
+        cells = [mv.move, _score(mv.score), outcome, "-" if mv.plies_to_end is None else str(mv.plies_to_end)]
+        if monte_carlo:
+            cells += [f"{mv.visits or 0:,}", "-" if mv.mean is None else f"{mv.mean:+.3f}"]
+        table.add_row(*cells, style=style)
     out.print(table)
     out.print(f"Best moves: {' '.join(result.best_moves)}")
     out.print(f"Principal variation: {' '.join(result.pv)}")
@@ -61,6 +70,8 @@ def print_result(game: Any, state: Any, result: SearchResult) -> None:
         f"max depth {s.max_depth}, {s.seconds * 1000:.1f} ms, {s.nodes_per_second:,.0f} nodes/s[/]"
     )
     out.print(f"[dim]nodes per depth: {' '.join(str(n) for n in s.nodes_per_depth)}[/]")
+    if s.iterations is not None:
+        out.print(f"[dim]{s.iterations:,} Monte Carlo iterations[/]")
 
 
 def print_games(registry: Registry) -> None:
