@@ -90,6 +90,8 @@ CASES = {
     for c in (
         Case("3x3k3", "mnk", 3, 3, 3, "draw", quick=True),
         Case("4x4k3", "mnk", 4, 4, 3, "win", quick=True),
+        Case("4x3k3", "mnk", 4, 3, 3, "win", quick=True),
+        Case("5x5k3", "mnk", 5, 5, 3, "win"),
         Case("4x4k4", "mnk", 4, 4, 4, "draw"),
         Case("5x4k4", "mnk", 5, 4, 4, "draw"),
         Case("6x5k4", "mnk", 6, 5, 4, "win"),
@@ -136,9 +138,10 @@ def win_score(cells: int, played_before: int) -> int:
     return (cells + 1 - played_before) // 2
 
 
-def describe(score: int, wdl_only: bool = False) -> str:
+def describe(score: int) -> str:
+    """A depth-aware score in words: "win +6", "draw", "loss -3"."""
     value = "win" if score > 0 else "loss" if score < 0 else "draw"
-    return value if wdl_only or score == 0 else f"{value} {score:+d}"
+    return value if score == 0 else f"{value} {score:+d}"
 
 
 def wdl(score: float) -> str:
