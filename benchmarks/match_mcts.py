@@ -8,6 +8,9 @@ colours (game 1: mcts is Red and moves first).  One line per game goes to
 standard output (and to ``--log`` as JSON), then the tally.  It takes a while:
 about 50 games x 20 mcts moves x 1 s.  Time-limited search depends on the
 machine's speed and load, so two runs need not agree move for move.
+
+Measured (2 shared CPUs, 50 games, 10.6 min): mcts 36 wins, hard 7 wins, 7 draws;
+as Red 18 wins, 0 losses, 7 draws; as Yellow 18 wins, 7 losses.
 """
 
 from __future__ import annotations
