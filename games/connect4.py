@@ -32,6 +32,8 @@ from gametree import (
 __all__ = ["C4State", "ConnectFour"]
 
 _WINS = (Outcome(0), Outcome(1))
+#: Builds a state from a full tuple without NamedTuple's Python-level ``__new__`` (hot path).
+_new_state = tuple.__new__
 _DRAW = Outcome(None)
 
 
@@ -75,12 +77,17 @@ class ConnectFour:
         centre = (width - 1) / 2
         self.order = tuple(sorted(range(width), key=lambda c: (abs(c - centre), c)))
         self._order_bits = tuple((c, self._column_mask[c]) for c in self.order)
+        self._indexed_columns = tuple((i, self._column_mask[c]) for i, c in enumerate(self.order))
+        self._index_bits = max(1, width.bit_length())
         # Column slices for the left-right mirror: (shift, mirrored shift).
         self._mirror = tuple((c * h1, (width - 1 - c) * h1) for c in range(width))
         self._column_bits = (1 << h1) - 1
         self._windows: tuple[int, ...] | None = None
         #: Plies from which the solver's move order is centre-first only (threat counting costs more than it saves).
         self._order_until = self.cells - 12
+        #: Positions after this many moves are keyed as they are: mirror images met deep in a
+        #: search are rare, and mirroring every key costs more than the rare hit saves.
+        self.symmetric_plies = self.cells // 2
         #: Threat masks computed while ordering moves, keyed by ``stones + mask`` after the move.
         self._memo: dict[int, int] = {}
         self._empty_threats = self.board_mask if k == 1 else 0
@@ -130,12 +137,14 @@ class ConnectFour:
         when its neighbours ``+d .. +a*d`` and ``-d .. -(k-1-a)*d`` are stones.
         """
         k1 = self.k - 1
-        if k1 == 3:  # Connect *Four*: the same rule unrolled (Pons's formula)
+        if k1 == 3:  # Connect *Four*: the same rule unrolled (Pons's formula), each shift computed once
             r = (stones << 1) & (stones << 2) & (stones << 3)
-            for d, d2, d3 in self._steps4:
-                p = (stones << d) & (stones << d2)
-                q = (stones >> d) & (stones >> d2)
-                r |= (p & ((stones << d3) | (stones >> d))) | (q & ((stones << d) | (stones >> d3)))
+            h = self.height
+            for d in (h, h + 1, h + 2):
+                up, down = stones << d, stones >> d
+                p = up & (stones << (2 * d))
+                q = down & (stones >> (2 * d))
+                r |= (p & ((stones << (3 * d)) | down)) | (q & (up | (stones >> (3 * d))))
             return r & (self.board_mask ^ mask)
         if k1 == 0:
             return self.board_mask & ~mask
@@ -208,14 +217,16 @@ class ConnectFour:
         memo = self._memo
         if len(memo) > 200_000:
             memo.clear()
-        for index, (c, col) in enumerate(self._order_bits):
+        shift = self._index_bits
+        for index, col in self._indexed_columns:
             bit = cells & col
             if bit:
                 stones, after = current | bit, mask | bit
                 t = memo[stones + after] = threats(stones, after)
-                scored.append((-t.bit_count(), index, c))
+                scored.append((-t.bit_count() << shift) | index)  # more threats first, then centre order
         scored.sort()
-        return [c for _, _, c in scored]
+        order, low = self.order, (1 << shift) - 1
+        return [order[v & low] for v in scored]
 
     # -- solver helpers (optional members used by the ``solver`` algorithm) ---------------
     def immediate_win(self, state: C4State) -> bool:
@@ -258,7 +269,7 @@ class ConnectFour:
         threats = self._memo.get(stones + after)
         if threats is None:
             threats = self.threats(stones, after)
-        return C4State(state.current ^ mask, after, state.moves + 1, bool(bit & state.mine), state.theirs & ~bit, threats)
+        return _new_state(C4State, (state.current ^ mask, after, state.moves + 1, bool(bit & state.mine), state.theirs & ~bit, threats))
 
     def outcome(self, state: C4State) -> Outcome | None:
         if state.won:
@@ -283,6 +294,8 @@ class ConnectFour:
     def canonical_key(self, state: C4State) -> int:
         """The smaller of the key and the key of the left-right mirror image."""
         key = state.current + state.mask
+        if state.moves >= self.symmetric_plies:
+            return key
         mirrored = self.mirror_bits(key)
         return key if key <= mirrored else mirrored
 

@@ -92,14 +92,10 @@ class _SolverEngine(_Engine):
             if win_now is not None:
                 if win_now(state):
                     return (C + 1 - p) // 2
-                moves = safe(state)  # type: ignore[misc]
-                if not moves:
-                    return -((C - p) // 2)  # whatever we play, the opponent wins next move
-                # We cannot win now, and the opponent cannot win with its next move.
+                # We cannot win now: at best we win with our next move but one.
                 upper = (C - 1 - p) // 2
-                lower = -max(0, (C - 2 - p) // 2)
+                lower = -((C - p) // 2)
             else:
-                moves = legal(state)
                 upper = (C + 1 - p) // 2
                 lower = -upper
             if beta > upper:
@@ -111,7 +107,8 @@ class _SolverEngine(_Engine):
                 if alpha >= beta:
                     return alpha
 
-            if get is not None:
+            hash_move = None
+            if get is not None:  # before generating (and ordering) moves: a hit often ends the node
                 key = keyf(state)
                 entry = get(key)
                 if entry is not None:
@@ -126,8 +123,21 @@ class _SolverEngine(_Engine):
                         alpha = lo
                     if hi < beta:
                         beta = hi
-                    if hash_move is not None and len(moves) > 1 and hash_move != moves[0] and hash_move in moves:
-                        moves = [hash_move, *(m for m in moves if m != hash_move)]
+
+            if win_now is not None:
+                moves = safe(state)  # type: ignore[misc]
+                if not moves:
+                    return -((C - p) // 2)  # whatever we play, the opponent wins next move
+                # The opponent cannot win with its next move either.
+                lower = -max(0, (C - 2 - p) // 2)
+                if alpha < lower:
+                    alpha = lower
+                    if alpha >= beta:
+                        return alpha
+            else:
+                moves = legal(state)
+            if hash_move is not None and len(moves) > 1 and hash_move != moves[0] and hash_move in moves:
+                moves = [hash_move, *(m for m in moves if m != hash_move)]
 
             alpha0 = alpha
             best = -INF
