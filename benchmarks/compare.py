@@ -45,7 +45,7 @@ than the search.  OpenSpiel runs its C++ ``tic_tac_toe`` game for 3x3,
 Pons's 7x6 test positions.
 Node counts: gametree's own statistics; easyAI: moves made (plus the root);
 OpenSpiel: calls of the recursive search function (counted by a wrapper that
-adds about 10% to its time, included in the figures) or, for the minimax
+adds about 9% to its time, included in the figures) or, for the minimax
 solver, calls of its table-building function (positions expanded).
 """
 
