@@ -103,7 +103,10 @@ class Game(Protocol[S, M]):
     present:
 
     - ``canonical_key(state) -> Hashable``: the same key for all positions
-      equivalent under the game's symmetries (used by the transposition cache);
+      equivalent under the game's symmetries (used by the transposition cache).
+      A game may give up the sharing where it does not pay (Connect Four keys
+      positions deep in the game as they are), as long as the key is a function
+      of the position;
     - ``symmetries(state) -> Iterable[state]``: the equivalent positions;
     - ``evaluate(state) -> float``: heuristic value for the side to move,
       strictly between -1 and 1, used at the depth limit;

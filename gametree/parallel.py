@@ -464,13 +464,22 @@ def _carry(game: Game[Any, Any], keyf: Callable[[Any], Hashable], rep: Any, line
     (move by move: the successor with the same canonical key)."""
     if game.key(rep) == game.key(state):
         return list(line)
+    symmetries = getattr(game, "symmetries", None)
+
+    def same(a: Any, b: Any) -> bool:
+        # A game may key deep positions as they are (canonical keys only near the root):
+        # compare with the images themselves when the game can list them.
+        if symmetries is None:
+            return bool(keyf(a) == keyf(b))
+        key = game.key(a)
+        return any(game.key(image) == key for image in symmetries(b))
+
     out = []
     for text in line:
         rep = game.play(rep, game.parse_move(rep, text))
-        target = keyf(rep)
         for move in game.legal_moves(state):
             child = game.play(state, move)
-            if keyf(child) == target:
+            if same(rep, child):
                 out.append(game.format_move(state, move))
                 state = child
                 break
