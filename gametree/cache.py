@@ -19,7 +19,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Bound", "Entry", "TranspositionTable", "parse_cache_size", "UNLIMITED_DEPTH"]
+__all__ = ["Bound", "Entry", "TranspositionTable", "parse_cache_size", "table_of", "UNLIMITED_DEPTH"]
 
 #: Depth stored for entries whose subtree was searched without a depth limit.
 UNLIMITED_DEPTH = 1 << 30
@@ -96,6 +96,13 @@ class TranspositionTable:
 
     def clear(self) -> None:
         self.current, self.old = {}, {}
+
+
+def table_of(cache: TranspositionTable | bool | None) -> TranspositionTable | None:
+    """The table a search uses: the one given, a fresh default one for ``True``, none for ``False``/``None``."""
+    if isinstance(cache, TranspositionTable):
+        return cache
+    return TranspositionTable() if cache else None
 
 
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(k|m|g|kb|mb|gb)?\s*$", re.IGNORECASE)

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .cache import UNLIMITED_DEPTH, TranspositionTable
+from .cache import UNLIMITED_DEPTH, TranspositionTable, table_of
 from .game import Game
 from .search import (
     INF,
@@ -232,7 +232,7 @@ def solver(
     if depth is not None or time_limit is not None:
         return alphabeta(game, state, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv, time_limit=time_limit)
     state = _start(game, state)
-    table = cache if isinstance(cache, TranspositionTable) else TranspositionTable() if cache else None
+    table = table_of(cache)
     base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
     counters = _Counters()
     engine = _SolverEngine(game, table=table, symmetry=symmetry, counters=counters)

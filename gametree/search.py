@@ -16,7 +16,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from .cache import UNLIMITED_DEPTH, TranspositionTable
+from .cache import UNLIMITED_DEPTH, TranspositionTable, table_of
 from .game import Game, GameOverError, UnsupportedGameError
 
 __all__ = [
@@ -476,7 +476,7 @@ def alphabeta(
             alphabeta, game, state, time_limit=time_limit, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv
         )
     state = _start(game, state)
-    table = cache if isinstance(cache, TranspositionTable) else TranspositionTable() if cache else None
+    table = table_of(cache)
     base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
     counters = _Counters()
     engine = _Engine(game, limit=depth, table=table, symmetry=symmetry, counters=counters, deadline=_deadline)
@@ -522,7 +522,7 @@ def iterative_deepening(
     state = _start(game, state)
     start = time.perf_counter()
     deadline = start + time_limit
-    table = cache if isinstance(cache, TranspositionTable) else TranspositionTable() if cache else None
+    table = table_of(cache)
     most = game.info.max_plies - game.ply(state)
     if depth is not None:
         most = min(most, depth)

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .cache import TranspositionTable
+from .cache import TranspositionTable, table_of
 from .game import Game
 from .search import (
     INF,
@@ -324,10 +324,6 @@ def _drive(engine: _Engine, state: Any, algorithm: str, all_moves: bool, symmetr
     return _Root([move], [value])
 
 
-def _table_of(cache: TranspositionTable | bool | None) -> TranspositionTable | None:
-    return cache if isinstance(cache, TranspositionTable) else TranspositionTable() if cache else None
-
-
 def count_nodes(
     game: Game[Any, Any],
     state: Any = None,
@@ -347,7 +343,7 @@ def count_nodes(
     """
     _check_algorithm(algorithm)
     state = _start(game, state)
-    table = _table_of(cache) if algorithm != "minimax" else None
+    table = table_of(cache) if algorithm != "minimax" else None
     engine = _CountingEngine(game, limit=depth, table=table, symmetry=symmetry, counters=_Counters())
     engine.cap = limit
     try:
@@ -627,7 +623,7 @@ def capture(
     """
     _check_algorithm(algorithm)
     state = _start(game, state)
-    table = _table_of(cache) if algorithm != "minimax" else None
+    table = table_of(cache) if algorithm != "minimax" else None
     base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
     recorder = TreeRecorder(game, max_nodes=max_nodes, positions=positions)
     counters = _Counters()
