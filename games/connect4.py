@@ -17,6 +17,7 @@ Scores are the core's depth-aware scores; on 7x6 they are exactly Pons's.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from gametree import (
@@ -90,6 +91,8 @@ class ConnectFour:
         self.symmetric_plies = self.cells // 2
         #: Threat masks computed while ordering moves, keyed by ``stones + mask`` after the move.
         self._memo: dict[int, int] = {}
+        #: Safe cells to play (at most one per column) -> their columns, centre first (cleared when large).
+        self._centre_first: dict[int, tuple[int, ...]] = {}
         self._empty_threats = self.board_mask if k == 1 else 0
 
         # Run detection with shifts: a run of ``k`` is found by doubling runs of 1, 2, 4, ...
@@ -139,12 +142,11 @@ class ConnectFour:
         k1 = self.k - 1
         if k1 == 3:  # Connect *Four*: the same rule unrolled (Pons's formula), each shift computed once
             r = (stones << 1) & (stones << 2) & (stones << 3)
-            h = self.height
-            for d in (h, h + 1, h + 2):
+            for d, d2, d3 in self._steps4:
                 up, down = stones << d, stones >> d
-                p = up & (stones << (2 * d))
-                q = down & (stones >> (2 * d))
-                r |= (p & ((stones << (3 * d)) | down)) | (q & (up | (stones >> (3 * d))))
+                p = up & (stones << d2)
+                q = down & (stones >> d2)
+                r |= (p & ((stones << d3) | down)) | (q & (up | (stones >> d3)))
             return r & (self.board_mask ^ mask)
         if k1 == 0:
             return self.board_mask & ~mask
@@ -186,7 +188,8 @@ class ConnectFour:
         An immediate win first; else a block of the opponent's immediate win;
         moves that let the opponent win at once (under one of its winning
         cells, or not blocking) last; the rest by how many winning cells they
-        create, ties centre first (Pons's ordering).
+        create, ties centre first (Pons's ordering) -- or, in the last 12
+        moves of the game, centre first only (counting costs more than it saves).
         """
         if state.won:
             return []
@@ -204,7 +207,10 @@ class ConnectFour:
         if forced:
             return [c for c, col in order if col & forced] + [c for c, col in order if possible & col and not col & forced]
         bad = possible & (theirs >> 1)  # dropping here gives the opponent the cell above
-        return self._by_threats(current, mask, possible & ~bad) + [c for c, col in order if col & bad]
+        good = possible & ~bad
+        if state.moves >= self._order_until:  # as safe_moves: near the end, centre first only
+            return [c for c, col in order if col & good] + [c for c, col in order if col & bad]
+        return self._by_threats(current, mask, good) + [c for c, col in order if col & bad]
 
     def _by_threats(self, current: int, mask: int, cells: int) -> list[int]:
         """The columns of ``cells`` (playable cells) by winning cells they create, ties centre first.
@@ -222,7 +228,9 @@ class ConnectFour:
             bit = cells & col
             if bit:
                 stones, after = current | bit, mask | bit
-                t = memo[stones + after] = threats(stones, after)
+                t = memo.get(stones + after)
+                if t is None:
+                    t = memo[stones + after] = threats(stones, after)
                 scored.append((-t.bit_count() << shift) | index)  # more threats first, then centre order
         scored.sort()
         order, low = self.order, (1 << shift) - 1
@@ -233,7 +241,7 @@ class ConnectFour:
         """Can the side to move complete a line with its next disc?"""
         return bool(state.mine & (state.mask + self.bottom))
 
-    def safe_moves(self, state: C4State) -> list[int]:
+    def safe_moves(self, state: C4State) -> Sequence[int]:
         """The moves, best first, after which the opponent cannot win at once (Pons's non-losing moves).
 
         Assumes the side to move has no immediate win.  Two opponent threats
@@ -254,7 +262,13 @@ class ConnectFour:
         if not safe & (safe - 1):
             return [self._column_of(safe)]
         if state.moves >= self._order_until:
-            return [c for c, col in self._order_bits if safe & col]
+            centre_first = self._centre_first
+            columns = centre_first.get(safe)
+            if columns is None:
+                if len(centre_first) > 100_000:
+                    centre_first.clear()
+                columns = centre_first[safe] = tuple(c for c, col in self._order_bits if safe & col)
+            return columns
         return self._by_threats(current, mask, safe)
 
     def _column_of(self, bit: int) -> int:

@@ -10,7 +10,7 @@ with the techniques of Pascal Pons's Connect Four solver, kept game-agnostic:
   next move, nor be worse than losing to the opponent's next move;
 - **immediate wins and forced blocks**, when the game provides the optional
   helpers ``immediate_win(state) -> bool`` (can the side to move win with its
-  next move?) and ``safe_moves(state) -> list`` (the moves, best first, that
+  next move?) and ``safe_moves(state) -> Sequence`` (the moves, best first, that
   leave the opponent no immediate win; empty when every move loses at once).
   With them the solver never searches a position one move from the end, and
   never plays a move the opponent punishes at once.  A game that provides
@@ -60,24 +60,27 @@ class _SolverEngine(_Engine):
         super().__init__(game, limit=None, table=table, symmetry=symmetry, counters=counters)
         self.win_now = getattr(game, "immediate_win", None)
         self.safe = getattr(game, "safe_moves", None)
+        #: ``[move]``: the root's best move when the last search at height 0 proved one.
+        self._found: list[Any] = [None]
         self.alphabeta = self._node_function()  # type: ignore[method-assign]
 
     def _node_function(self) -> Callable[[Any, float, float, int], float]:
+        if self.win_now is not None and self.safe is not None:
+            return self._threat_node_function()
         c = self.c
         per_depth = c.per_depth
-        outcome, ply, play, legal = self.game.outcome, self.game.ply, self.game.play, self.game.legal_moves
+        outcome, ply, legal, play = self.game.outcome, self.game.ply, self.game.legal_moves, self.game.play
         terminal_score = self.terminal_score
-        win_now, safe = self.win_now, self.safe
         C = self.C
         table = self.table
         keyf = self.keyf
         get = table.get if table is not None else None
         put = table.put if table is not None else None
+        found = self._found
 
         def alphabeta(state: Any, alpha: float, beta: float, height: int) -> float:
             """Fail-soft negamax, as :meth:`gametree.search._Engine.alphabeta`."""
             nonlocal per_depth
-            c.nodes += 1
             try:
                 per_depth[height] += 1
             except IndexError:
@@ -88,20 +91,99 @@ class _SolverEngine(_Engine):
             if out is not None:
                 c.terminals += 1
                 return terminal_score(state, out.winner)
-            p = ply(state)
-            if win_now is not None:
-                if win_now(state):
-                    return (C + 1 - p) // 2
-                # We cannot win now: at best we win with our next move but one.
-                upper = (C - 1 - p) // 2
-                lower = -((C - p) // 2)
-            else:
-                upper = (C + 1 - p) // 2
-                lower = -upper
+            bound = (C + 1 - ply(state)) // 2
+            if beta > bound:
+                beta = bound
+                if alpha >= beta:
+                    return beta
+            if alpha < -bound:
+                alpha = -bound
+                if alpha >= beta:
+                    return alpha
+            hash_move = None
+            if get is not None:
+                key = keyf(state)
+                entry = get(key)
+                if entry is not None:
+                    lo, hi, hash_move, _ = entry
+                    if lo >= beta:
+                        return lo
+                    if hi <= alpha:
+                        return hi
+                    if lo == hi:
+                        return lo
+                    if lo > alpha:
+                        alpha = lo
+                    if hi < beta:
+                        beta = hi
+            moves = legal(state)
+            if hash_move is not None and len(moves) > 1 and hash_move != moves[0] and hash_move in moves:
+                moves = [hash_move, *(m for m in moves if m != hash_move)]
+            alpha0 = alpha
+            best = -INF
+            best_move = None
+            for move in moves:
+                value = -alphabeta(play(state, move), -beta, -alpha, height + 1)
+                if value > best:
+                    best = value
+                    best_move = move
+                    if value > alpha:
+                        alpha = value
+                        if alpha >= beta:
+                            if move is not moves[-1]:
+                                c.cutoffs += 1
+                            break
+            if height == 0 and best > alpha0:
+                found[0] = best_move  # it scores at least ``best``
+            if put is not None:
+                if best <= alpha0:
+                    put(key, -INF, best, best_move, UNLIMITED_DEPTH)
+                elif best >= beta:
+                    put(key, best, INF, best_move, UNLIMITED_DEPTH)
+                else:
+                    put(key, best, best, best_move, UNLIMITED_DEPTH)
+            return best
+
+        return alphabeta
+
+    def _threat_node_function(self) -> Callable[[Any, float, float, int], float]:
+        """The node function for games with ``immediate_win`` and ``safe_moves``.
+
+        Inside the search every position is entered through a *safe* move, so
+        the side to move cannot win at once and the game is not over: the
+        inner ``node`` skips both questions, and reads the ply from the height
+        (``base + height``).  Positions from outside (the root, or any move
+        the caller likes) enter through ``alphabeta``, which asks them.
+        """
+        c = self.c
+        per_depth = c.per_depth
+        outcome, ply, play = self.game.outcome, self.game.ply, self.game.play
+        terminal_score = self.terminal_score
+        win_now, safe = self.win_now, self.safe
+        C = self.C
+        table = self.table
+        keyf = self.keyf
+        get = table.get if table is not None else None
+        put = table.put if table is not None else None
+        found = self._found
+        base = 0  # the ply at height 0, set by each call from outside
+
+        def node(state: Any, alpha: float, beta: float, height: int) -> float:
+            nonlocal per_depth
+            try:
+                per_depth[height] += 1
+            except IndexError:
+                c.grow(height)
+                per_depth = c.per_depth
+                per_depth[height] += 1
+            p = base + height
+            # We cannot win now: at best we win with our next move but one.
+            upper = (C - 1 - p) // 2
             if beta > upper:
                 beta = upper
                 if alpha >= beta:
                     return beta
+            lower = -((C - p) // 2)  # at worst the opponent wins with its next move
             if alpha < lower:
                 alpha = lower
                 if alpha >= beta:
@@ -124,18 +206,19 @@ class _SolverEngine(_Engine):
                     if hi < beta:
                         beta = hi
 
-            if win_now is not None:
-                moves = safe(state)  # type: ignore[misc]
-                if not moves:
-                    return -((C - p) // 2)  # whatever we play, the opponent wins next move
-                # The opponent cannot win with its next move either.
-                lower = -max(0, (C - 2 - p) // 2)
-                if alpha < lower:
-                    alpha = lower
-                    if alpha >= beta:
-                        return alpha
-            else:
-                moves = legal(state)
+            moves = safe(state)
+            if not moves:
+                out = outcome(state)  # a full board (or another end) leaves no moves either
+                if out is not None:
+                    c.terminals += 1
+                    return terminal_score(state, out.winner)
+                return lower  # whatever we play, the opponent wins next move
+            # The opponent cannot win with its next move either.
+            lower = -((C - 2 - p) // 2) if p < C - 2 else 0
+            if alpha < lower:
+                alpha = lower
+                if alpha >= beta:
+                    return alpha
             if hash_move is not None and len(moves) > 1 and hash_move != moves[0] and hash_move in moves:
                 moves = [hash_move, *(m for m in moves if m != hash_move)]
 
@@ -143,7 +226,7 @@ class _SolverEngine(_Engine):
             best = -INF
             best_move = None
             for move in moves:
-                value = -alphabeta(play(state, move), -beta, -alpha, height + 1)
+                value = -node(play(state, move), -beta, -alpha, height + 1)
                 if value > best:
                     best = value
                     best_move = move
@@ -154,6 +237,8 @@ class _SolverEngine(_Engine):
                                 c.cutoffs += 1
                             break
 
+            if height == 0 and best > alpha0:
+                found[0] = best_move  # it scores at least ``best``
             if put is not None:
                 if best <= alpha0:
                     put(key, -INF, best, best_move, UNLIMITED_DEPTH)
@@ -162,6 +247,23 @@ class _SolverEngine(_Engine):
                 else:
                     put(key, best, best, best_move, UNLIMITED_DEPTH)
             return best
+
+        def alphabeta(state: Any, alpha: float, beta: float, height: int) -> float:
+            """Fail-soft negamax from any position, as :meth:`gametree.search._Engine.alphabeta`."""
+            nonlocal base
+            out = outcome(state)
+            if out is not None:
+                c.grow(height)
+                c.per_depth[height] += 1
+                c.terminals += 1
+                return terminal_score(state, out.winner)
+            p = ply(state)
+            if win_now(state):  # type: ignore[misc]
+                c.grow(height)
+                c.per_depth[height] += 1
+                return (C + 1 - p) // 2
+            base = p - height
+            return node(state, alpha, beta, height)
 
         return alphabeta
 
@@ -176,6 +278,7 @@ class _SolverEngine(_Engine):
         whether the score is above it.
         """
         game = self.game
+        self.root_move = None
         if game.outcome(state) is not None or (self.win_now is not None and self.win_now(state)):
             return self.alphabeta(state, -INF, INF, height)
         p = game.ply(state)
@@ -204,11 +307,13 @@ class _SolverEngine(_Engine):
                     med = _half(lo)
                 elif med >= 0 and _half(hi) > med:
                     med = _half(hi)
+            self._found[0] = None
             r = self.alphabeta(state, med, med + 1, height)
             if r <= med:
                 hi = r
             else:
                 lo = r
+                self.root_move = self._found[0]
         return lo
 
 
@@ -244,7 +349,13 @@ def solver(
         values = [-engine.exact(game.play(state, m), 1, at_least=-best) for m in moves]
     else:
         value = engine.exact(state, 0)
-        moves, values = [_best_move(engine, state, value)], [value]
+        move = engine.root_move  # proved by the last probe that raised the score to ``value``
+        if move is None:
+            move = _best_move(engine, state, value)
+        moves, values = [move], [value]
     stats = _freeze(counters, table, time.perf_counter() - start, base)
-    pv_engine = _SolverEngine(game, table=table if table is not None else TranspositionTable(), symmetry=symmetry, counters=_Counters())
+    if pv or all_moves:  # lines to the end, searched without counting them
+        pv_engine = _SolverEngine(game, table=table if table is not None else TranspositionTable(), symmetry=symmetry, counters=_Counters())
+    else:
+        pv_engine = engine
     return _result("solver", game, state, _Root(moves, values), pv_engine, None, stats, False, pv)

@@ -107,7 +107,9 @@ class _Counters:
         self.per_depth = [0] * 64
 
     def grow(self, height: int) -> None:
-        self.per_depth.extend([0] * (height + 1 - len(self.per_depth) + 64))
+        """Make room to count nodes at ``height`` (and 64 more)."""
+        if height >= len(self.per_depth):
+            self.per_depth.extend([0] * (height + 1 - len(self.per_depth) + 64))
 
 
 def _check_game(game: Game[Any, Any]) -> None:
@@ -300,11 +302,12 @@ class _Root:
 def _freeze(counters: _Counters, table: TranspositionTable | None, seconds: float, base: tuple[int, int, int]) -> SearchStats:
     per_depth = tuple(counters.per_depth)
     last = max((i for i, n in enumerate(per_depth) if n), default=0)
+    nodes = sum(per_depth)  # every engine counts each node at its depth (the solver only there)
     probes = hits = stores = 0
     if table is not None:
         probes, hits, stores = table.probes - base[0], table.hits - base[1], table.stores - base[2]
     return SearchStats(
-        nodes=counters.nodes,
+        nodes=nodes,
         terminals=counters.terminals,
         heuristic_leaves=counters.heuristic,
         cutoffs=counters.cutoffs,
@@ -313,7 +316,7 @@ def _freeze(counters: _Counters, table: TranspositionTable | None, seconds: floa
         cache_stores=stores,
         max_depth=last,
         seconds=seconds,
-        nodes_per_second=counters.nodes / seconds if seconds > 0 else 0.0,
+        nodes_per_second=nodes / seconds if seconds > 0 else 0.0,
         nodes_per_depth=per_depth[: last + 1],
     )
 
@@ -324,7 +327,12 @@ def _best_move(engine: _Engine, state: Any, value: float, height: int = 0) -> An
     game = engine.game
     target = -value
     lo, hi = target - _EPS, target + _EPS
-    for move in game.legal_moves(state):
+    moves = game.legal_moves(state)
+    entry = engine.table.get(engine.keyf(state)) if engine.table is not None else None
+    if entry is not None and entry[2] in moves and entry[2] != moves[0]:
+        # The table's best move (maybe of a symmetric image: still confirmed) first.
+        moves = [entry[2], *(m for m in moves if m != entry[2])]
+    for move in moves:
         got = engine.alphabeta(game.play(state, move), lo, hi, height + 1)
         if lo < got < hi:
             return move

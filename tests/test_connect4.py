@@ -178,7 +178,7 @@ def test_solver_helpers_and_threat_masks_agree_with_the_rules(board: tuple[int, 
     assert len(safe) == len(set(safe))
     expected = {m for m in moves if game.outcome(game.play(state, m)) is not None or not wins_now(game.play(state, m))}
     assert set(safe) == expected
-    assert moves[: len(safe)] == safe  # legal_moves puts the safe moves first, in the same order
+    assert moves[: len(safe)] == list(safe)  # legal_moves puts the safe moves first, in the same order
 
 
 # -- notation round trips (hypothesis) ---------------------------------------------
