@@ -359,7 +359,7 @@ class ConnectFour:
         t = text.strip()
         if not t:
             raise MoveParseError("empty move")
-        if not t.isdigit():
+        if not t.isdecimal():
             raise MoveParseError(f"cannot read {t!r}: write a column number 1..{self.width}")
         column = int(t)
         if not 1 <= column <= self.width:
@@ -375,6 +375,33 @@ class ConnectFour:
             raise IllegalMoveError(f"column {move + 1} is off the board (columns 1..{self.width})")
         if state.mask & self._top_bit[move]:
             raise IllegalMoveError(f"column {move + 1} is full")
+
+    def replay(self, state: C4State, texts: Sequence[str]) -> C4State:
+        """The state after the columns ``texts`` (``["4", "4", "5"]``), checked; threat masks computed once at the end.
+
+        Raises :class:`GameError` without saying which move is wrong
+        (:func:`gametree.play_text` finds that out by replaying one by one).
+        """
+        if state.won:
+            raise IllegalMoveError("the game is over")
+        current, mask, moves = state.current, state.mask, state.moves
+        width, cells, aligned = self.width, self.cells, self.aligned
+        top, bottom, column = self._top_bit, self._bottom_bit, self._column_mask
+        won = False
+        for text in texts:
+            if won or moves == cells or not text.isdecimal():
+                raise IllegalMoveError("cannot replay")
+            c = int(text) - 1
+            if not 0 <= c < width or mask & top[c]:
+                raise IllegalMoveError("cannot replay")
+            bit = (mask + bottom[c]) & column[c]
+            stones = current | bit
+            won = aligned(stones)
+            current, mask, moves = current ^ mask, mask | bit, moves + 1
+        if moves == state.moves:
+            return state
+        opponent = current ^ mask  # the stones of whoever moved last
+        return C4State(current, mask, moves, won, self.threats(current, mask), self.threats(opponent, mask))
 
     def position(self, text: str) -> C4State:
         """The state after a move sequence like ``4453`` (legality checked)."""

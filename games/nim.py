@@ -48,7 +48,7 @@ def parse_heaps(text: str) -> tuple[int, ...]:
         raise ValueError("--heaps: give heap sizes separated by commas, e.g. 3,4,5")
     heaps = []
     for part in parts:
-        if not part.isdigit():
+        if not part.isdecimal():
             raise ValueError(f"--heaps {text!r}: {part!r} is not a heap size (a whole number >= 0)")
         heaps.append(int(part))
     if len(heaps) > MAX_HEAPS:
@@ -142,7 +142,7 @@ class Nim:
     def parse_move(self, state: NimState, text: str) -> tuple[int, int]:
         t = text.strip()
         heap, sep, count = t.partition(":")
-        if not sep or not heap.strip().isdigit() or not count.strip().isdigit():
+        if not sep or not heap.strip().isdecimal() or not count.strip().isdecimal():
             raise MoveParseError(f"cannot read {t!r}: write HEAP:COUNT, e.g. 2:3 takes 3 objects from heap 2")
         h, n = int(heap), int(count)
         if not 1 <= h <= len(state.heaps):

@@ -269,13 +269,13 @@ class TicTacToe:
         t = text.strip().upper()
         if not t:
             raise MoveParseError("empty move")
-        if t.isdigit():
+        if t.isdecimal():
             number = int(t)
             if not 1 <= number <= self.cells:
                 raise MoveParseError(f"cell {number} is off the board (cells are 1..{self.cells})")
             return number - 1
         row, col = t[0], t[1:]
-        if not ("A" <= row <= "Z" and col.isdigit()):
+        if not ("A" <= row <= "Z" and col.isdecimal()):
             raise MoveParseError(f"cannot read {text.strip()!r}: write a row letter and column number like A1, or a cell number 1..{self.cells}")
         r, c = ord(row) - ord("A"), int(col) - 1
         if not (0 <= r < self.height and 0 <= c < self.width):

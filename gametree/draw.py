@@ -203,7 +203,7 @@ def _cell_set(text: Any) -> set[tuple[int, int]]:
     out = set()
     for item in str(text or "").split():
         r, _, c = item.partition(",")
-        if r.isdigit() and c.isdigit():
+        if r.isdecimal() and c.isdecimal():
             out.add((int(r), int(c)))
     return out
 

@@ -71,6 +71,12 @@ def test_batch_from_stdin_and_file(tmp_path):
         (["solve", "tictactoe", "--moves", "B2 B2"], "move 2 ('B2'): B2 is already taken"),
         (["solve", "tictactoe", "--moves", "B2 Q7"], "move 2 ('Q7'): Q7 is off the board"),
         (["solve", "tictactoe", "--moves", "B2 ??"], "cannot read '??'"),
+        (["solve", "tictactoe", "--moves", "B²"], "cannot read 'B²'"),  # isdigit() but not int()-able
+        (["solve", "nim", "--moves", "1:²"], "cannot read '1:²'"),
+        (["solve", "nim", "--heaps", "²,3"], "'²' is not a heap size"),
+        (["solve", "connect4", "--moves", "4²"], "move 2 ('²'): cannot read '²'"),
+        (["solve", "connect4", "--moves", "4444444"], "move 7 ('4'): column 4 is full"),
+        (["solve", "connect4", "--moves", "12121213"], "move 8 ('3'): the game is already over"),
         (["solve", "tictactoe", "--moves", "A1 B1 A2 B2 A3 C3"], "the game is already over"),
         (["solve", "tictactoe", "--moves", "A1 B1 A2 B2 A3"], "nothing to search"),
         (["solve", "tictactoe", "--algorithm", "magic"], "unknown algorithm 'magic'"),

@@ -12,11 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gametree import (
+    GameError,
     IllegalMoveError,
     Outcome,
     MoveParseError,
     TranspositionTable,
     alphabeta,
+    checked_play,
     load,
     play_text,
     search,
@@ -152,6 +154,27 @@ def test_evaluate_stays_inside_the_open_interval(columns: list[int]) -> None:
     state = sequence_state(game, columns)
     if game.outcome(state) is None:
         assert -1 < game.evaluate(state) < 1
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from([(7, 6, 4), (5, 4, 3), (4, 4, 2), (3, 2, 3)]),
+    # Mostly columns (some off the narrow boards), now and then a malformed move.
+    st.lists(st.sampled_from([*"1234567" * 4, "8", "0", "x", "²", ""]), max_size=45),
+)
+def test_replay_is_playing_the_moves_one_by_one(board: tuple[int, int, int], texts: list[str]) -> None:
+    """The fast ``replay`` of a move sequence reaches the same state, or fails where the slow path fails."""
+    game = ConnectFour(*board)
+    state = game.initial_state()
+    try:
+        for text in texts:
+            state = checked_play(game, state, game.parse_move(state, text))
+    except GameError:
+        with pytest.raises(GameError):
+            game.replay(game.initial_state(), texts)
+        return
+    assert game.replay(game.initial_state(), texts) == state
+    assert play_text(game, "".join(texts)) == state
 
 
 @settings(max_examples=120, deadline=None)

@@ -213,7 +213,7 @@ class Hexapawn:
 
     def _cell(self, name: str) -> int:
         name = name.strip()
-        if len(name) < 2 or not name[0].isalpha() or not name[1:].isdigit():
+        if len(name) < 2 or not name[0].isalpha() or not name[1:].isdecimal():
             raise MoveParseError(f"{name!r} is not a square: write a file letter and a rank number, like b2")
         c, rank = ord(name[0]) - ord("a"), int(name[1:])
         if not (0 <= c < self.width and 1 <= rank <= self.height):
