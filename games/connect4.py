@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from gametree import (
     GameInfo,
+    GameOverError,
     GameSpec,
     IllegalMoveError,
     MoveParseError,
@@ -385,23 +386,25 @@ class ConnectFour:
         if state.won:
             raise IllegalMoveError("the game is over")
         current, mask, moves = state.current, state.mask, state.moves
-        width, cells, aligned = self.width, self.cells, self.aligned
+        width, cells = self.width, self.cells
         top, bottom, column = self._top_bit, self._bottom_bit, self._column_mask
-        won = False
+        bit = 0
         for text in texts:
-            if won or moves == cells or not text.isdecimal():
+            if moves == cells or not text.isdecimal():
                 raise IllegalMoveError("cannot replay")
             c = int(text) - 1
             if not 0 <= c < width or mask & top[c]:
                 raise IllegalMoveError("cannot replay")
             bit = (mask + bottom[c]) & column[c]
-            stones = current | bit
-            won = aligned(stones)
             current, mask, moves = current ^ mask, mask | bit, moves + 1
         if moves == state.moves:
             return state
-        opponent = current ^ mask  # the stones of whoever moved last
-        return C4State(current, mask, moves, won, self.threats(current, mask), self.threats(opponent, mask))
+        # Lines are never broken, so a game that ended before the last move shows a line
+        # of the side to move now, or one of the last mover's that does not need the last stone.
+        last = current ^ mask
+        if self.aligned(current) or self.aligned(last ^ bit):
+            raise GameOverError("cannot replay")
+        return C4State(current, mask, moves, self.aligned(last), self.threats(current, mask), self.threats(last, mask))
 
     def position(self, text: str) -> C4State:
         """The state after a move sequence like ``4453`` (legality checked)."""

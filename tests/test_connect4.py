@@ -177,6 +177,43 @@ def test_replay_is_playing_the_moves_one_by_one(board: tuple[int, int, int], tex
     assert play_text(game, "".join(texts)) == state
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([(7, 6, 4), (5, 4, 3), (4, 4, 3), (4, 3, 2)]), st.lists(st.integers(0, 6), max_size=42), st.integers(0, 3))
+def test_replay_refuses_moves_after_the_end(board: tuple[int, int, int], columns: list[int], extra: int) -> None:
+    """Columns that never overflow, continued past the end of the game: replay fails exactly when one by one does."""
+    game = ConnectFour(*board)
+    filled = [0] * game.width
+    texts = []
+    for c in columns:
+        c %= game.width
+        if filled[c] < game.height:
+            filled[c] += 1
+            texts.append(str(c + 1))
+    state = game.initial_state()
+    end = None
+    for number, text in enumerate(texts):
+        if game.outcome(state) is not None:
+            end = number
+            break
+        state = game.play(state, int(text) - 1)
+    if end is None:
+        assert game.replay(game.initial_state(), texts) == state
+    else:
+        assert game.replay(game.initial_state(), texts[:end]) == state
+        for stop in range(end + 1, min(len(texts), end + 1 + extra) + 1):  # one move too many, or more
+            with pytest.raises(GameError):
+                game.replay(game.initial_state(), texts[:stop])
+
+
+@pytest.mark.parametrize("moves", ["12121213", "121212134"])
+def test_replay_sees_a_game_that_ended_earlier(moves: str) -> None:
+    """Red's column 1 wins on move 7; one more move leaves Red to move, two leave Red as the last mover."""
+    game = ConnectFour()
+    with pytest.raises(GameError):
+        game.replay(game.initial_state(), list(moves))
+    assert game.replay(game.initial_state(), list(moves[:7])).won
+
+
 @settings(max_examples=120, deadline=None)
 @given(st.sampled_from([(7, 6, 4), (5, 4, 3), (4, 4, 2), (6, 5, 5)]), st.lists(st.integers(0, 6), max_size=30))
 def test_solver_helpers_and_threat_masks_agree_with_the_rules(board: tuple[int, int, int], columns: list[int]) -> None:
