@@ -167,6 +167,7 @@ def _solve_command(spec: GameSpec) -> click.Command:
     @click.option("--algorithm", "-a", default="alphabeta", show_default=True, help="Search algorithm (see 'gametree games').")
     @click.option("--depth", type=click.IntRange(min=1), default=None, help="Depth limit; leaves are scored by the game's heuristic.")
     @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Anytime search (iterative deepening): the best answer found in SECONDS, marked unproven if cut short; mcts: stop after SECONDS.")
+    @click.option("--weak", is_flag=True, help="Prove only who wins (win, draw or loss), not how fast: much faster on won and lost positions (solver).")
     @click.option("--no-cache", is_flag=True, help="Search without a transposition cache.")
     @click.option("--cache-size", default=CACHE_SIZE, show_default=True, metavar="SIZE", help="Cache bound: entries (500000, 2M) or memory (256MB).")
     @click.option("--no-symmetry", is_flag=True, help="Key the cache by position, not by canonical symmetric key.")
@@ -191,6 +192,8 @@ def _solve_command(spec: GameSpec) -> click.Command:
         parallel = params["workers"] is not None or params["scheduler"] is not None
         if params["split_ply"] is not None and not parallel:
             raise click.UsageError("--split-ply needs --workers or --scheduler")
+        if params["weak"] and parallel:
+            raise click.UsageError("--weak solves in one process: drop --workers/--scheduler")
         if params["batch"] is not None and not parallel:
             _solve_batch(game, function, options, params["batch"], params["as_json"])
             return
@@ -232,13 +235,17 @@ def _search_options(function: Callable[..., Any], algorithm: str, params: dict[s
         "time_limit": (params["time_limit"], params["time_limit"] is not None, "--time-limit"),
         "cache": (cache, params["no_cache"] or params["cache_size"] != CACHE_SIZE, "--no-cache/--cache-size"),
         "symmetry": (not params["no_symmetry"], params["no_symmetry"], "--no-symmetry"),
+        "weak": (params["weak"], params["weak"], "--weak"),
     }
     options: dict[str, Any] = {}
     for name, (value, given, flag) in wanted.items():
         if takes_any or name in parameters:
-            options[name] = value
+            if given or name != "weak":  # weak=False is every algorithm's way
+                options[name] = value
         elif given:
             raise click.UsageError(f"{flag} does not apply to --algorithm {algorithm}")
+    if params["weak"] and (params["depth"] is not None or params["time_limit"] is not None):
+        raise click.UsageError("--weak proves the value: it does not combine with --depth or --time-limit")
     # Monte Carlo options go only to algorithms that name them (not through **options).
     for name, flag in (("iterations", "--iterations"), ("exploration", "--exploration"), ("seed", "--seed")):
         if params[name] is not None:
@@ -304,9 +311,10 @@ def _solve_batch(game: Any, function: Callable[..., Any], options: dict[str, Any
         seconds += result.stats.seconds
         if expected is not None:
             with_expected += 1
-            matched += result.score == expected
+            # A weak result is the score's sign: it matches the sign of the expected score.
+            matched += result.score == (expected > 0) - (expected < 0) if result.weak else result.score == expected
         if as_json:
-            click.echo(json.dumps({"position": moves, "score": result.score, "expected": expected, "nodes": result.stats.nodes, "seconds": result.stats.seconds}))
+            click.echo(json.dumps({"position": moves, "score": result.score, "weak": result.weak, "expected": expected, "nodes": result.stats.nodes, "seconds": result.stats.seconds}))
         else:
             click.echo(f"{moves} {_fmt_score(result.score)}")
     if not count:
@@ -314,7 +322,7 @@ def _solve_batch(game: Any, function: Callable[..., Any], options: dict[str, Any
     wall = time.perf_counter() - start
     summary = f"{count} positions: mean {1000 * seconds / count:.3f} ms search time ({1000 * wall / count:.3f} ms with set-up), {nodes / count:.1f} nodes per position"
     if with_expected:
-        summary += f"; {matched}/{with_expected} matched the expected score"
+        summary += f"; {matched}/{with_expected} matched the expected {'value (win, draw or loss)' if options.get('weak') else 'score'}"
     click.echo(summary, err=True)
     if matched != with_expected:
         sys.exit(1)

@@ -25,6 +25,9 @@ def describe(game: Any, result: SearchResult) -> str:
         return f"unknown (mean reward {result.score:+.3f} for {names[result.to_move]} after {result.stats.iterations:,} iterations)"
     if not result.proven:
         return f"unknown (heuristic score {result.score:+.3f} for {names[result.to_move]} at depth {result.depth})"
+    if result.weak:
+        value = "draw" if result.winner is None else f"{names[result.winner]} wins"
+        return f"{value} (weak solve: who wins, not how fast)"
     if result.winner is None:
         return f"draw{plies}"
     return f"{names[result.winner]} wins{plies} (score {result.score:+d} for {names[result.to_move]}, to move)"
@@ -61,7 +64,8 @@ def print_result(game: Any, state: Any, result: SearchResult) -> None:
         table.add_row(*cells, style=style)
     out.print(table)
     out.print(f"Best moves: {' '.join(result.best_moves)}")
-    out.print(f"Principal variation: {' '.join(result.pv)}")
+    if not result.weak:  # a weak result has no line to the end
+        out.print(f"Principal variation: {' '.join(result.pv)}")
     s = result.stats
     hit_rate = f" ({100 * s.cache_hits / s.cache_probes:.0f}% hits)" if s.cache_probes else ""
     out.print(

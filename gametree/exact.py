@@ -22,6 +22,7 @@ Without the helpers it still works on any game, with the bounds and narrowing.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from typing import Any
@@ -42,6 +43,12 @@ from .search import (
 )
 
 __all__ = ["solver"]
+
+#: A weak solve of a position whose score range is at most this wide (about as many moves
+#: left) asks the draw questions at once; a wider range first gets the two probes half-way
+#: to each end, as in an exact solve: fast wins and losses are the cheap ones to prove.
+#: Measured on Pons's sets and the empty boards of docs/performance.md.
+WEAK_DIRECT_RANGE = 16
 
 
 def _half(x: int) -> int:
@@ -267,7 +274,7 @@ class _SolverEngine(_Engine):
 
         return alphabeta
 
-    def exact(self, state: Any, height: int, at_least: int | None = None) -> float:
+    def exact(self, state: Any, height: int, at_least: int | None = None, weak: bool = False) -> float:
         """The exact score by null-window searches.
 
         Pascal Pons's bisection biased towards 0 for the first two probes
@@ -276,6 +283,12 @@ class _SolverEngine(_Engine):
         positions of drawish games are decided, then bisection again.
         ``at_least`` is a known lower bound; the first probe then asks
         whether the score is above it.
+
+        ``weak``: only the sign matters (win, draw or loss): the narrowing
+        stops as soon as the bounds settle it, and the result has the right
+        sign but is only a bound on the score.  Stopping early beats cutting
+        the range to [-1, 1]: a fast win is proved with far fewer nodes than
+        just any win (6x5 k=4 tic-tac-toe: 6,868 nodes against 1,646,952).
         """
         game = self.game
         self.root_move = None
@@ -287,9 +300,13 @@ class _SolverEngine(_Engine):
         # opponent's next move.  Without them (misere games!) one can lose by one's own move.
         lo = -((self.C - p) // 2) if self.win_now is not None else -hi
         probes = 0
+        if weak and hi - lo <= WEAK_DIRECT_RANGE:
+            probes = 2  # straight to "better than a draw?" and "at least a draw?"
         if at_least is not None and at_least > lo:
             lo = at_least
             probes = 2  # the known bound replaces the two wide probes
+            if weak and lo > 0:
+                return lo
             if lo < hi:
                 r = self.alphabeta(state, lo, lo + 1, height)
                 if r <= lo:
@@ -314,6 +331,8 @@ class _SolverEngine(_Engine):
             else:
                 lo = r
                 self.root_move = self._found[0]
+            if weak and (lo > 0 or hi < 0):
+                return lo if lo > 0 else hi
         return lo
 
 
@@ -327,13 +346,23 @@ def solver(
     all_moves: bool = True,
     pv: bool = True,
     time_limit: float | None = None,
+    weak: bool = False,
 ) -> SearchResult:
     """Exact depth-aware values, fast: null-window narrowing, threat pruning, bounds table.
 
     Same options and result as :func:`gametree.search.alphabeta`.  With a
     ``depth`` or ``time_limit`` it is a heuristic search, and runs as
     alpha-beta (iterative deepening for a time limit).
+
+    ``weak=True`` proves only who wins (win, draw or loss), not how fast:
+    much faster on won and lost positions.  Scores are then +1, 0 or -1,
+    the result says ``weak=True`` and has no line to the end (its PV is the
+    best move alone).
     """
+    if weak:
+        if depth is not None or time_limit is not None:
+            raise ValueError("weak solving proves the value; it does not combine with a depth or time limit")
+        return _weak(game, state, cache=cache, symmetry=symmetry, all_moves=all_moves)
     if depth is not None or time_limit is not None:
         return alphabeta(game, state, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv, time_limit=time_limit)
     state = _start(game, state)
@@ -359,3 +388,34 @@ def solver(
     else:
         pv_engine = engine
     return _result("solver", game, state, _Root(moves, values), pv_engine, None, stats, False, pv)
+
+
+def _sign(x: float) -> int:
+    return (x > 0) - (x < 0)
+
+
+def _weak(game: Game[Any, Any], state: Any, *, cache: TranspositionTable | bool | None, symmetry: bool, all_moves: bool) -> SearchResult:
+    """:func:`solver` with ``weak=True``: values +1, 0, -1 (win, draw, loss)."""
+    state = _start(game, state)
+    table = table_of(cache)
+    base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
+    counters = _Counters()
+    engine = _SolverEngine(game, table=table, symmetry=symmetry, counters=counters)
+    start = time.perf_counter()
+    value = _sign(engine.exact(state, 0, weak=True))
+    found = engine.root_move  # it raised the bound above the value below
+    # A move's value is at least minus the root's when the root's is exact (a draw) or an
+    # upper bound (a loss: every move scores >= 1 for the opponent, nothing to search).
+    at_least = -value if value <= 0 else None
+    if all_moves:
+        moves = list(game.legal_moves(state))
+        values = [-_sign(engine.exact(game.play(state, m), 1, at_least=at_least, weak=True)) for m in moves]
+    else:
+        if found is None:  # any move keeping the value (for a loss, the first)
+            for found in game.legal_moves(state):
+                if -_sign(engine.exact(game.play(state, found), 1, at_least=at_least, weak=True)) == value:
+                    break
+        moves, values = [found], [value]
+    stats = _freeze(counters, table, time.perf_counter() - start, base)
+    result = _result("solver", game, state, _Root(moves, values), engine, None, stats, False, False)
+    return dataclasses.replace(result, weak=True)

@@ -83,6 +83,8 @@ class SearchResult:
     proven, else ``"unknown"`` (a heuristic value at a depth limit: ``score`` is
     then a float in (-1, 1)).  ``winner`` is the player (0, 1) who wins under
     perfect play, or None (draw or unknown).  Moves are in the game's notation.
+    ``weak`` results (``solver(..., weak=True)``) prove only the value: scores
+    are +1, 0 or -1, not how fast, and there is no line to the end.
     """
 
     algorithm: str
@@ -97,6 +99,7 @@ class SearchResult:
     pv: tuple[str, ...]
     depth: int | None
     stats: SearchStats
+    weak: bool = False
 
 
 class _Counters:

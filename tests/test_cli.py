@@ -54,6 +54,10 @@ def test_batch_from_stdin_and_file(tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["B2 0", "A1 B1 A2 B2 3", "B1 A3 C2 B3 C3 -1"]
     assert "3 positions" in out.stderr and "1/1 matched" in out.stderr
+    weak = gametree("solve", "tictactoe", "--algorithm", "solver", "--weak", "--batch", "-", "--json", input="B2\nB1 A3 C2 B3 C3\t-1\n")
+    assert weak.returncode == 0, weak.stderr
+    assert [(d["score"], d["weak"]) for d in map(json.loads, weak.stdout.splitlines())] == [(0, True), (-1, True)]
+    assert "1/1 matched the expected value (win, draw or loss)" in weak.stderr
     wrong = tmp_path / "wrong.txt"
     wrong.write_text("B2, 5\n")
     out = gametree("solve", "tictactoe", "--batch", str(wrong))
@@ -86,6 +90,9 @@ def test_batch_from_stdin_and_file(tmp_path):
         (["solve", "tictactoe", "--algorithm", "minimax", "--time-limit", "1"], "--time-limit does not apply to --algorithm minimax"),
         (["solve", "tictactoe", "--time-limit", "0"], "--time-limit"),
         (["solve", "tictactoe", "--batch", "/nonexistent/file.txt"], "/nonexistent/file.txt"),
+        (["solve", "tictactoe", "--algorithm", "alphabeta", "--weak"], "--weak does not apply to --algorithm alphabeta"),
+        (["solve", "tictactoe", "--algorithm", "solver", "--weak", "--depth", "2"], "--weak proves the value"),
+        (["solve", "tictactoe", "--algorithm", "solver", "--weak", "--workers", "2"], "--weak solves in one process"),
     ],
 )
 def test_bad_input_is_one_line_and_nonzero(args, message):

@@ -386,6 +386,28 @@ def test_pons_positions_have_the_published_score(name: str, algorithm: str) -> N
     assert wrong == []
 
 
+@needs_data
+@pytest.mark.parametrize("name", ["pons_end_easy.txt", "pons_middle_easy.txt"])
+def test_pons_positions_weak(name: str) -> None:
+    """Every 20th position again, solved weakly: the sign of his score, and a best move that keeps it."""
+    game = ConnectFour()
+    table = TranspositionTable()
+    wrong = []
+    for moves, expected in pons_sample(name, 20):
+        state = play_text(game, moves)
+        result = search(game, state, algorithm="solver", weak=True, all_moves=False, cache=table)
+        sign = (expected > 0) - (expected < 0)
+        after = game.play(state, game.parse_move(state, result.best_moves[0]))
+        end = game.outcome(after)
+        if end is not None:  # the move ends the game: a win, or a draw on the last cell
+            kept = sign == (0 if end.winner is None else 1 if end.winner == game.to_move(state) else -1)
+        else:
+            kept = -search(game, after, algorithm="solver", weak=True, all_moves=False, cache=table).score == sign
+        if result.score != sign or not kept:
+            wrong.append((moves, expected, result.score, result.best_moves))
+    assert wrong == []
+
+
 def small_boards() -> list[dict[str, str]]:
     with (DATA / "small_boards.csv").open() as f:
         return list(csv.DictReader(f))

@@ -116,6 +116,41 @@ def test_move_values_and_best_moves_are_exact_on_3x3(ttt3, algorithm):
         assert result.score == best
 
 
+def _sign(x: float) -> int:
+    return (x > 0) - (x < 0)
+
+
+def test_weak_values_on_every_3x3_position(ttt3):
+    """--weak: every move's value is the sign of its exact score; the best move keeps the value."""
+    score = brute_force(3, 3, 3)
+    table = TranspositionTable()
+    for state in reachable(ttt3):
+        if ttt3.outcome(state) is not None:
+            continue
+        values = {ttt3.format_move(state, m): -_sign(score(board_of(ttt3, ttt3.play(state, m)))) for m in ttt3.legal_moves(state)}
+        full = search(ttt3, state, algorithm="solver", weak=True, cache=table)
+        assert full.weak and full.plies_to_end is None
+        assert {mv.move: mv.score for mv in full.move_values} == values
+        assert full.score == max(values.values()) == _sign(score(board_of(ttt3, state)))
+        assert full.pv == full.best_moves[:1]
+        one = search(ttt3, state, algorithm="solver", weak=True, all_moves=False, cache=table)
+        assert one.score == full.score and values[one.best_moves[0]] == full.score
+
+
+def test_weak_solve_of_a_fast_win_is_cheaper(registry):
+    """6x5 k=4: the first player wins; proving only that is cheaper than proving how fast."""
+    game = registry.game("tictactoe").create(width=6, height=5, k=4)
+    weak = search(game, algorithm="solver", weak=True, all_moves=False)
+    exact = search(game, algorithm="solver", all_moves=False, pv=False)
+    assert (weak.value, weak.score, exact.score) == ("win", 1, 10)
+    assert weak.stats.nodes < exact.stats.nodes / 2
+
+
+def test_weak_refuses_a_depth_limit(ttt3):
+    with pytest.raises(ValueError, match="weak"):
+        search(ttt3, algorithm="solver", weak=True, depth=2)
+
+
 @pytest.mark.parametrize("seed, algorithm", [(0, "alphabeta"), (1, "alphabeta"), (2, "solver"), (3, "solver")])
 def test_4x4_k3_sample_against_brute_force(registry, seed, algorithm):
     game = registry.game("tictactoe").create(size=4, k=3)
