@@ -248,21 +248,17 @@ class ConnectFour:
         Assumes the side to move has no immediate win.  Two opponent threats
         that can be played now cannot both be blocked: then the list is empty.
         """
-        mask = state.mask
-        current = state.current
+        current, mask, moves, _, _, theirs = state
         possible = (mask + self.bottom) & self.board_mask
-        theirs = state.theirs
         forced = possible & theirs
         if forced:
             if forced & (forced - 1):
-                return []
+                return ()
             possible = forced
         safe = possible & ~(theirs >> 1)
         if not safe:
-            return []
-        if not safe & (safe - 1):
-            return [self._column_of(safe)]
-        if state.moves >= self._order_until:
+            return ()
+        if moves >= self._order_until or not safe & (safe - 1):
             centre_first = self._centre_first
             columns = centre_first.get(safe)
             if columns is None:
@@ -276,15 +272,15 @@ class ConnectFour:
         return (bit.bit_length() - 1) // self.h1
 
     def play(self, state: C4State, move: int) -> C4State:
-        mask = state.mask
+        current, mask, moves, _, mine, theirs = state
         bit = (mask + self._bottom_bit[move]) & self._column_mask[move]
         after = mask | bit
-        stones = state.current | bit
+        stones = current | bit
         # The cells where the mover now threatens to win (``stones + after`` identifies the pair, as Pons's key).
         threats = self._memo.get(stones + after)
         if threats is None:
             threats = self.threats(stones, after)
-        return _new_state(C4State, (state.current ^ mask, after, state.moves + 1, bool(bit & state.mine), state.theirs & ~bit, threats))
+        return _new_state(C4State, (current ^ mask, after, moves + 1, bit & mine != 0, theirs & ~bit, threats))
 
     def outcome(self, state: C4State) -> Outcome | None:
         if state.won:

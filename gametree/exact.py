@@ -190,11 +190,6 @@ class _SolverEngine(_Engine):
                 beta = upper
                 if alpha >= beta:
                     return beta
-            lower = -((C - p) // 2)  # at worst the opponent wins with its next move
-            if alpha < lower:
-                alpha = lower
-                if alpha >= beta:
-                    return alpha
 
             hash_move = None
             if get is not None:  # before generating (and ordering) moves: a hit often ends the node
@@ -219,7 +214,7 @@ class _SolverEngine(_Engine):
                 if out is not None:
                     c.terminals += 1
                     return terminal_score(state, out.winner)
-                return lower  # whatever we play, the opponent wins next move
+                return -((C - p) // 2)  # whatever we play, the opponent wins next move
             # The opponent cannot win with its next move either.
             lower = -((C - 2 - p) // 2) if p < C - 2 else 0
             if alpha < lower:
