@@ -218,10 +218,16 @@ def make_plugin_manager(
         pm.enable_tracing()
 
     if autoload:
+        # "name version" of each distribution, read once: every .name and .version parses its METADATA again.
+        dist_labels: dict[int, str] = {}
         for ep in sorted(entry_points(group=hookspecs.PROJECT), key=lambda e: e.name):
             if ep.name in blocked or pm.is_blocked(ep.name):
                 continue
-            dist = f"{ep.dist.name} {ep.dist.version}" if ep.dist is not None else ""
+            dist = ""
+            if ep.dist is not None:
+                if id(ep.dist) not in dist_labels:
+                    dist_labels[id(ep.dist)] = f"{ep.dist.name} {ep.dist.version}"
+                dist = dist_labels[id(ep.dist)]
             try:
                 plugin = ep.load()
                 pm._register_checked(plugin, ep.name, f"{dist} (entry point {ep.value})" if dist else f"entry point {ep.value}")
