@@ -166,9 +166,10 @@ def _solve_command(spec: GameSpec) -> click.Command:
     @click.command(name=spec.name, help=f"Solve {spec.summary or spec.name}.")
     @game_options(spec)
     @click.option("--moves", default="", metavar="MOVES", help="Solve the position after these moves (e.g. \"B2 A1\").")
-    @click.option("--algorithm", "-a", default="alphabeta", show_default=True, help="Search algorithm (see 'gametree games').")
+    @click.option("--algorithm", "-a", default="solver", show_default=True, help="Search algorithm: solver (exact, fastest), alphabeta, minimax, mcts, or one a plugin adds (see 'gametree games').")
     @click.option("--depth", type=click.IntRange(min=1), default=None, help="Depth limit; leaves are scored by the game's heuristic.")
     @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Anytime search (iterative deepening): the best answer found in SECONDS, marked unproven if cut short; mcts: stop after SECONDS.")
+    @click.option("--best-only", is_flag=True, help="Only the position's score and one best move with its line, not every move's score: much faster on big boards.")
     @click.option("--weak", is_flag=True, help="Prove only who wins (win, draw or loss), not how fast: much faster on won and lost positions (solver).")
     @click.option("--no-cache", is_flag=True, help="Search without a transposition cache.")
     @click.option("--cache-size", default=CACHE_SIZE, show_default=True, metavar="SIZE", help="Cache bound: entries (500000, 2M) or memory (256MB).")
@@ -238,11 +239,12 @@ def _search_options(function: Callable[..., Any], algorithm: str, params: dict[s
         "cache": (cache, params["no_cache"] or params["cache_size"] != CACHE_SIZE, "--no-cache/--cache-size"),
         "symmetry": (not params["no_symmetry"], params["no_symmetry"], "--no-symmetry"),
         "weak": (params["weak"], params["weak"], "--weak"),
+        "all_moves": (not params["best_only"], params["best_only"], "--best-only"),
     }
     options: dict[str, Any] = {}
     for name, (value, given, flag) in wanted.items():
         if takes_any or name in parameters:
-            if given or name != "weak":  # weak=False is every algorithm's way
+            if given or name not in ("weak", "all_moves"):  # the algorithms' own defaults
                 options[name] = value
         elif given:
             raise click.UsageError(f"{flag} does not apply to --algorithm {algorithm}")

@@ -39,6 +39,18 @@ def test_solve_json_has_all_fields():
     assert len(data["move_values"]) == 14
 
 
+def test_default_is_the_solver_and_best_only_skips_the_other_moves():
+    full = json.loads(gametree("solve", "tictactoe", "--size", "4", "--k", "3", "--json").stdout)
+    best = json.loads(gametree("solve", "tictactoe", "--size", "4", "--k", "3", "--best-only", "--json").stdout)
+    assert full["algorithm"] == best["algorithm"] == "solver"
+    assert len(full["move_values"]) == 16 and len(best["move_values"]) == 1
+    assert best["score"] == full["score"] == 6 and best["plies_to_end"] == 5
+    assert best["best_moves"][0] in full["best_moves"] and best["pv"][0] == best["best_moves"][0]
+    assert best["stats"]["nodes"] < full["stats"]["nodes"]
+    weak = json.loads(gametree("solve", "tictactoe", "--size", "4", "--k", "3", "--best-only", "--weak", "--json").stdout)
+    assert (weak["weak"], weak["score"], weak["value"], weak["plies_to_end"]) == (True, 1, "win", None)
+
+
 def test_algorithms_and_options_agree():
     a = json.loads(gametree("solve", "tictactoe", "--moves", "B2", "--algorithm", "minimax", "--json").stdout)
     b = json.loads(gametree("solve", "tictactoe", "--moves", "B2", "--no-cache", "--json").stdout)
