@@ -11,7 +11,10 @@ Pons's sets go through the command anyone can rerun,
 cache for the whole set), and the benchmark reads its JSON lines: accuracy
 against the published scores, mean search time and nodes per position, and
 the whole process's wall time per position (start-up and move parsing
-included).  Small boards are solved from the empty position in a fresh
+included) and peak memory.  With the solver it also runs ``--weak`` (who
+wins, not how fast; its answers are checked against the sign of Pons's
+scores).  The processes run with Python's bytecode cache on, as an installed
+command does (one warm-up run first), even if ``PYTHONDONTWRITEBYTECODE`` is set.  Small boards are solved from the empty position in a fresh
 process each (root value, best move and principal variation, as
 ``alphabeta(game, all_moves=False)``), and compared with the published table
 ``small_boards.csv``: winner, the move number on which the game ends under
@@ -26,9 +29,11 @@ import argparse
 import csv
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -65,39 +70,61 @@ def gametree_command() -> list[str]:
     return [sys.executable, "-c", "import sys; from gametree.cli import main; sys.argv[0] = 'gametree'; main()"]
 
 
-def run_set(name: str, algorithm: str, step: int, time_limit: float) -> dict[str, object]:
+def _environment() -> dict[str, str]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # time the command as installed: bytecode cached
+    return env
+
+
+def run_measured(command: list[str], time_limit: float) -> tuple[str, str, float, float, bool]:
+    """Run ``command``: its stdout, stderr, wall seconds, peak resident MB (of that process alone), and whether it timed out."""
+    with tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, text=True, env=_environment())
+        timer = threading.Timer(time_limit, process.kill)
+        timer.start()
+        try:
+            out = process.stdout.read()  # type: ignore[union-attr]
+            _, status, usage = os.wait4(process.pid, 0)
+        finally:
+            timer.cancel()
+        wall = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)  # reaped by wait4: tell Popen
+        err.seek(0)
+        timed_out = process.returncode == -signal.SIGKILL
+        return out, err.read(), wall, usage.ru_maxrss / 1024, timed_out
+
+
+def run_set(name: str, algorithm: str, step: int, time_limit: float, weak: bool = False) -> dict[str, object]:
     """Run one of Pons's sets (every ``step``-th line) through ``gametree solve --batch``."""
     lines = [line for line in (DATA / SETS[name]).read_text().splitlines() if line.strip()][::step]
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write("\n".join(lines) + "\n")
         path = f.name
-    command = [*gametree_command(), "solve", "connect4", "--algorithm", algorithm, "--batch", path, "--json"]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    start = time.perf_counter()
-    timed_out = False
+    command = [*gametree_command(), "solve", "connect4", "--algorithm", algorithm, "--batch", path, "--json", *(["--weak"] if weak else [])]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=time_limit, env=env)
-        out, err = done.stdout, done.stderr
-    except subprocess.TimeoutExpired as exc:
-        timed_out = True
-        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
-        err = ""
+        out, err, wall, peak_mb, timed_out = run_measured(command, time_limit)
     finally:
         os.unlink(path)
-    wall = time.perf_counter() - start
     rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     if not rows and not timed_out:
         raise SystemExit(f"gametree failed on {name}: {err.strip()}")
     solved = len(rows)
+    # A weak answer is the sign of the score.
+    right = (lambda r: r["score"] == (r["expected"] > 0) - (r["expected"] < 0)) if weak else (lambda r: r["score"] == r["expected"])
+    mean_ms = 1000 * sum(r["seconds"] for r in rows) / max(solved, 1)
+    mean_nodes = sum(r["nodes"] for r in rows) / max(solved, 1)
     return {
         "set": name,
-        "algorithm": algorithm,
+        "algorithm": algorithm + (" --weak" if weak else ""),
         "positions": len(lines),
         "solved": solved,
-        "matched": sum(r["score"] == r["expected"] for r in rows),
-        "mean_ms": 1000 * sum(r["seconds"] for r in rows) / max(solved, 1),
-        "mean_nodes": sum(r["nodes"] for r in rows) / max(solved, 1),
+        "matched": sum(map(right, rows)),
+        "mean_ms": mean_ms,
+        "mean_nodes": mean_nodes,
+        "nodes_per_s": 1000 * mean_nodes / mean_ms if mean_ms else 0.0,
         "process_ms": 1000 * wall / max(solved, 1),
+        "peak_mb": peak_mb,
         "timed_out": timed_out,
     }
 
@@ -147,17 +174,18 @@ def main(argv: list[str] | None = None) -> int:
 
     if not args.skip_sets:
         print(f"Pons's 7x6 test sets via 'gametree solve connect4 --batch' ({'every 10th position' if args.quick else 'all positions'})")
-        print(f"{'set':<8} {'algorithm':<10} {'positions':>9} {'matched':>9} {'mean ms':>9} {'nodes':>9} {'process ms':>11}")
+        print(f"{'set':<8} {'algorithm':<16} {'positions':>9} {'matched':>9} {'mean ms':>9} {'nodes':>9} {'nodes/s':>9} {'process ms':>11} {'peak MB':>8}")
+        run_measured([*gametree_command(), "--version"], args.time_limit)  # warm-up: bytecode written, files cached
         for name in SETS:
-            for algorithm in algorithms:
-                r = run_set(name, algorithm, step, args.time_limit)
+            for algorithm, weak in [(a, w) for a in algorithms for w in ((False, True) if a == "solver" else (False,))]:
+                r = run_set(name, algorithm, step, args.time_limit, weak)
                 note = f"  TIMEOUT after {args.time_limit:g} s ({r['solved']} solved)" if r["timed_out"] else ""
-                if algorithm == "solver" and not args.quick:
+                if algorithm == "solver" and not weak and not args.quick:
                     target = SET_TARGETS[name]
                     note += f"  target {target:g} ms" + (" MISSED" if r["process_ms"] > target else " met")
                 print(
-                    f"{name:<8} {algorithm:<10} {r['positions']:>9} {r['matched']:>5}/{r['solved']:<3} {r['mean_ms']:>9.2f}"
-                    f" {r['mean_nodes']:>9.1f} {r['process_ms']:>11.2f}{note}",
+                    f"{name:<8} {r['algorithm']:<16} {r['positions']:>9} {r['matched']:>5}/{r['solved']:<3} {r['mean_ms']:>9.3f}"
+                    f" {r['mean_nodes']:>9.1f} {r['nodes_per_s']:>9,.0f} {r['process_ms']:>11.3f} {r['peak_mb']:>8.0f}{note}",
                     flush=True,
                 )
                 failures += r["matched"] != r["positions"]
