@@ -398,7 +398,7 @@ def _weak(game: Game[Any, Any], state: Any, *, cache: TranspositionTable | bool 
     engine = _SolverEngine(game, table=table, symmetry=symmetry, counters=counters)
     start = time.perf_counter()
     value = _sign(engine.exact(state, 0, weak=True))
-    found = engine.root_move  # it raised the bound above the value below
+    found = engine.root_move  # it made the last probe fail high: it scores at least the bound proved
     # A move's value is at least minus the root's when the root's is exact (a draw) or an
     # upper bound (a loss: every move scores >= 1 for the opponent, nothing to search).
     at_least = -value if value <= 0 else None
@@ -406,7 +406,7 @@ def _weak(game: Game[Any, Any], state: Any, *, cache: TranspositionTable | bool 
         moves = list(game.legal_moves(state))
         values = [-_sign(engine.exact(game.play(state, m), 1, at_least=at_least, weak=True)) for m in moves]
     else:
-        if found is None:  # any move keeping the value (for a loss, the first)
+        if found is None:  # any move keeping the value (for a loss, any move: the first)
             for found in game.legal_moves(state):
                 if -_sign(engine.exact(game.play(state, found), 1, at_least=at_least, weak=True)) == value:
                     break
