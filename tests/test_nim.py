@@ -78,6 +78,11 @@ def test_solver_on_every_position_up_to_heap_order(misere: bool) -> None:
         state = NimState(heaps, 20 - sum(heaps))
         result = search(game, state, algorithm="solver", cache=table, all_moves=False, pv=False)
         assert result.value == ("loss" if side_to_move_loses(heaps, misere) else "win"), heaps
+        weak = search(game, state, algorithm="solver", weak=True, cache=table, all_moves=False)
+        assert (weak.value, weak.score) == (result.value, 1 if result.value == "win" else -1), heaps
+        if weak.value == "win":  # the move it names leaves the opponent a lost position
+            after = game.play(state, game.parse_move(state, weak.best_moves[0]))
+            assert game.outcome(after) == Outcome(game.to_move(state)) or side_to_move_loses(after.heaps, misere), heaps
 
 
 @pytest.mark.parametrize("misere", [False, True])
