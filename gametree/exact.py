@@ -50,7 +50,8 @@ __all__ = ["solver"]
 #: prove.  Measured on Pons's sets (end-game: 56.1 -> 51.4 nodes per position, middle-game
 #: unchanged) and the empty boards of docs/performance.md (3x3: 213 -> 165 nodes, 4x4 k=4:
 #: 17,461 -> 16,147; none worse); and for weak solves (middle-game: 328 nodes, against 333
-#: with the wide probes always and 562 with the draw questions always).
+#: with the wide probes always and 562 with the draw questions always; measured with one
+#: table per run of solver() calls, as the benchmark's 319 is with the CLI's batch).
 DIRECT_RANGE = 16
 
 
