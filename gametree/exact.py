@@ -49,9 +49,8 @@ __all__ = ["solver"]
 #: gets the two probes half-way to each end: fast wins and losses are the cheap ones to
 #: prove.  Measured on Pons's sets (end-game: 56.1 -> 51.4 nodes per position, middle-game
 #: unchanged) and the empty boards of docs/performance.md (3x3: 213 -> 165 nodes, 4x4 k=4:
-#: 17,461 -> 16,147; none worse); and for weak solves (middle-game: 328 nodes, against 333
-#: with the wide probes always and 562 with the draw questions always; measured with one
-#: table per run of solver() calls, as the benchmark's 319 is with the CLI's batch).
+#: 17,461 -> 16,147; none worse); weak solves of the middle-game set: 328 nodes per
+#: position, against 333 with the wide probes always and 562 with the draw questions always.
 DIRECT_RANGE = 16
 
 
