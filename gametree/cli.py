@@ -197,6 +197,8 @@ def _solve_command(spec: GameSpec) -> click.Command:
             raise click.UsageError("--split-ply needs --workers or --scheduler")
         if params["weak"] and parallel:
             raise click.UsageError("--weak solves in one process: drop --workers/--scheduler")
+        if params["best_only"] and parallel:
+            raise click.UsageError("--workers/--scheduler split the work by move and score every move: drop --best-only")
         if params["batch"] is not None and not parallel:
             _solve_batch(game, function, options, params["batch"], params["as_json"])
             return

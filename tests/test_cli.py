@@ -105,6 +105,7 @@ def test_batch_from_stdin_and_file(tmp_path):
         (["solve", "tictactoe", "--algorithm", "alphabeta", "--weak"], "--weak does not apply to --algorithm alphabeta"),
         (["solve", "tictactoe", "--algorithm", "solver", "--weak", "--depth", "2"], "--weak proves the value"),
         (["solve", "tictactoe", "--algorithm", "solver", "--weak", "--workers", "2"], "--weak solves in one process"),
+        (["solve", "tictactoe", "--best-only", "--workers", "2"], "drop --best-only"),
     ],
 )
 def test_bad_input_is_one_line_and_nonzero(args, message):
