@@ -246,7 +246,9 @@ class ConnectFour:
         """The moves, best first, after which the opponent cannot win at once (Pons's non-losing moves).
 
         Assumes the side to move has no immediate win.  Two opponent threats
-        that can be played now cannot both be blocked: then the list is empty.
+        that can be played now cannot both be blocked: then there are none.
+        Late in the game (and for a single move) the sequence is a shared
+        tuple from a table: do not modify it.
         """
         current, mask, moves, _, _, theirs = state
         possible = (mask + self.bottom) & self.board_mask
@@ -267,9 +269,6 @@ class ConnectFour:
                 columns = centre_first[safe] = tuple(c for c, col in self._order_bits if safe & col)
             return columns
         return self._by_threats(current, mask, safe)
-
-    def _column_of(self, bit: int) -> int:
-        return (bit.bit_length() - 1) // self.h1
 
     def play(self, state: C4State, move: int) -> C4State:
         current, mask, moves, _, mine, theirs = state
