@@ -118,9 +118,9 @@ class Game(Protocol[S, M]):
       texts (default: on white space);
     - ``replay(state, texts) -> state``: the state after the move texts, read
       and checked like :func:`play_text` does, only faster (a batch of long
-      positions spends much of its time there).  On any :class:`GameError` it
-      may raise any one: :func:`play_text` then plays the moves one by one to
-      name the offending move.
+      positions spends much of its time there).  For a malformed or illegal
+      move it raises any :class:`GameError`: :func:`play_text` then plays the
+      moves one by one to name the offending move and say why.
     """
 
     info: GameInfo
