@@ -84,7 +84,8 @@ def run_measured(command: list[str], time_limit: float) -> tuple[str, str, float
         timer = threading.Timer(time_limit, process.kill)
         timer.start()
         try:
-            out = process.stdout.read()  # type: ignore[union-attr]
+            with process.stdout:  # type: ignore[union-attr]
+                out = process.stdout.read()  # type: ignore[union-attr]
             _, status, usage = os.wait4(process.pid, 0)
         finally:
             timer.cancel()
