@@ -37,6 +37,8 @@ _WINS = (Outcome(0), Outcome(1))
 #: Builds a state from a full tuple without NamedTuple's Python-level ``__new__`` (hot path).
 _new_state = tuple.__new__
 _DRAW = Outcome(None)
+#: Threat masks remembered before the memo is cleared (about 100 bytes each).
+_MEMO_LIMIT = 200_000
 
 
 class C4State(NamedTuple):
@@ -90,7 +92,8 @@ class ConnectFour:
         #: Positions after this many moves are keyed as they are: mirror images met deep in a
         #: search are rare, and mirroring every key costs more than the rare hit saves.
         self.symmetric_plies = self.cells // 2
-        #: Threat masks computed while ordering moves, keyed by ``stones + mask`` after the move.
+        #: Threat masks of children (ordering moves, playing them), keyed by ``stones + mask`` after
+        #: the move; cleared when it holds more than ``_MEMO_LIMIT``.
         self._memo: dict[int, int] = {}
         #: Safe cells to play (at most one per column) -> their columns, centre first (cleared when large).
         self._centre_first: dict[int, tuple[int, ...]] = {}
@@ -141,13 +144,14 @@ class ConnectFour:
         when its neighbours ``+d .. +a*d`` and ``-d .. -(k-1-a)*d`` are stones.
         """
         k1 = self.k - 1
-        if k1 == 3:  # Connect *Four*: the same rule unrolled (Pons's formula), each shift computed once
+        if k1 == 3:  # Connect *Four*: the same rule unrolled, with the fewest shifts
             r = (stones << 1) & (stones << 2) & (stones << 3)
             for d, d2, d3 in self._steps4:
-                up, down = stones << d, stones >> d
-                p = up & (stones << d2)
-                q = down & (stones >> d2)
-                r |= (p & ((stones << d3) | down)) | (q & (up | (stones >> d3)))
+                down = stones >> d
+                pairs = stones & down  # stones at x and x + d
+                up = stones << d
+                # stones at +d, +2d and (+3d or -d); or at -2d, -d and (-3d or +d)
+                r |= ((pairs >> d) & ((stones >> d3) | up)) | ((pairs << d2) & ((stones << d3) | down))
             return r & (self.board_mask ^ mask)
         if k1 == 0:
             return self.board_mask & ~mask
@@ -222,7 +226,7 @@ class ConnectFour:
         scored = []
         threats = self.threats
         memo = self._memo
-        if len(memo) > 200_000:
+        if len(memo) > _MEMO_LIMIT:
             memo.clear()
         shift = self._index_bits
         for index, col in self._indexed_columns:
@@ -275,10 +279,14 @@ class ConnectFour:
         bit = (mask + self._bottom_bit[move]) & self._column_mask[move]
         after = mask | bit
         stones = current | bit
-        # The cells where the mover now threatens to win (``stones + after`` identifies the pair, as Pons's key).
-        threats = self._memo.get(stones + after)
+        # The cells where the mover now threatens to win, remembered: the same child is often
+        # reached again (``stones + after`` identifies it, as Pons's key does from the mover's side).
+        memo = self._memo
+        threats = memo.get(stones + after)
         if threats is None:
-            threats = self.threats(stones, after)
+            if len(memo) > _MEMO_LIMIT:
+                memo.clear()
+            threats = memo[stones + after] = self.threats(stones, after)
         return _new_state(C4State, (current ^ mask, after, moves + 1, bit & mine != 0, theirs & ~bit, threats))
 
     def outcome(self, state: C4State) -> Outcome | None:
