@@ -52,15 +52,22 @@ class Entry:
 
 
 class TranspositionTable:
-    """Maps ``game.key(state)`` to ``(lower, upper, move, depth)`` tuples."""
+    """Maps ``game.key(state)`` to ``(lower, upper, move, depth)`` tuples.
 
-    __slots__ = ("max_entries", "_half", "current", "old", "probes", "hits", "stores")
+    A hot search loop may read the ``current`` and ``old`` dictionaries and store
+    into ``current`` directly, as :meth:`get` and :meth:`put` do (starting a new
+    generation when ``current`` holds ``generation_size`` entries); it then adds
+    its own counts to ``probes``, ``hits`` and ``stores``.
+    """
+
+    __slots__ = ("max_entries", "generation_size", "current", "old", "probes", "hits", "stores")
 
     def __init__(self, max_entries: int = DEFAULT_ENTRIES) -> None:
         if max_entries < 2:
             raise ValueError("a transposition table needs room for at least 2 entries")
         self.max_entries = max_entries
-        self._half = max_entries // 2
+        #: Entries in the current generation before it becomes the old one.
+        self.generation_size = max_entries // 2
         self.current: dict[Hashable, tuple[float, float, Any, int]] = {}
         self.old: dict[Hashable, tuple[float, float, Any, int]] = {}
         self.probes = self.hits = self.stores = 0
@@ -84,7 +91,7 @@ class TranspositionTable:
     def put(self, key: Hashable, lower: float, upper: float, move: Any, depth: int) -> None:
         self.stores += 1
         current = self.current
-        if len(current) >= self._half and key not in current:
+        if len(current) >= self.generation_size and key not in current:
             self.old = current
             self.current = current = {}
         current[key] = (lower, upper, move, depth)

@@ -173,13 +173,15 @@ class _SolverEngine(_Engine):
         C = self.C
         table = self.table
         keyf = self.keyf
-        get = table.get if table is not None else None
-        put = table.put if table is not None else None
+        half = table.generation_size if table is not None else 0
         found = self._found
         base = 0  # the ply at height 0, set by each call from outside
+        # The table's dictionaries are used directly (its get/put would cost a call per node); the
+        # counts are added to the table's own after each search from outside.
+        probes = hits = stores = 0
 
         def node(state: Any, alpha: float, beta: float, height: int) -> float:
-            nonlocal per_depth
+            nonlocal per_depth, probes, hits, stores
             try:
                 per_depth[height] += 1
             except IndexError:
@@ -195,10 +197,14 @@ class _SolverEngine(_Engine):
                     return beta
 
             hash_move = None
-            if get is not None:  # before generating (and ordering) moves: a hit often ends the node
+            if table is not None:  # before generating (and ordering) moves: a hit often ends the node
                 key = keyf(state)
-                entry = get(key)
+                probes += 1
+                entry = table.current.get(key)
+                if entry is None:
+                    entry = table.old.get(key)
                 if entry is not None:
+                    hits += 1
                     lo, hi, hash_move, _ = entry
                     if lo >= beta:
                         return lo
@@ -244,18 +250,23 @@ class _SolverEngine(_Engine):
 
             if height == 0 and best > alpha0:
                 found[0] = best_move  # it scores at least ``best``
-            if put is not None:
+            if table is not None:  # as TranspositionTable.put
+                stores += 1
+                current = table.current
+                if len(current) >= half and key not in current:
+                    table.old = current
+                    table.current = current = {}
                 if best <= alpha0:
-                    put(key, -INF, best, best_move, UNLIMITED_DEPTH)
+                    current[key] = (-INF, best, best_move, UNLIMITED_DEPTH)
                 elif best >= beta:
-                    put(key, best, INF, best_move, UNLIMITED_DEPTH)
+                    current[key] = (best, INF, best_move, UNLIMITED_DEPTH)
                 else:
-                    put(key, best, best, best_move, UNLIMITED_DEPTH)
+                    current[key] = (best, best, best_move, UNLIMITED_DEPTH)
             return best
 
         def alphabeta(state: Any, alpha: float, beta: float, height: int) -> float:
             """Fail-soft negamax from any position, as :meth:`gametree.search._Engine.alphabeta`."""
-            nonlocal base
+            nonlocal base, probes, hits, stores
             out = outcome(state)
             if out is not None:
                 c.grow(height)
@@ -268,7 +279,14 @@ class _SolverEngine(_Engine):
                 c.per_depth[height] += 1
                 return (C + 1 - p) // 2
             base = p - height
-            return node(state, alpha, beta, height)
+            try:
+                return node(state, alpha, beta, height)
+            finally:
+                if table is not None:
+                    table.probes += probes
+                    table.hits += hits
+                    table.stores += stores
+                    probes = hits = stores = 0
 
         return alphabeta
 
