@@ -47,6 +47,8 @@ BOARD_TARGETS = {(6, 4): 3.0, (6, 5): 20.0, (7, 5): 300.0}
 SET_TARGETS = {"end": 0.3, "middle": 2.0}
 QUICK_BOARDS = ((4, 4), (5, 4), (4, 5))
 WINNERS = {0: "first", 1: "second", None: "draw"}
+#: Seconds a command past its time limit gets to stop after Ctrl-C before it is killed.
+GRACE = 5.0
 
 _WORKER = """
 import json, resource, sys, time
@@ -71,7 +73,7 @@ def gametree_command() -> list[str]:
 
 
 def _environment() -> dict[str, str]:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # time the command as installed: bytecode cached
     return env
 
@@ -81,18 +83,25 @@ def run_measured(command: list[str], time_limit: float) -> tuple[str, str, float
     with tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, text=True, env=_environment())
-        timer = threading.Timer(time_limit, process.kill)
-        timer.start()
+        # Past the limit: Ctrl-C, so that the command writes out what it has solved; then kill.
+        stopped = threading.Event()
+        timers = (
+            threading.Timer(time_limit, lambda: (stopped.set(), process.send_signal(signal.SIGINT))),
+            threading.Timer(time_limit + GRACE, process.kill),
+        )
+        for timer in timers:
+            timer.start()
         try:
             with process.stdout:  # type: ignore[union-attr]
                 out = process.stdout.read()  # type: ignore[union-attr]
             _, status, usage = os.wait4(process.pid, 0)
         finally:
-            timer.cancel()
+            for timer in timers:
+                timer.cancel()
         wall = time.perf_counter() - start
         process.returncode = os.waitstatus_to_exitcode(status)  # reaped by wait4: tell Popen
         err.seek(0)
-        timed_out = process.returncode == -signal.SIGKILL
+        timed_out = stopped.is_set()
         return out, err.read(), wall, usage.ru_maxrss / 1024, timed_out
 
 

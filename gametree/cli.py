@@ -291,6 +291,9 @@ def _split_batch_line(game: Any, line: str) -> tuple[str, int | None]:
 def _solve_batch(game: Any, function: Callable[..., Any], options: dict[str, Any], stream: Any, as_json: bool) -> None:
     """Solve one position per line with one cache for the whole batch; only root scores."""
     options = {**options, "all_moves": False, "pv": False}
+    # One line per position, buffered as stdout is (click.echo would flush every line: a
+    # write and a wake-up of the reader per position, 30-70 us each through a pipe here).
+    write = sys.stdout.write
     count = matched = with_expected = nodes = 0
     seconds = 0.0
     name = getattr(stream, "name", "batch")
@@ -320,9 +323,10 @@ def _solve_batch(game: Any, function: Callable[..., Any], options: dict[str, Any
             # A weak result is the score's sign: it matches the sign of the expected score.
             matched += result.score == (expected > 0) - (expected < 0) if result.weak else result.score == expected
         if as_json:
-            click.echo(json.dumps({"position": moves, "score": result.score, "weak": result.weak, "expected": expected, "nodes": result.stats.nodes, "seconds": result.stats.seconds}))
+            write(json.dumps({"position": moves, "score": result.score, "weak": result.weak, "expected": expected, "nodes": result.stats.nodes, "seconds": result.stats.seconds}) + "\n")
         else:
-            click.echo(f"{moves} {_fmt_score(result.score)}")
+            write(f"{moves} {_fmt_score(result.score)}\n")
+    sys.stdout.flush()  # before the summary on stderr
     if not count:
         raise click.ClickException(f"{name}: no positions")
     wall = time.perf_counter() - start
