@@ -83,6 +83,8 @@ class ConnectFour:
         self._order_bits = tuple((c, self._column_mask[c]) for c in self.order)
         self._indexed_columns = tuple((i, self._column_mask[c]) for i, c in enumerate(self.order))
         self._index_bits = max(1, width.bit_length())
+        #: ``"1"`` -> 0, ...: the columns as written (for :meth:`replay`).
+        self._column_of_text = {str(c + 1): c for c in range(width)}
         # Column slices for the left-right mirror: (shift, mirrored shift).
         self._mirror = tuple((c * h1, (width - 1 - c) * h1) for c in range(width))
         self._column_bits = (1 << h1) - 1
@@ -354,10 +356,10 @@ class ConnectFour:
     # -- text ----------------------------------------------------------------------------
     def split_moves(self, text: str) -> list[str]:
         """``4453`` -> ``['4', '4', '5', '3']`` on boards up to 9 wide; otherwise split on spaces."""
-        text = text.strip()
-        if self.width <= 9 and not any(ch.isspace() for ch in text):
-            return list(text)
-        return text.split()
+        fields = text.split()
+        if self.width <= 9 and len(fields) == 1:
+            return list(fields[0])
+        return fields
 
     def parse_move(self, state: C4State, text: str) -> int:
         t = text.strip()
@@ -389,14 +391,12 @@ class ConnectFour:
         if state.won:
             raise IllegalMoveError("the game is over")
         current, mask, moves = state.current, state.mask, state.moves
-        width, cells = self.width, self.cells
+        cells, column_of = self.cells, self._column_of_text
         top, bottom, column = self._top_bit, self._bottom_bit, self._column_mask
         bit = 0
         for text in texts:
-            if moves == cells or not text.isdecimal():
-                raise IllegalMoveError("cannot replay")
-            c = int(text) - 1
-            if not 0 <= c < width or mask & top[c]:
+            c = column_of.get(text)
+            if c is None or moves == cells or mask & top[c]:
                 raise IllegalMoveError("cannot replay")
             bit = (mask + bottom[c]) & column[c]
             current, mask, moves = current ^ mask, mask | bit, moves + 1

@@ -302,9 +302,21 @@ class _Root:
     values: list[float]
 
 
+def _deepest(per_depth: tuple[int, ...]) -> int:
+    """The deepest height with a node (0 if none), without looking at every height."""
+    first = next((i for i, n in enumerate(per_depth) if n), None)
+    if first is None:
+        return 0
+    # The heights searched are one run from the first: a node's parent is counted one higher up.
+    end = per_depth.index(0, first) if 0 in per_depth[first:] else len(per_depth)
+    if any(per_depth[end:]):  # not one run after all (a caller counting its own way)
+        return max(i for i, n in enumerate(per_depth) if n)
+    return end - 1
+
+
 def _freeze(counters: _Counters, table: TranspositionTable | None, seconds: float, base: tuple[int, int, int]) -> SearchStats:
     per_depth = tuple(counters.per_depth)
-    last = max((i for i, n in enumerate(per_depth) if n), default=0)
+    last = _deepest(per_depth)
     nodes = sum(per_depth)  # every engine counts each node at its depth (the solver only there)
     probes = hits = stores = 0
     if table is not None:

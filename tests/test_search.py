@@ -354,3 +354,14 @@ def test_iterative_deepening_is_anytime(registry, ttt3):
     state = play_text(ttt3, "A1 B1 A2 B2")
     won = alphabeta(ttt3, state, time_limit=60)
     assert won.proven and won.score == 3 and won.best_moves == ("A3",)
+
+
+@pytest.mark.parametrize(
+    "per_depth",
+    [(0, 0, 0), (1, 0, 0), (0, 1, 2, 0), (1, 2, 3), (1, 0, 2, 0), (0, 0, 5), (3, 1, 0, 0, 1)],
+)
+def test_deepest_height_with_a_node(per_depth: tuple[int, ...]) -> None:
+    """The shortcut through the run of counted heights agrees with looking at every height, gaps or not."""
+    from gametree.search import _deepest
+
+    assert _deepest(per_depth) == max((i for i, n in enumerate(per_depth) if n), default=0)
