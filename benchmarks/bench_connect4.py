@@ -14,7 +14,8 @@ the whole process's wall time per position (start-up and move parsing
 included) and peak memory.  With the solver it also runs ``--weak`` (who
 wins, not how fast; its answers are checked against the sign of Pons's
 scores).  The processes run with Python's bytecode cache on, as an installed
-command does (one warm-up run first), even if ``PYTHONDONTWRITEBYTECODE`` is set.  Small boards are solved from the empty position in a fresh
+command does (one warm-up run first), even if ``PYTHONDONTWRITEBYTECODE`` is set,
+and with output buffered even if ``PYTHONUNBUFFERED`` is.  Small boards are solved from the empty position in a fresh
 process each (root value, best move and principal variation, as
 ``alphabeta(game, all_moves=False)``), and compared with the published table
 ``small_boards.csv``: winner, the move number on which the game ends under
@@ -74,7 +75,10 @@ def gametree_command() -> list[str]:
 
 def _environment() -> dict[str, str]:
     env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # time the command as installed: bytecode cached
+    # Time the command as installed and run: bytecode cached, output buffered (these
+    # machines set both variables; unbuffered, each line of output is a write of its own).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("PYTHONUNBUFFERED", None)
     return env
 
 
