@@ -23,6 +23,7 @@ Without the helpers it still works on any game, with the bounds and narrowing.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Callable
 from typing import Any
@@ -52,11 +53,20 @@ __all__ = ["solver"]
 #: 17,461 -> 16,147; none worse); weak solves of the middle-game set: 328 nodes per
 #: position, against 333 with the wide probes always and 562 with the draw questions always.
 DIRECT_RANGE = 16
+NEG_INF = -INF
 
 
 def _half(x: int) -> int:
     """x / 2 rounded towards zero (as in C), to bias narrowing towards 0."""
     return -(-x // 2) if x < 0 else x // 2
+
+
+@functools.lru_cache(maxsize=16)
+def _threat_bounds(C: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """By ply, in a game of at most ``C`` plies, for a position entered by a safe move: the best
+    score (we cannot win now: at best with our next move but one) and the worst (neither can the
+    opponent)."""
+    return tuple((C - 1 - p) // 2 for p in range(C + 1)), tuple(-((C - 2 - p) // 2) if p < C - 2 else 0 for p in range(C + 1))
 
 
 class _SolverEngine(_Engine):
@@ -176,6 +186,7 @@ class _SolverEngine(_Engine):
         half = table.generation_size if table is not None else 0
         found = self._found
         base = 0  # the ply at height 0, set by each call from outside
+        uppers, lowers = _threat_bounds(C)
         # The table's dictionaries are used directly (its get/put would cost a call per node); the
         # counts are added to the table's own after each search from outside.
         probes = hits = stores = 0
@@ -190,7 +201,7 @@ class _SolverEngine(_Engine):
                 per_depth[height] += 1
             p = base + height
             # We cannot win now: at best we win with our next move but one.
-            upper = (C - 1 - p) // 2
+            upper = uppers[p]
             if beta > upper:
                 beta = upper
                 if alpha >= beta:
@@ -225,7 +236,7 @@ class _SolverEngine(_Engine):
                     return terminal_score(state, out.winner)
                 return -((C - p) // 2)  # whatever we play, the opponent wins next move
             # The opponent cannot win with its next move either.
-            lower = -((C - 2 - p) // 2) if p < C - 2 else 0
+            lower = lowers[p]
             if alpha < lower:
                 alpha = lower
                 if alpha >= beta:
@@ -234,10 +245,11 @@ class _SolverEngine(_Engine):
                 moves = [hash_move, *(m for m in moves if m != hash_move)]
 
             alpha0 = alpha
-            best = -INF
+            best = NEG_INF
             best_move = None
+            deeper = height + 1
             for move in moves:
-                value = -node(play(state, move), -beta, -alpha, height + 1)
+                value = -node(play(state, move), -beta, -alpha, deeper)
                 if value > best:
                     best = value
                     best_move = move
@@ -257,7 +269,7 @@ class _SolverEngine(_Engine):
                     table.old = current
                     table.current = current = {}
                 if best <= alpha0:
-                    current[key] = (-INF, best, best_move, UNLIMITED_DEPTH)
+                    current[key] = (NEG_INF, best, best_move, UNLIMITED_DEPTH)
                 elif best >= beta:
                     current[key] = (best, INF, best_move, UNLIMITED_DEPTH)
                 else:

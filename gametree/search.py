@@ -410,11 +410,11 @@ def _result(
         )
         for m, v in zip(root.moves, root.values)
     )
-    pv_text = []
+    pv_text = [fmt(state, pv_raw[0])]
     s = state
-    for m in pv_raw:
+    for previous, m in zip(pv_raw, pv_raw[1:]):
+        s = game.play(s, previous)
         pv_text.append(fmt(s, m))
-        s = game.play(s, m)
     me = game.to_move(state)
     if not proven:
         value, winner = "unknown", None
