@@ -37,7 +37,7 @@ _WINS = (Outcome(0), Outcome(1))
 #: Builds a state from a full tuple without NamedTuple's Python-level ``__new__`` (hot path).
 _new_state = tuple.__new__
 _DRAW = Outcome(None)
-#: Threat masks remembered before the memo is cleared (about 100 bytes each).
+#: Threat cells remembered before the memo is cleared (about 100 bytes each).
 _MEMO_LIMIT = 200_000
 
 
@@ -94,8 +94,10 @@ class ConnectFour:
         #: Positions after this many moves are keyed as they are: mirror images met deep in a
         #: search are rare, and mirroring every key costs more than the rare hit saves.
         self.symmetric_plies = self.cells // 2
-        #: Threat masks of children (ordering moves, playing them), keyed by ``stones + mask`` after
-        #: the move; cleared when it holds more than ``_MEMO_LIMIT``.
+        #: The cells, empty or not, where one more stone would complete a line of a set of stones
+        #: (``threats(stones, 0)``), keyed by the stones: it depends on them alone, and the same
+        #: stones of one side recur under many arrangements of the other side's.  Cleared when it
+        #: holds more than ``_MEMO_LIMIT``.
         self._memo: dict[int, int] = {}
         #: Safe cells to play (at most one per column) -> their columns, centre first (cleared when large).
         self._centre_first: dict[int, tuple[int, ...]] = {}
@@ -140,6 +142,9 @@ class ConnectFour:
 
     def threats(self, stones: int, mask: int) -> int:
         """Empty cells of the board where one more stone would make ``k`` in a row.
+
+        ``mask`` is the occupied cells; with ``mask=0`` the answer is every cell,
+        empty or not, that would complete a line of ``stones``.
 
         For each direction ``d`` and each split of the ``k - 1`` other stones
         into ``a`` on one side and ``k - 1 - a`` on the other, a cell qualifies
@@ -222,8 +227,8 @@ class ConnectFour:
     def _by_threats(self, current: int, mask: int, cells: int) -> list[int]:
         """The columns of ``cells`` (playable cells) by winning cells they create, ties centre first.
 
-        The threat masks computed here are remembered for :meth:`play`, which
-        needs the same mask for the child it builds.
+        The threat cells computed here are remembered for :meth:`play`, which
+        needs them for the child it builds.
         """
         scored = []
         threats = self.threats
@@ -234,10 +239,11 @@ class ConnectFour:
         for index, col in self._indexed_columns:
             bit = cells & col
             if bit:
-                stones, after = current | bit, mask | bit
-                t = memo.get(stones + after)
-                if t is None:
-                    t = memo[stones + after] = threats(stones, after)
+                stones = current | bit
+                completing = memo.get(stones)
+                if completing is None:
+                    completing = memo[stones] = threats(stones, 0)
+                t = completing & ~(mask | bit)  # the empty ones
                 scored.append((-t.bit_count() << shift) | index)  # more threats first, then centre order
         scored.sort()
         order, low = self.order, (1 << shift) - 1
@@ -281,15 +287,14 @@ class ConnectFour:
         bit = (mask + self._bottom_bit[move]) & self._column_mask[move]
         after = mask | bit
         stones = current | bit
-        # The cells where the mover now threatens to win, remembered: the same child is often
-        # reached again (``stones + after`` identifies it, as Pons's key does from the mover's side).
+        # The cells where the mover now threatens to win: those of its stones, remembered, that are empty.
         memo = self._memo
-        threats = memo.get(stones + after)
-        if threats is None:
+        completing = memo.get(stones)
+        if completing is None:
             if len(memo) > _MEMO_LIMIT:
                 memo.clear()
-            threats = memo[stones + after] = self.threats(stones, after)
-        return _new_state(C4State, (current ^ mask, after, moves + 1, bit & mine != 0, theirs & ~bit, threats))
+            completing = memo[stones] = self.threats(stones, 0)
+        return _new_state(C4State, (current ^ mask, after, moves + 1, bit & mine != 0, theirs & ~bit, completing & ~after))
 
     def outcome(self, state: C4State) -> Outcome | None:
         if state.won:
