@@ -236,6 +236,9 @@ class ConnectFour:
         if len(memo) > _MEMO_LIMIT:
             memo.clear()
         shift = self._index_bits
+        # The cell played is left in ``empty``: it is not among the cells it creates, unless it
+        # wins (the callers order only moves that do not), and then the count only orders moves.
+        empty = ~mask
         for index, col in self._indexed_columns:
             bit = cells & col
             if bit:
@@ -243,8 +246,7 @@ class ConnectFour:
                 completing = memo.get(stones)
                 if completing is None:
                     completing = memo[stones] = threats(stones, 0)
-                t = completing & ~(mask | bit)  # the empty ones
-                scored.append((-t.bit_count() << shift) | index)  # more threats first, then centre order
+                scored.append((-(completing & empty).bit_count() << shift) | index)  # more threats first, then centre order
         scored.sort()
         order, low = self.order, (1 << shift) - 1
         return [order[v & low] for v in scored]

@@ -212,7 +212,7 @@ class _SolverEngine(_Engine):
                 key = keyf(state)
                 probes += 1
                 entry = table.current.get(key)
-                if entry is None:
+                if entry is None and table.old:
                     entry = table.old.get(key)
                 if entry is not None:
                     hits += 1
