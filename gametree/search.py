@@ -394,23 +394,24 @@ def _result(
 ) -> SearchResult:
     fmt = game.format_move
     best_value = max(root.values)
-    best_raw = [m for m, v in zip(root.moves, root.values) if v == best_value]
+    texts = [fmt(state, m) for m in root.moves]
+    best = root.values.index(best_value)
     if want_pv:
-        pv_raw, ended = _principal_variation(engine_for_pv, state, best_raw[0], best_value)
+        pv_raw, ended = _principal_variation(engine_for_pv, state, root.moves[best], best_value)
     else:
-        pv_raw, ended = [best_raw[0]], False
+        pv_raw, ended = [root.moves[best]], False
     proven = not heuristic or abs(best_value) >= 1
     plies = len(pv_raw) if ended else None
     move_values = tuple(
         MoveValue(
-            move=fmt(state, m),
+            move=text,
             score=v,
-            plies_to_end=(plies if m == best_raw[0] else _plies_to_end_of(engine_for_pv, state, m, v)) if ended else None,
+            plies_to_end=(plies if i == best else _plies_to_end_of(engine_for_pv, state, m, v)) if ended else None,
             best=v == best_value,
         )
-        for m, v in zip(root.moves, root.values)
+        for i, (m, v, text) in enumerate(zip(root.moves, root.values, texts))
     )
-    pv_text = [fmt(state, pv_raw[0])]
+    pv_text = [texts[best]]
     s = state
     for previous, m in zip(pv_raw, pv_raw[1:]):
         s = game.play(s, previous)
@@ -432,7 +433,7 @@ def _result(
         score=best_value,
         proven=proven,
         plies_to_end=plies,
-        best_moves=tuple(fmt(state, m) for m in best_raw),
+        best_moves=tuple(text for text, v in zip(texts, root.values) if v == best_value),
         move_values=move_values,
         pv=tuple(pv_text),
         depth=depth,
