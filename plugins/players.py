@@ -36,8 +36,6 @@ import random
 from typing import Any
 
 from gametree import Game, TranspositionTable, hookimpl, solver
-from gametree.learn import LearnedPlayer
-from gametree.mcts import MCTSPlayer
 
 __all__ = ["EasyPlayer", "HumanPlayer", "RandomPlayer", "SearchPlayer", "STRENGTHS"]
 
@@ -136,5 +134,18 @@ def gametree_register_players(registry) -> None:  # type: ignore[no-untyped-def]
     registry.add_player("easy", EasyPlayer)
     for name, depth in STRENGTHS.items():
         registry.add_player(name, functools.partial(SearchPlayer, depth))
-    registry.add_player("mcts", MCTSPlayer)
-    registry.add_player("learned", LearnedPlayer)
+    registry.add_player("mcts", _mcts_player)
+    registry.add_player("learned", _learned_player)
+
+
+# Imported when a game asks for them, not on every start of the command.
+def _mcts_player() -> Any:
+    from gametree.mcts import MCTSPlayer
+
+    return MCTSPlayer()
+
+
+def _learned_player() -> Any:
+    from gametree.learn import LearnedPlayer
+
+    return LearnedPlayer()
