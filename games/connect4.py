@@ -397,18 +397,22 @@ class ConnectFour:
         """
         if state.won:
             raise IllegalMoveError("the game is over")
-        current, mask, moves = state.current, state.mask, state.moves
-        cells, column_of = self.cells, self._column_of_text
+        current, mask = state.current, state.mask
+        column_of = self._column_of_text
         top, bottom, column = self._top_bit, self._bottom_bit, self._column_mask
         bit = 0
-        for text in texts:
-            c = column_of.get(text)
-            if c is None or moves == cells or mask & top[c]:
-                raise IllegalMoveError("cannot replay")
-            bit = (mask + bottom[c]) & column[c]
-            current, mask, moves = current ^ mask, mask | bit, moves + 1
-        if moves == state.moves:
+        try:
+            for text in texts:
+                c = column_of[text]
+                if mask & top[c]:  # a full column (on a full board, every column is)
+                    raise IllegalMoveError("cannot replay")
+                bit = (mask + bottom[c]) & column[c]
+                current, mask = current ^ mask, mask | bit
+        except KeyError:
+            raise IllegalMoveError("cannot replay") from None
+        if not texts:
             return state
+        moves = state.moves + len(texts)
         # Lines are never broken, so a game that ended before the last move shows a line
         # of the side to move now, or one of the last mover's that does not need the last stone.
         last = current ^ mask
