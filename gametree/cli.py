@@ -363,7 +363,7 @@ def _skip_start_up_objects() -> None:
 
     The classes, functions and modules imported so far live as long as the
     process, yet every full collection would walk them again (one such
-    collection in a batch of a thousand positions: about 6 ms).  Frozen, they are
+    collection in a batch of a thousand positions: about 7 ms).  Frozen, they are
     never collected, nor looked at.  Only when the process is the command.
     """
     if not (sys.flags.dev_mode or gc.get_debug()):
