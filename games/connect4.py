@@ -270,6 +270,17 @@ class ConnectFour:
         """Can the side to move complete a line with its next disc?"""
         return bool(state.mine & (state.mask + self.bottom))
 
+    def has_safe_move(self, state: C4State) -> bool:
+        """Whether :meth:`safe_moves` is not empty, without ordering the moves."""
+        _, mask, _, _, _, theirs = state
+        possible = (mask + self.bottom) & self.board_mask
+        forced = possible & theirs
+        if forced:
+            if forced & (forced - 1):
+                return False
+            possible = forced
+        return possible & ~(theirs >> 1) != 0
+
     def safe_moves(self, state: C4State) -> Sequence[int]:
         """The moves, best first, after which the opponent cannot win at once (Pons's non-losing moves).
 

@@ -222,6 +222,13 @@ class TicTacToe:
         """Can the side to move complete a line with its next move?"""
         return bool(state.ot if state.moves & 1 else state.xt)
 
+    def has_safe_move(self, state: TTTState) -> bool:
+        """Whether :meth:`safe_moves` is not empty, without ordering the moves."""
+        threats = state.xt if state.moves & 1 else state.ot
+        if threats:
+            return not threats & (threats - 1)
+        return state.moves < self.cells
+
     def safe_moves(self, state: TTTState) -> list[int]:
         """Moves that do not let the opponent win at once (assuming no immediate win of ours).
 

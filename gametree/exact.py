@@ -14,7 +14,10 @@ with the techniques of Pascal Pons's Connect Four solver, kept game-agnostic:
   leave the opponent no immediate win; empty when every move loses at once).
   With them the solver never searches a position one move from the end, and
   never plays a move the opponent punishes at once.  A game that provides
-  them must end only by its winner's own move (not misere);
+  them must end only by its winner's own move (not misere).  A third,
+  ``has_safe_move(state) -> bool`` (is ``safe_moves`` not empty?), lets the
+  solver settle a position without ordering its moves when the bound
+  "the opponent cannot win next move" alone decides it;
 - a bounds transposition table keyed by the canonical (symmetric) key.
 
 Without the helpers it still works on any game, with the bounds and narrowing.
@@ -84,6 +87,7 @@ class _SolverEngine(_Engine):
         super().__init__(game, limit=None, table=table, symmetry=symmetry, counters=counters)
         self.win_now = getattr(game, "immediate_win", None)
         self.safe = getattr(game, "safe_moves", None)
+        self.has_safe = getattr(game, "has_safe_move", None)
         #: ``[move]``: the root's best move when the last search at height 0 proved one.
         self._found: list[Any] = [None]
         self.alphabeta = self._node_function()  # type: ignore[method-assign]
@@ -183,7 +187,7 @@ class _SolverEngine(_Engine):
         per_depth = c.per_depth
         outcome, ply, play = self.game.outcome, self.game.ply, self.game.play
         terminal_score = self.terminal_score
-        win_now, safe = self.win_now, self.safe
+        win_now, safe, has_safe = self.win_now, self.safe, self.has_safe
         C = self.C
         table = self.table
         keyf = self.keyf
@@ -194,6 +198,14 @@ class _SolverEngine(_Engine):
         # The table's dictionaries are used directly (its get/put would cost a call per node); the
         # counts are added to the table's own after each search from outside.
         probes = hits = stores = 0
+
+        def stuck(state: Any, p: int) -> float:
+            """The score of a position at ply ``p`` where the side to move has no safe move."""
+            out = outcome(state)  # a full board (or another end) leaves no moves either
+            if out is not None:
+                c.terminals += 1
+                return terminal_score(state, out.winner)
+            return -((C - p) // 2)  # whatever we play, the opponent wins next move
 
         def node(state: Any, alpha: float, beta: float, height: int) -> float:
             nonlocal per_depth, probes, hits, stores
@@ -210,6 +222,13 @@ class _SolverEngine(_Engine):
                 beta = upper
                 if alpha >= beta:
                     return beta
+
+            # With a safe move, the opponent cannot win with its next move either.  When that
+            # bound settles the node, only whether we have one matters: cheaper to ask than
+            # ordering the moves, or than a table probe.
+            lower = lowers[p]
+            if lower >= beta and alpha < lower and has_safe is not None:
+                return lower if has_safe(state) else stuck(state, p)
 
             hash_move = None
             if table is not None:  # before generating (and ordering) moves: a hit often ends the node
@@ -234,13 +253,7 @@ class _SolverEngine(_Engine):
 
             moves = safe(state)
             if not moves:
-                out = outcome(state)  # a full board (or another end) leaves no moves either
-                if out is not None:
-                    c.terminals += 1
-                    return terminal_score(state, out.winner)
-                return -((C - p) // 2)  # whatever we play, the opponent wins next move
-            # The opponent cannot win with its next move either.
-            lower = lowers[p]
+                return stuck(state, p)
             if alpha < lower:
                 alpha = lower
                 if alpha >= beta:

@@ -152,6 +152,7 @@ def test_solver_helpers_agree_with_the_rules(registry, data, shape):
     safe = set(g.safe_moves(state))
     really_safe = {m for m in legal if g.outcome(g.play(state, m)) is not None or not g.immediate_win(g.play(state, m))}
     assert safe == really_safe
+    assert g.has_safe_move(state) == bool(really_safe)
 
 
 @settings(max_examples=40, deadline=None)
