@@ -89,6 +89,14 @@ class ConnectFour:
         self._mirror = tuple((c * h1, (width - 1 - c) * h1) for c in range(width))
         self._column_bits = (1 << h1) - 1
         self._windows: tuple[int, ...] | None = None
+        #: Each cell's bit -> the cells of all the lines of ``k`` through it.
+        self._near = {1 << (c * h1 + r): 0 for c in range(width) for r in range(height)}
+        for line in self.windows():
+            rest = line
+            while rest:
+                low = rest & -rest
+                self._near[low] |= line
+                rest ^= low
         #: Moves are ordered by the threats they create before this ply; before ``_order_late``
         #: when at least 4 are playable; after that centre first only: near the end, counting
         #: threats costs more than it saves (see :meth:`_orders_by_threats`).
@@ -98,9 +106,12 @@ class ConnectFour:
         #: search are rare, and mirroring every key costs more than the rare hit saves.
         self.symmetric_plies = self.cells // 2
         #: The cells, empty or not, where one more stone would complete a line of a set of stones
-        #: (``threats(stones, 0)``), keyed by the stones: it depends on them alone, and the same
-        #: stones of one side recur under many arrangements of the other side's.  Cleared when it
-        #: holds more than ``_MEMO_LIMIT``.
+        #: (``threats(stones, 0)``), keyed by the stones.  :meth:`play` and :meth:`_by_threats` ask
+        #: it for the mover's stones on the lines through the cell played (``_near``): a new stone
+        #: completes only lines through it, the mover's other threat cells are in the state
+        #: already, and the few stones around a cell recur in many positions (Pons's middle-game
+        #: set: 239 formulas per position keyed by all the mover's stones, 35 so).  Cleared when
+        #: it holds more than ``_MEMO_LIMIT``.
         self._memo: dict[int, int] = {}
         #: Safe cells to play (at most one per column) -> their columns, centre first (cleared when large).
         self._centre_first: dict[int, tuple[int, ...]] = {}
@@ -225,7 +236,7 @@ class ConnectFour:
         good = possible & ~bad
         if not self._orders_by_threats(state.moves, good):  # as safe_moves
             return [c for c, col in order if col & good] + [c for c, col in order if col & bad]
-        return self._by_threats(current, mask, good) + [c for c, col in order if col & bad]
+        return self._by_threats(current, mask, state.mine, good) + [c for c, col in order if col & bad]
 
     def _orders_by_threats(self, moves: int, cells: int) -> bool:
         """Whether moves to ``cells`` after ``moves`` moves are ordered by threats (else centre first).
@@ -238,11 +249,12 @@ class ConnectFour:
         """
         return moves < self._order_until or (moves < self._order_late and cells.bit_count() >= 4)
 
-    def _by_threats(self, current: int, mask: int, cells: int) -> list[int]:
+    def _by_threats(self, current: int, mask: int, mine: int, cells: int) -> list[int]:
         """The columns of ``cells`` (playable cells) by winning cells they create, ties centre first.
 
-        The threat cells computed here are remembered for :meth:`play`, which
-        needs them for the child it builds.
+        ``current`` and ``mine`` are the stones and the threat cells of the side
+        to move.  The threat cells computed here are remembered for :meth:`play`,
+        which needs them for the child it builds.
         """
         scored = []
         threats = self.threats
@@ -253,14 +265,15 @@ class ConnectFour:
         # The cell played is left in ``empty``: it is not among the cells it creates, unless it
         # wins (the callers order only moves that do not), and then the count only orders moves.
         empty = ~mask
+        near = self._near
         for index, col in self._indexed_columns:
             bit = cells & col
             if bit:
-                stones = current | bit
-                completing = memo.get(stones)
+                local = (current | bit) & near[bit]
+                completing = memo.get(local)
                 if completing is None:
-                    completing = memo[stones] = threats(stones, 0)
-                scored.append((-(completing & empty).bit_count() << shift) | index)  # more threats first, then centre order
+                    completing = memo[local] = threats(local, 0)
+                scored.append((-((completing | mine) & empty).bit_count() << shift) | index)  # more threats first, then centre order
         scored.sort()
         order, low = self.order, (1 << shift) - 1
         return [order[v & low] for v in scored]
@@ -289,7 +302,7 @@ class ConnectFour:
         Late in the game (and for a single move) the sequence is a shared
         tuple from a table: do not modify it.
         """
-        current, mask, moves, _, _, theirs = state
+        current, mask, moves, _, mine, theirs = state
         possible = (mask + self.bottom) & self.board_mask
         forced = possible & theirs
         if forced:
@@ -308,21 +321,22 @@ class ConnectFour:
                     centre_first.clear()
                 columns = centre_first[safe] = tuple(c for c, col in self._order_bits if safe & col)
             return columns
-        return self._by_threats(current, mask, safe)
+        return self._by_threats(current, mask, mine, safe)
 
     def play(self, state: C4State, move: int) -> C4State:
         current, mask, moves, _, mine, theirs = state
         bit = (mask + self._bottom_bit[move]) & self._column_mask[move]
         after = mask | bit
-        stones = current | bit
-        # The cells where the mover now threatens to win: those of its stones, remembered, that are empty.
+        # The cells where the mover now threatens to win: those it had, and those of its stones
+        # on the lines through the new one (remembered), if empty.
+        local = (current | bit) & self._near[bit]
         memo = self._memo
-        completing = memo.get(stones)
+        completing = memo.get(local)
         if completing is None:
             if len(memo) > _MEMO_LIMIT:
                 memo.clear()
-            completing = memo[stones] = self.threats(stones, 0)
-        return _new_state(C4State, (current ^ mask, after, moves + 1, bit & mine != 0, theirs & ~bit, completing & ~after))
+            completing = memo[local] = self.threats(local, 0)
+        return _new_state(C4State, (current ^ mask, after, moves + 1, bit & mine != 0, theirs & ~bit, (completing | mine) & ~after))
 
     def outcome(self, state: C4State) -> Outcome | None:
         if state.won:
