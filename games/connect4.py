@@ -262,9 +262,11 @@ class ConnectFour:
         if len(memo) > _MEMO_LIMIT:
             memo.clear()
         shift = self._index_bits
-        # The cell played is left in ``empty``: it is not among the cells it creates, unless it
-        # wins (the callers order only moves that do not), and then the count only orders moves.
-        empty = ~mask
+        # Counted: the empty cells a move makes threats that were not threats already (the same
+        # order as all its threats).  The cell played is left in: it is not among the cells it
+        # creates, unless it wins (the callers order only moves that do not), and then the
+        # count only orders moves.
+        new = ~(mask | mine)
         near = self._near
         for index, col in self._indexed_columns:
             bit = cells & col
@@ -273,7 +275,7 @@ class ConnectFour:
                 completing = memo.get(local)
                 if completing is None:
                     completing = memo[local] = threats(local, 0)
-                scored.append((-((completing | mine) & empty).bit_count() << shift) | index)  # more threats first, then centre order
+                scored.append((-(completing & new).bit_count() << shift) | index)  # more threats first, then centre order
         scored.sort()
         order, low = self.order, (1 << shift) - 1
         return [order[v & low] for v in scored]
@@ -319,7 +321,7 @@ class ConnectFour:
             if columns is None:
                 if len(centre_first) > 100_000:
                     centre_first.clear()
-                columns = centre_first[safe] = tuple(c for c, col in self._order_bits if safe & col)
+                columns = centre_first[safe] = tuple([c for c, col in self._order_bits if safe & col])
             return columns
         return self._by_threats(current, mask, mine, safe)
 
@@ -456,9 +458,10 @@ class ConnectFour:
         # Lines are never broken, so a game that ended before the last move shows a line
         # of the side to move now, or one of the last mover's that does not need the last stone.
         last = current ^ mask
-        if self.aligned(current) or self.aligned(last ^ bit):
+        won = self.aligned(last)
+        if self.aligned(current) or (won and self.aligned(last ^ bit)):
             raise GameOverError("cannot replay")
-        return C4State(current, mask, moves, self.aligned(last), self.threats(current, mask), self.threats(last, mask))
+        return C4State(current, mask, moves, won, self.threats(current, mask), self.threats(last, mask))
 
     def position(self, text: str) -> C4State:
         """The state after a move sequence like ``4453`` (legality checked)."""
