@@ -262,10 +262,10 @@ class ConnectFour:
         if len(memo) > _MEMO_LIMIT:
             memo.clear()
         shift = self._index_bits
-        # Counted: the empty cells a move makes threats that were not threats already (the same
-        # order as all its threats).  The cell played is left in: it is not among the cells it
-        # creates, unless it wins (the callers order only moves that do not), and then the
-        # count only orders moves.
+        # Counted: the empty cells that become threats with the move and were not threats before
+        # (the same order as counting all of them).  The cell played is left in: it is not among
+        # the cells it creates, unless it wins (the callers order only moves that do not), and
+        # then the count only orders moves.
         new = ~(mask | mine)
         near = self._near
         for index, col in self._indexed_columns:

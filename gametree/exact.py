@@ -227,7 +227,7 @@ class _SolverEngine(_Engine):
             # bound settles the node, only whether we have one matters: cheaper to ask than
             # ordering the moves, or than a table probe.
             lower = lowers[p]
-            if lower >= beta and alpha < lower and has_safe is not None:
+            if lower >= beta and has_safe is not None:  # (then alpha < lower, as alpha < beta)
                 return lower if has_safe(state) else stuck(state, p)
 
             hash_move = None
