@@ -419,11 +419,8 @@ def solver(
         return _weak(game, state, cache=cache, symmetry=symmetry, all_moves=all_moves)
     if depth is not None or time_limit is not None:
         return alphabeta(game, state, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv, time_limit=time_limit)
-    state = _start(game, state)
-    table = table_of(cache)
-    base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
-    counters = _Counters()
-    engine = _SolverEngine(game, table=table, symmetry=symmetry, counters=counters)
+    state, table, base, engine = _set_up(game, state, cache, symmetry)
+    counters = engine.c
     start = time.perf_counter()
     if all_moves:
         # The root's score first; then each move's score, knowing none beats it.
@@ -444,17 +441,22 @@ def solver(
     return _result("solver", game, state, _Root(moves, values), pv_engine, None, stats, False, pv)
 
 
+def _set_up(game: Game[Any, Any], state: Any, cache: TranspositionTable | bool | None, symmetry: bool) -> tuple[Any, TranspositionTable | None, tuple[int, int, int], _SolverEngine]:
+    """The state to solve, the table, its counts before the search, and an engine with fresh counters."""
+    state = _start(game, state)
+    table = table_of(cache)
+    base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
+    return state, table, base, _SolverEngine(game, table=table, symmetry=symmetry, counters=_Counters())
+
+
 def _sign(x: float) -> int:
     return (x > 0) - (x < 0)
 
 
 def _weak(game: Game[Any, Any], state: Any, *, cache: TranspositionTable | bool | None, symmetry: bool, all_moves: bool) -> SearchResult:
     """:func:`solver` with ``weak=True``: values +1, 0, -1 (win, draw, loss)."""
-    state = _start(game, state)
-    table = table_of(cache)
-    base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
-    counters = _Counters()
-    engine = _SolverEngine(game, table=table, symmetry=symmetry, counters=counters)
+    state, table, base, engine = _set_up(game, state, cache, symmetry)
+    counters = engine.c
     start = time.perf_counter()
     value = _sign(engine.exact(state, 0, weak=True))
     found = engine.root_move  # it made the last probe fail high: it scores at least the bound proved
