@@ -25,7 +25,6 @@ Without the helpers it still works on any game, with the bounds and narrowing.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import time
 from collections.abc import Callable
@@ -37,6 +36,7 @@ from .search import (
     INF,
     SearchResult,
     _best_move,
+    _check_game,
     _Counters,
     _Engine,
     _freeze,
@@ -46,7 +46,7 @@ from .search import (
     alphabeta,
 )
 
-__all__ = ["solver"]
+__all__ = ["Solver", "prepare", "solver"]
 
 #: An exact solve of a position whose score range is at most this wide (about as many moves
 #: left) is one search with the whole range as its window: near the end of a game that costs
@@ -319,6 +319,12 @@ class _SolverEngine(_Engine):
 
         return alphabeta
 
+    def floor(self, p: int) -> int:
+        """The lowest score of a position at ply ``p`` (whose side to move cannot win now)."""
+        # With the helpers, a game ends with its winner's move: the worst is losing to the
+        # opponent's next move.  Without them (misere games!) one can lose by one's own move.
+        return -((self.C - p) // 2) if self.win_now is not None else -((self.C + 1 - p) // 2)
+
     def exact(self, state: Any, height: int, at_least: int | None = None, weak: bool = False) -> float:
         """The exact score by null-window searches.
 
@@ -343,9 +349,7 @@ class _SolverEngine(_Engine):
             return self.alphabeta(state, -INF, INF, height)
         p = game.ply(state)
         hi = (self.C + 1 - p) // 2
-        # With the helpers, a game ends with its winner's move: the worst is losing to the
-        # opponent's next move.  Without them (misere games!) one can lose by one's own move.
-        lo = -((self.C - p) // 2) if self.win_now is not None else -hi
+        lo = self.floor(p)
         probes = 0
         if hi - lo <= DIRECT_RANGE:
             probes = 2  # straight to "better than a draw?" and "at least a draw?"
@@ -390,6 +394,77 @@ class _SolverEngine(_Engine):
         return lo
 
 
+class Solver:
+    """The exact solver bound to one game and one transposition table.
+
+    ``Solver(game, cache=table).solve(state)`` is ``solver(game, state, cache=table)``.
+    Built once, it solves many positions in a row (``gametree solve --batch``, a
+    player's moves) without setting its search up again for each one; they all
+    share the table.  Not for two threads at once.
+    """
+
+    def __init__(self, game: Game[Any, Any], *, cache: TranspositionTable | bool | None = True, symmetry: bool = True) -> None:
+        _check_game(game)
+        self.game = game
+        self.table = table_of(cache)
+        self.symmetry = symmetry
+        self._engine = _SolverEngine(game, table=self.table, symmetry=symmetry, counters=_Counters())
+        #: Follows lines to the end for principal variations, without counting (built on first use).
+        self._lines: _SolverEngine | None = None
+
+    def solve(self, state: Any = None, *, all_moves: bool = True, pv: bool = True, weak: bool = False) -> SearchResult:
+        """Solve ``state`` (default: the start): see :func:`solver`."""
+        game, engine, table = self.game, self._engine, self.table
+        state = _start(game, state)
+        counters = engine.c
+        counters.reset()
+        base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
+        start = time.perf_counter()
+        if weak:
+            root = self._weak_root(state, all_moves)
+        elif all_moves:
+            # The root's score first; then each move's score, knowing none beats it.
+            best = engine.exact(state, 0)
+            moves = list(game.legal_moves(state))
+            root = _Root(moves, [-engine.exact(game.play(state, m), 1, at_least=-best) for m in moves])
+        else:
+            value = engine.exact(state, 0)
+            move = engine.root_move  # proved by the last probe that raised the score to ``value``
+            if move is None:
+                if value <= engine.floor(game.ply(state)):  # the lowest score there is: every move has it
+                    move = next(iter(game.legal_moves(state)))
+                else:
+                    move = _best_move(engine, state, value)
+            root = _Root([move], [value])
+        stats = _freeze(counters, table, time.perf_counter() - start, base)
+        if weak:
+            return _result("solver", game, state, root, engine, None, stats, False, False, weak=True)
+        return _result("solver", game, state, root, self._line_engine() if pv or all_moves else engine, None, stats, False, pv)
+
+    def _weak_root(self, state: Any, all_moves: bool) -> _Root:
+        """The root's value +1, 0 or -1 (win, draw or loss) and a best move, or every move's value."""
+        game, engine = self.game, self._engine
+        value = _sign(engine.exact(state, 0, weak=True))
+        found = engine.root_move  # it made the last probe fail high: it scores at least the bound proved
+        # A move's value is at least minus the root's when the root's is exact (a draw) or an
+        # upper bound (a loss: every move scores >= 1 for the opponent, nothing to search).
+        at_least = -value if value <= 0 else None
+        if all_moves:
+            moves = list(game.legal_moves(state))
+            return _Root(moves, [-_sign(engine.exact(game.play(state, m), 1, at_least=at_least, weak=True)) for m in moves])
+        if found is None:  # any move keeping the value; in a lost position every move loses
+            for found in game.legal_moves(state):
+                if value < 0 or -_sign(engine.exact(game.play(state, found), 1, at_least=at_least, weak=True)) == value:
+                    break
+        return _Root([found], [value])
+
+    def _line_engine(self) -> _SolverEngine:
+        if self._lines is None:
+            table = self.table if self.table is not None else TranspositionTable()
+            self._lines = _SolverEngine(self.game, table=table, symmetry=self.symmetry, counters=_Counters())
+        return self._lines
+
+
 def solver(
     game: Game[Any, Any],
     state: Any = None,
@@ -412,66 +487,30 @@ def solver(
     much faster on won and lost positions.  Scores are then +1, 0 or -1,
     the result says ``weak=True`` and has no line to the end (its PV is the
     best move alone).
+
+    For many positions in a row, :class:`Solver` sets the search up once.
     """
-    if weak:
-        if depth is not None or time_limit is not None:
-            raise ValueError("weak solving proves the value; it does not combine with a depth or time limit")
-        return _weak(game, state, cache=cache, symmetry=symmetry, all_moves=all_moves)
     if depth is not None or time_limit is not None:
+        if weak:
+            raise ValueError("weak solving proves the value; it does not combine with a depth or time limit")
         return alphabeta(game, state, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv, time_limit=time_limit)
-    state, table, base, engine = _set_up(game, state, cache, symmetry)
-    counters = engine.c
-    start = time.perf_counter()
-    if all_moves:
-        # The root's score first; then each move's score, knowing none beats it.
-        best = engine.exact(state, 0)
-        moves = list(game.legal_moves(state))
-        values = [-engine.exact(game.play(state, m), 1, at_least=-best) for m in moves]
-    else:
-        value = engine.exact(state, 0)
-        move = engine.root_move  # proved by the last probe that raised the score to ``value``
-        if move is None:
-            move = _best_move(engine, state, value)
-        moves, values = [move], [value]
-    stats = _freeze(counters, table, time.perf_counter() - start, base)
-    if pv or all_moves:  # lines to the end, searched without counting them
-        pv_engine = _SolverEngine(game, table=table if table is not None else TranspositionTable(), symmetry=symmetry, counters=_Counters())
-    else:
-        pv_engine = engine
-    return _result("solver", game, state, _Root(moves, values), pv_engine, None, stats, False, pv)
+    return Solver(game, cache=cache, symmetry=symmetry).solve(state, all_moves=all_moves, pv=pv, weak=weak)
 
 
-def _set_up(game: Game[Any, Any], state: Any, cache: TranspositionTable | bool | None, symmetry: bool) -> tuple[Any, TranspositionTable | None, tuple[int, int, int], _SolverEngine]:
-    """The state to solve, the table, its counts before the search, and an engine with fresh counters."""
-    state = _start(game, state)
-    table = table_of(cache)
-    base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
-    return state, table, base, _SolverEngine(game, table=table, symmetry=symmetry, counters=_Counters())
+def prepare(
+    game: Game[Any, Any],
+    *,
+    depth: int | None = None,
+    time_limit: float | None = None,
+    cache: TranspositionTable | bool | None = True,
+    symmetry: bool = True,
+    **options: Any,
+) -> Callable[[Any], SearchResult]:
+    """:func:`solver` bound to ``game`` and ``options``: a :class:`Solver`'s ``solve``, set up once."""
+    if depth is not None or time_limit is not None:
+        return functools.partial(solver, game, depth=depth, time_limit=time_limit, cache=cache, symmetry=symmetry, **options)
+    return functools.partial(Solver(game, cache=cache, symmetry=symmetry).solve, **options)
 
 
 def _sign(x: float) -> int:
     return (x > 0) - (x < 0)
-
-
-def _weak(game: Game[Any, Any], state: Any, *, cache: TranspositionTable | bool | None, symmetry: bool, all_moves: bool) -> SearchResult:
-    """:func:`solver` with ``weak=True``: values +1, 0, -1 (win, draw, loss)."""
-    state, table, base, engine = _set_up(game, state, cache, symmetry)
-    counters = engine.c
-    start = time.perf_counter()
-    value = _sign(engine.exact(state, 0, weak=True))
-    found = engine.root_move  # it made the last probe fail high: it scores at least the bound proved
-    # A move's value is at least minus the root's when the root's is exact (a draw) or an
-    # upper bound (a loss: every move scores >= 1 for the opponent, nothing to search).
-    at_least = -value if value <= 0 else None
-    if all_moves:
-        moves = list(game.legal_moves(state))
-        values = [-_sign(engine.exact(game.play(state, m), 1, at_least=at_least, weak=True)) for m in moves]
-    else:
-        if found is None:  # any move keeping the value (for a loss, any move: the first)
-            for found in game.legal_moves(state):
-                if -_sign(engine.exact(game.play(state, found), 1, at_least=at_least, weak=True)) == value:
-                    break
-        moves, values = [found], [value]
-    stats = _freeze(counters, table, time.perf_counter() - start, base)
-    result = _result("solver", game, state, _Root(moves, values), engine, None, stats, False, False)
-    return dataclasses.replace(result, weak=True)

@@ -11,6 +11,7 @@ between -1 and 1, so they never outrank a proven result.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ __all__ = [
     "alphabeta",
     "iterative_deepening",
     "minimax",
+    "prepare",
     "search",
 ]
 
@@ -108,6 +110,11 @@ class _Counters:
     def __init__(self) -> None:
         self.nodes = self.terminals = self.heuristic = self.cutoffs = 0
         self.per_depth = [0] * 64
+
+    def reset(self) -> None:
+        """All counts back to 0, in place (an engine's node function holds on to ``per_depth``)."""
+        self.nodes = self.terminals = self.heuristic = self.cutoffs = 0
+        self.per_depth[:] = [0] * len(self.per_depth)
 
     def grow(self, height: int) -> None:
         """Make room to count nodes at ``height`` (and 64 more)."""
@@ -304,12 +311,14 @@ class _Root:
 
 def _deepest(per_depth: tuple[int, ...]) -> int:
     """The deepest height with a node (0 if none), without looking at every height."""
-    first = next((i for i, n in enumerate(per_depth) if n), None)
-    if first is None:
+    zeros = per_depth.count(0)
+    size = len(per_depth)
+    if zeros == size:
         return 0
+    first = 0 if per_depth[0] else next(i for i, n in enumerate(per_depth) if n)
     # The heights searched are one run from the first: a node's parent is counted one higher up.
-    end = per_depth.index(0, first) if 0 in per_depth[first:] else len(per_depth)
-    if any(per_depth[end:]):  # not one run after all (a caller counting its own way)
+    end = per_depth.index(0, first) if zeros > first else size
+    if zeros != first + size - end:  # not one run after all (a caller counting its own way)
         return max(i for i, n in enumerate(per_depth) if n)
     return end - 1
 
@@ -391,6 +400,7 @@ def _result(
     stats: SearchStats,
     heuristic: bool,
     want_pv: bool,
+    weak: bool = False,
 ) -> SearchResult:
     fmt = game.format_move
     best_value = max(root.values)
@@ -438,6 +448,7 @@ def _result(
         pv=tuple(pv_text),
         depth=depth,
         stats=stats,
+        weak=weak,
     )
 
 
@@ -569,6 +580,28 @@ def solver(game: Game[Any, Any], state: Any = None, **options: Any) -> SearchRes
     from .exact import solver as _solver
 
     return _solver(game, state, **options)
+
+
+def _prepare_solver(game: Game[Any, Any], **options: Any) -> Callable[[Any], SearchResult]:
+    from .exact import prepare as _prepare
+
+    return _prepare(game, **options)
+
+
+solver.prepare = _prepare_solver  # type: ignore[attr-defined]
+
+
+def prepare(function: Callable[..., SearchResult], game: Game[Any, Any], **options: Any) -> Callable[[Any], SearchResult]:
+    """``function`` bound to ``game`` and ``options``, for many positions in a row.
+
+    ``prepare(solver, game, cache=table)(state)`` is ``solver(game, state, cache=table)``.
+    An algorithm that can set itself up once for many positions offers its own
+    ``function.prepare(game, **options)`` (the solver does); any other is just bound.
+    """
+    own = getattr(function, "prepare", None)
+    if own is not None:
+        return own(game, **options)  # type: ignore[no-any-return]
+    return functools.partial(function, game, **options)
 
 
 def mcts(

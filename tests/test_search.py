@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from functools import lru_cache
 
 import pytest
 
 from gametree import GameInfo, TranspositionTable, alphabeta, minimax, search, win_score
+from gametree.exact import Solver
 from gametree.game import GameOverError, UnsupportedGameError, play_text
+from gametree.search import prepare, solver
 
 # ---------------------------------------------------------------------------------------------
 # An independent m,n,k brute force: plain tuples, no bitboards, no code shared with the game.
@@ -365,3 +368,58 @@ def test_deepest_height_with_a_node(per_depth: tuple[int, ...]) -> None:
     from gametree.search import _deepest
 
     assert _deepest(per_depth) == max((i for i, n in enumerate(per_depth) if n), default=0)
+
+
+# -- one solver for many positions ---------------------------------------------------------------
+def _without_clock(result):
+    """A result with its timings zeroed, for comparing two searches."""
+    return dataclasses.replace(result, stats=dataclasses.replace(result.stats, seconds=0.0, nodes_per_second=0.0))
+
+
+def test_one_solver_for_every_3x3_position_gives_exact_scores_and_best_moves(ttt3):
+    """A Solver reused for all 4,520 unfinished positions, one table: each score and best move against brute force.
+
+    Where every move loses at once the solver names a move without searching: it must still be a legal,
+    best one."""
+    score = brute_force(3, 3, 3)
+    one = Solver(ttt3, cache=TranspositionTable())
+    floors = 0
+    for state in reachable(ttt3):
+        if ttt3.outcome(state) is not None:
+            continue
+        expected = score(board_of(ttt3, state))
+        result = one.solve(state, all_moves=False, pv=False)
+        assert result.score == expected, ttt3.render(state)
+        move = ttt3.parse_move(state, result.best_moves[0])
+        assert move in ttt3.legal_moves(state)
+        assert -score(board_of(ttt3, ttt3.play(state, move))) == expected, ttt3.render(state)
+        floors += expected == -((ttt3.cells - ttt3.ply(state)) // 2)
+    assert floors > 0  # positions where every move loses at once were among them
+
+
+@pytest.mark.parametrize("options", [{}, {"all_moves": False}, {"all_moves": False, "pv": False}, {"weak": True}, {"weak": True, "all_moves": False}])
+def test_a_reused_solver_answers_as_fresh_solves(registry, options):
+    """Counters start from zero for each position: with no table to carry over, a reused Solver's
+    results (statistics included) are those of separate solver() calls."""
+    game = registry.game("tictactoe").create(width=4, height=3, k=3)
+    rng = random.Random(5)
+    one = Solver(game, cache=False)
+    prepared = prepare(solver, game, cache=False, **options)
+    for _ in range(12):
+        state = game.initial_state()
+        for _ in range(rng.randint(1, 5)):
+            state = game.play(state, rng.choice(game.legal_moves(state)))
+        if game.outcome(state) is not None:
+            continue
+        fresh = _without_clock(solver(game, state, cache=False, **options))
+        assert _without_clock(one.solve(state, **options)) == fresh
+        assert _without_clock(prepared(state)) == fresh
+
+
+def test_prepare_binds_any_algorithm(ttt3):
+    """Algorithms without a set-up of their own are simply bound; a depth limit makes the solver a heuristic search."""
+    state = play_text(ttt3, "A1 B2")
+    table = TranspositionTable()
+    assert prepare(alphabeta, ttt3, cache=table, all_moves=False)(state).score == alphabeta(ttt3, state, all_moves=False).score
+    limited = prepare(solver, ttt3, depth=2)(state)
+    assert limited.depth == 2 and limited.algorithm == "alphabeta"
