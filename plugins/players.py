@@ -32,10 +32,12 @@ A plugin adds its own player the same way::
 from __future__ import annotations
 
 import functools
-import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gametree import Game, TranspositionTable, hookimpl, solver
+
+if TYPE_CHECKING:
+    import random  # the players get their generator from the game loop
 
 __all__ = ["EasyPlayer", "HumanPlayer", "RandomPlayer", "SearchPlayer", "STRENGTHS"]
 
