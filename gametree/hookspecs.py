@@ -41,7 +41,11 @@ def gametree_register_algorithms(registry: Registry) -> None:
     """Add search algorithms with ``registry.add_algorithm(name, function)``.
 
     The function is called as ``function(game, state, **options)`` and returns
-    a :class:`gametree.search.SearchResult`.  Called on every plugin once.
+    a :class:`gametree.search.SearchResult`.  For many positions in a row
+    (``gametree solve --batch``) it is bound once with
+    :func:`gametree.search.prepare`; a function that can set itself up once for
+    all of them may offer ``function.prepare(game, **options)``, returning a
+    callable that takes the state.  Called on every plugin once.
     """
 
 
