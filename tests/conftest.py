@@ -1,9 +1,22 @@
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
+
 import pytest
 
 from gametree import load
 from gametree.plugin import Registry
+
+
+# The entry-point cache of every test and of the commands they start goes to a folder of the
+# run's own, not to the user's ~/.cache (XDG_CACHE_HOME for subprocesses that drop GAMETREE_*).
+_CACHE = tempfile.mkdtemp(prefix="gametree-test-cache-")
+atexit.register(shutil.rmtree, _CACHE, True)
+os.environ["GAMETREE_CACHE_DIR"] = os.path.join(_CACHE, "gametree")
+os.environ["XDG_CACHE_HOME"] = _CACHE
 
 
 @pytest.fixture(scope="session")
