@@ -28,14 +28,17 @@ import sys
 import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 from . import hookspecs
 from .game import Game, GameInfo
 
-__all__ = ["GameSpec", "Option", "PluginLoadError", "PluginError", "Registry", "UnknownGameError", "make_plugin_manager", "load"]
+if TYPE_CHECKING:
+    from .trace import SearchTree
+
+__all__ = ["Exporter", "GameSpec", "Option", "PluginLoadError", "PluginError", "Registry", "UnknownGameError", "make_plugin_manager", "load"]
 
 _OPTION_TYPES = (int, float, str, bool)
 
@@ -92,6 +95,26 @@ class GameSpec:
             what = f"lacks {', '.join(missing)}" if missing else "has no GameInfo in .info"
             raise PluginError(f"plugin {self.source or '?'}: game {self.name!r} is malformed: it {what}")
         return game
+
+
+@dataclass(frozen=True, slots=True)
+class Exporter:
+    """A search-tree output format, registered by a plugin with
+    ``registry.add_exporter(name, Exporter(...))``.
+
+    ``export(tree, options)`` returns the file's bytes; ``options`` holds the
+    drawing options (``board``, ``node_style``, ``edge_style``, ``legend``).
+    ``suffixes`` are file-name endings that select the format (``".svg"``);
+    ``binary`` formats are not written to a terminal.
+    """
+
+    name: str
+    export: Callable[[SearchTree, dict[str, Any]], bytes]
+    suffixes: tuple[str, ...] = ()
+    binary: bool = False
+    summary: str = ""
+    #: True if it needs a Graphviz ``dot`` program.
+    needs_dot: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,6 +46,8 @@ from .search import (
     _start,
 )
 
+from .plugin import Exporter  # where it lives: plugins import it at every start, without this module
+
 if TYPE_CHECKING:
     import graphviz
     import networkx as nx
@@ -657,23 +659,3 @@ def capture(
     if graph.number_of_nodes():
         graph.graph["pv_marked"] = _mark_pv(graph, 0, result.pv)
     return SearchTree(result, graph, 0, {"algorithm": algorithm, "depth": depth, "all_moves": all_moves})
-
-
-@dataclass(frozen=True, slots=True)
-class Exporter:
-    """A search-tree output format, registered by a plugin with
-    ``registry.add_exporter(name, Exporter(...))``.
-
-    ``export(tree, options)`` returns the file's bytes; ``options`` holds the
-    drawing options (``board``, ``node_style``, ``edge_style``, ``legend``).
-    ``suffixes`` are file-name endings that select the format (``".svg"``);
-    ``binary`` formats are not written to a terminal.
-    """
-
-    name: str
-    export: Callable[[SearchTree, dict[str, Any]], bytes]
-    suffixes: tuple[str, ...] = ()
-    binary: bool = False
-    summary: str = ""
-    #: True if it needs a Graphviz ``dot`` program.
-    needs_dot: bool = False

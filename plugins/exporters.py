@@ -4,7 +4,7 @@ They register through ``gametree_register_exporters`` like any third-party
 format would::
 
     from gametree import hookimpl
-    from gametree.trace import Exporter
+    from gametree.plugin import Exporter
 
     @hookimpl
     def gametree_register_exporters(registry):
@@ -22,7 +22,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from gametree import hookimpl
-from gametree.trace import Exporter
+from gametree.plugin import Exporter
 
 if TYPE_CHECKING:
     import networkx as nx
