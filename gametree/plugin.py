@@ -226,13 +226,18 @@ def _fingerprint() -> list[Any] | None:
     time and size; a directory by its time (a distribution installed, removed
     or renamed changes it) and by each ``*.dist-info``/``*.egg-info`` in it with
     the time, size and inode of its ``entry_points.txt`` (an edit in place).
-    None when a finder other than the standard path finder could provide
+    None when a finder other than the standard path finder (or the
+    ``importlib_metadata`` backport's, which searches the same folders and
+    which that package puts in its place when imported) could provide
     distributions: what it finds cannot be told from here.
     """
     from importlib.machinery import PathFinder
 
     for finder in sys.meta_path:
-        if finder is not PathFinder and getattr(finder, "find_distributions", None) is not None:
+        if finder is PathFinder or getattr(finder, "find_distributions", None) is None:
+            continue
+        kind = type(finder)
+        if (kind.__module__, kind.__qualname__) != ("importlib_metadata", "MetadataPathFinder"):
             return None
     entries: list[Any] = []
     for entry in sys.path:

@@ -160,3 +160,13 @@ def test_a_warm_start_does_not_import_importlib_metadata(tmp_path: Path) -> None
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True) for _ in range(2)]
     assert [run.stdout.strip().splitlines()[-1] for run in runs] == ["True", "False"]
     assert json.loads(runs[1].stdout.splitlines()[0])["value"] == "draw"
+
+
+def test_the_importlib_metadata_backport_keeps_the_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Importing the backport (dask does) swaps the standard path finder for its own, which searches
+    the same folders: the cache still serves."""
+    backport = pytest.importorskip("importlib_metadata")
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, backport.MetadataPathFinder()])
+    assert plugin_module._fingerprint() is not None
+    assert names_values(entry_point_list()) == from_metadata()
+    assert len(list(cache_dir.glob("entry-points-*.json"))) == 1
