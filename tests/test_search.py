@@ -330,15 +330,20 @@ def test_search_by_name(ttt3):
         search(ttt3, algorithm="nope")
 
 
+def random_positions(game, seed: int, count: int, fewest: int = 0, most: int = 5):
+    """The unfinished ones of ``count`` random games of ``fewest`` to ``most`` moves from the start."""
+    rng = random.Random(seed)
+    for _ in range(count):
+        state = game.initial_state()
+        for _ in range(rng.randint(fewest, most)):
+            state = game.play(state, rng.choice(game.legal_moves(state)))
+        if game.outcome(state) is None:
+            yield state
+
+
 def test_solver_matches_alphabeta_on_larger_boards(registry):
     game = registry.game("tictactoe").create(width=4, height=3, k=3)
-    rng = random.Random(11)
-    for _ in range(20):
-        state = game.initial_state()
-        for _ in range(rng.randint(0, 5)):
-            state = game.play(state, rng.choice(game.legal_moves(state)))
-        if game.outcome(state) is not None:
-            continue
+    for state in random_positions(game, seed=11, count=20):
         a, b = alphabeta(game, state), search(game, state, algorithm="solver")
         assert (a.score, a.best_moves, a.move_values, a.plies_to_end) == (b.score, b.best_moves, b.move_values, b.plies_to_end)
 
@@ -402,15 +407,9 @@ def test_a_reused_solver_answers_as_fresh_solves(registry, options):
     """Counters start from zero for each position: with no table to carry over, a reused Solver's
     results (statistics included) are those of separate solver() calls."""
     game = registry.game("tictactoe").create(width=4, height=3, k=3)
-    rng = random.Random(5)
     one = Solver(game, cache=False)
     prepared = prepare(solver, game, cache=False, **options)
-    for _ in range(12):
-        state = game.initial_state()
-        for _ in range(rng.randint(1, 5)):
-            state = game.play(state, rng.choice(game.legal_moves(state)))
-        if game.outcome(state) is not None:
-            continue
+    for state in random_positions(game, seed=5, count=12, fewest=1):
         fresh = _without_clock(solver(game, state, cache=False, **options))
         assert _without_clock(one.solve(state, **options)) == fresh
         assert _without_clock(prepared(state)) == fresh
