@@ -219,10 +219,10 @@ def _split_env(name: str) -> list[str]:
 _CACHE_FORMAT = 1
 
 
-def _fingerprint() -> list[Any] | None:
+def _fingerprint(paths: list[str]) -> list[Any] | None:
     """What ``importlib.metadata`` looks at to find entry points, with its files' times and sizes.
 
-    For each ``sys.path`` entry: a missing one as such; a file (a zip) by its
+    For each folder or file of ``paths`` (``sys.path``): a missing one as such; a file (a zip) by its
     time and size; a directory by its time (a distribution installed, removed
     or renamed changes it) and by each ``*.dist-info``/``*.egg-info`` in it with
     the time, size and inode of its ``entry_points.txt`` (an edit in place).
@@ -240,8 +240,7 @@ def _fingerprint() -> list[Any] | None:
         if (kind.__module__, kind.__qualname__) != ("importlib_metadata", "MetadataPathFinder"):
             return None
     entries: list[Any] = []
-    for entry in sys.path:
-        where = entry or os.getcwd()
+    for where in paths:
         try:
             info = os.stat(where)
         except (OSError, ValueError):
@@ -265,12 +264,12 @@ def _fingerprint() -> list[Any] | None:
     return entries
 
 
-def _cache_path() -> str:
-    """The cache file of this Python environment (its interpreter and ``sys.path``)."""
+def _cache_path(paths: list[str]) -> str:
+    """The cache file of this Python environment (its interpreter and ``paths``)."""
     folder = os.environ.get("GAMETREE_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "gametree"
     )
-    environment = "\0".join([sys.executable, *(entry or os.getcwd() for entry in sys.path)])
+    environment = "\0".join([sys.executable, *paths])
     return os.path.join(folder, f"entry-points-{zlib.crc32(environment.encode('utf-8', 'surrogatepass')):08x}.json")
 
 
@@ -301,10 +300,14 @@ def entry_point_list() -> list[tuple[str, str, str]]:
     35 ms).  ``GAMETREE_PLUGIN_CACHE=0`` turns the cache off.  A cache that
     cannot be read or written is passed over silently.
     """
-    fingerprint = _fingerprint() if os.environ.get("GAMETREE_PLUGIN_CACHE", "1") != "0" else None
+    try:  # "" on sys.path is the working folder (gone, if it was deleted: then no cache)
+        paths = [entry or os.getcwd() for entry in sys.path]
+    except OSError:
+        return _scan()
+    fingerprint = _fingerprint(paths) if os.environ.get("GAMETREE_PLUGIN_CACHE", "1") != "0" else None
     if fingerprint is None:
         return _scan()
-    path = _cache_path()
+    path = _cache_path(paths)
     try:
         with open(path, encoding="utf-8") as f:
             kept = json.load(f)

@@ -142,7 +142,7 @@ def test_a_finder_that_provides_distributions_bypasses_the_cache(cache_dir: Path
             return []
 
     monkeypatch.setattr(sys, "meta_path", [Finder(), *sys.meta_path])
-    assert plugin_module._fingerprint() is None
+    assert plugin_module._fingerprint(sys.path) is None
     assert names_values(entry_point_list()) == from_metadata()
     assert not cache_dir.exists()
 
@@ -167,6 +167,18 @@ def test_the_importlib_metadata_backport_keeps_the_cache(cache_dir: Path, monkey
     the same folders: the cache still serves."""
     backport = pytest.importorskip("importlib_metadata")
     monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, backport.MetadataPathFinder()])
-    assert plugin_module._fingerprint() is not None
+    assert plugin_module._fingerprint(sys.path) is not None
     assert names_values(entry_point_list()) == from_metadata()
     assert len(list(cache_dir.glob("entry-points-*.json"))) == 1
+
+
+def test_a_deleted_working_folder_only_means_no_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """"" on sys.path stands for the working folder; when it is gone, plugins are still found."""
+
+    def gone() -> str:
+        raise FileNotFoundError("the working folder was deleted")
+
+    monkeypatch.setattr(sys, "path", ["", *sys.path])
+    monkeypatch.setattr(os, "getcwd", gone)
+    assert names_values(entry_point_list()) == from_metadata()
+    assert not cache_dir.exists()
