@@ -72,6 +72,7 @@ class ConnectFour:
         column = (1 << height) - 1
         self.bottom = sum(1 << (c * h1) for c in range(width))
         self.board_mask = self.bottom * column
+        self._sentinels = self.bottom << height
         self._column_mask = tuple(column << (c * h1) for c in range(width))
         self._bottom_bit = tuple(1 << (c * h1) for c in range(width))
         self._top_bit = tuple(1 << (c * h1 + height - 1) for c in range(width))
@@ -440,20 +441,19 @@ class ConnectFour:
         if state.won:
             raise IllegalMoveError("the game is over")
         current, mask = state.current, state.mask
-        column_of = self._column_of_text
-        top, bottom, column = self._top_bit, self._bottom_bit, self._column_mask
-        bit = 0
-        try:
-            for text in texts:
-                c = column_of[text]
-                if mask & top[c]:  # a full column (on a full board, every column is)
-                    raise IllegalMoveError("cannot replay")
-                bit = (mask + bottom[c]) & column[c]
-                current, mask = current ^ mask, mask | bit
-        except KeyError:
-            raise IllegalMoveError("cannot replay") from None
         if not texts:
             return state
+        column_of, bottom = self._column_of_text, self._bottom_bit
+        try:
+            for text in texts:
+                # ``mask + bottom`` sets the column's lowest empty cell and clears the cells below it; in
+                # a full column it sets the sentinel bit above it, which stays set (checked below).
+                current, mask = current ^ mask, mask | (mask + bottom[column_of[text]])
+        except KeyError:
+            raise IllegalMoveError("cannot replay") from None
+        if mask & self._sentinels:  # a disc dropped in a full column (on a full board, every column is)
+            raise IllegalMoveError("cannot replay")
+        bit = 1 << ((mask & self._column_mask[column_of[texts[-1]]]).bit_length() - 1)  # the last disc: its column's top one
         moves = state.moves + len(texts)
         # Lines are never broken, so a game that ended before the last move shows a line
         # of the side to move now, or one of the last mover's that does not need the last stone.

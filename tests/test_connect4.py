@@ -163,18 +163,27 @@ def test_evaluate_stays_inside_the_open_interval(columns: list[int]) -> None:
     st.lists(st.sampled_from([*"1234567" * 4, "8", "0", "x", "²", ""]), max_size=45),
 )
 def test_replay_is_playing_the_moves_one_by_one(board: tuple[int, int, int], texts: list[str]) -> None:
-    """The fast ``replay`` of a move sequence reaches the same state, or fails where the slow path fails."""
+    """The fast ``replay`` of a move sequence reaches the same state, or fails where the slow path fails;
+    from the start, and from the position half-way (columns part-filled already)."""
     game = ConnectFour(*board)
     state = game.initial_state()
+    half, middle = len(texts) // 2, None
     try:
-        for text in texts:
+        for number, text in enumerate(texts):
+            if number == half:
+                middle = state
             state = checked_play(game, state, game.parse_move(state, text))
     except GameError:
         with pytest.raises(GameError):
             game.replay(game.initial_state(), texts)
+        if middle is not None:
+            with pytest.raises(GameError):
+                game.replay(middle, texts[half:])
         return
     assert game.replay(game.initial_state(), texts) == state
     assert play_text(game, "".join(texts)) == state
+    if middle is not None:
+        assert game.replay(middle, texts[half:]) == state
 
 
 @settings(max_examples=150, deadline=None)
