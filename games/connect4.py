@@ -258,10 +258,7 @@ class ConnectFour:
         which needs them for the child it builds.
         """
         scored = []
-        threats = self.threats
-        memo = self._memo
-        if len(memo) > _MEMO_LIMIT:
-            memo.clear()
+        memo, remember = self._memo, self._remember
         shift = self._index_bits
         # Counted: the empty cells that become threats with the move and were not threats before
         # (the same order as counting all of them).  The cell played is left in: it is not among
@@ -275,11 +272,19 @@ class ConnectFour:
                 local = (current | bit) & near[bit]
                 completing = memo.get(local)
                 if completing is None:
-                    completing = memo[local] = threats(local, 0)
+                    completing = remember(local)
                 scored.append((-(completing & new).bit_count() << shift) | index)  # more threats first, then centre order
         scored.sort()
         order, low = self.order, (1 << shift) - 1
         return [order[v & low] for v in scored]
+
+    def _remember(self, local: int) -> int:
+        """``threats(local, 0)``, remembered in ``_memo`` (which callers read first; cleared when full)."""
+        memo = self._memo
+        if len(memo) > _MEMO_LIMIT:
+            memo.clear()
+        completing = memo[local] = self.threats(local, 0)
+        return completing
 
     # -- solver helpers (optional members used by the ``solver`` algorithm) ---------------
     def immediate_win(self, state: C4State) -> bool:
@@ -288,7 +293,10 @@ class ConnectFour:
 
     def has_safe_move(self, state: C4State) -> bool:
         """Whether :meth:`safe_moves` is not empty, without ordering the moves."""
-        _, mask, _, _, _, theirs = state
+        return self._safe_exists(state.mask, state.theirs)
+
+    def _safe_exists(self, mask: int, theirs: int) -> bool:
+        """Whether the side to move has a safe move, with stones ``mask`` on the board and the opponent's threat cells ``theirs``."""
         possible = (mask + self.bottom) & self.board_mask
         forced = possible & theirs
         if forced:
@@ -296,6 +304,22 @@ class ConnectFour:
                 return False
             possible = forced
         return possible & ~(theirs >> 1) != 0
+
+    def has_safe_reply(self, state: C4State, move: int) -> bool:
+        """``has_safe_move(play(state, move))``, without building the state.
+
+        The solver asks it of a parent's moves when that question alone settles
+        each child (see :mod:`gametree.exact`): a third of the nodes of Pons's
+        middle-game set.
+        """
+        current, mask, _, _, mine, _ = state
+        bit = (mask + self._bottom_bit[move]) & self._column_mask[move]
+        after = mask | bit
+        local = (current | bit) & self._near[bit]  # the mover's new threat cells, as in play
+        completing = self._memo.get(local)
+        if completing is None:
+            completing = self._remember(local)
+        return self._safe_exists(after, (completing | mine) & ~after)  # the new state's mask and ``theirs``
 
     def safe_moves(self, state: C4State) -> Sequence[int]:
         """The moves, best first, after which the opponent cannot win at once (Pons's non-losing moves).
@@ -333,12 +357,9 @@ class ConnectFour:
         # The cells where the mover now threatens to win: those it had, and those of its stones
         # on the lines through the new one (remembered), if empty.
         local = (current | bit) & self._near[bit]
-        memo = self._memo
-        completing = memo.get(local)
+        completing = self._memo.get(local)
         if completing is None:
-            if len(memo) > _MEMO_LIMIT:
-                memo.clear()
-            completing = memo[local] = self.threats(local, 0)
+            completing = self._remember(local)
         return _new_state(C4State, (current ^ mask, after, moves + 1, bit & mine != 0, theirs & ~bit, (completing | mine) & ~after))
 
     def outcome(self, state: C4State) -> Outcome | None:

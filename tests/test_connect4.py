@@ -226,7 +226,7 @@ def test_replay_sees_a_game_that_ended_earlier(moves: str) -> None:
 @settings(max_examples=120, deadline=None)
 @given(st.sampled_from([(7, 6, 4), (5, 4, 3), (4, 4, 2), (6, 5, 5)]), st.lists(st.integers(0, 6), max_size=30))
 def test_solver_helpers_and_threat_masks_agree_with_the_rules(board: tuple[int, int, int], columns: list[int]) -> None:
-    """immediate_win, safe_moves, has_safe_move and the stored threat masks, checked by playing every move."""
+    """immediate_win, safe_moves, has_safe_move, has_safe_reply and the stored threat masks, checked by playing every move."""
     game = ConnectFour(*board)
     state = sequence_state(game, [c % game.width for c in columns])
     if game.outcome(state) is not None:
@@ -249,6 +249,12 @@ def test_solver_helpers_and_threat_masks_agree_with_the_rules(board: tuple[int, 
     assert set(safe) == expected
     assert game.has_safe_move(state) == bool(expected)
     assert moves[: len(safe)] == list(safe)  # legal_moves puts the safe moves first, in the same order
+    for move in moves:
+        assert game.has_safe_reply(state, move) == game.has_safe_move(game.play(state, move))
+    for move in safe:  # has the opponent (who cannot win at once) a move after which we cannot win at once?
+        child = game.play(state, move)
+        replies = [game.play(child, m) for m in game.legal_moves(child)]
+        assert game.has_safe_reply(state, move) == any(game.outcome(r) is not None or not wins_now(r) for r in replies)
 
 
 # -- notation round trips (hypothesis) ---------------------------------------------
@@ -394,6 +400,24 @@ def test_pons_positions_have_the_published_score(name: str, algorithm: str) -> N
         if result.score != expected:
             wrong.append((moves, expected, result.score))
     assert wrong == []
+
+
+@needs_data
+def test_has_safe_reply_along_pons_games() -> None:
+    """``has_safe_reply`` is ``has_safe_move`` of the position after the move, at every position of
+    every 20th game of both sets (threats of the mover far from the move included)."""
+    game = ConnectFour()
+    checked = 0
+    for name in ("pons_end_easy.txt", "pons_middle_easy.txt"):
+        for moves, _ in pons_sample(name, 20):
+            state = game.initial_state()
+            for text in moves:
+                if not game.immediate_win(state):
+                    for move in game.legal_moves(state):
+                        assert game.has_safe_reply(state, move) == game.has_safe_move(game.play(state, move)), (moves, move)
+                        checked += 1
+                state = game.play(state, int(text) - 1)
+    assert checked > 10_000
 
 
 @needs_data
