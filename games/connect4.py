@@ -341,14 +341,38 @@ class ConnectFour:
             return ()
         # Centre first for a single move, and late in the game (as _orders_by_threats, inlined).
         if not safe & (safe - 1) or (moves >= self._order_until and (moves >= self._order_late or safe.bit_count() < 4)):
-            centre_first = self._centre_first
-            columns = centre_first.get(safe)
-            if columns is None:
-                if len(centre_first) > 100_000:
-                    centre_first.clear()
-                columns = centre_first[safe] = tuple([c for c, col in self._order_bits if safe & col])
-            return columns
+            columns = self._centre_first.get(safe)
+            return columns if columns is not None else self._columns_centre_first(safe)
         return self._by_threats(current, mask, mine, safe)
+
+    def safe_moves_unordered(self, state: C4State) -> Sequence[int]:
+        """The moves of :meth:`safe_moves`, centre first, without counting the threats they create.
+
+        The solver asks it where it will only ask of each move whether the
+        opponent has a safe reply (:meth:`has_safe_reply`): ordering by threats
+        costs more there than it saves (Pons's middle-game set: 3.7% fewer
+        instructions).  A shared tuple: do not modify it.
+        """
+        _, mask, _, _, _, theirs = state
+        possible = (mask + self.bottom) & self.board_mask
+        forced = possible & theirs
+        if forced:
+            if forced & (forced - 1):
+                return ()
+            possible = forced
+        safe = possible & ~(theirs >> 1)
+        if not safe:
+            return ()
+        columns = self._centre_first.get(safe)
+        return columns if columns is not None else self._columns_centre_first(safe)
+
+    def _columns_centre_first(self, cells: int) -> tuple[int, ...]:
+        """The columns of ``cells`` (at most one per column), centre first, remembered in ``_centre_first``."""
+        centre_first = self._centre_first
+        if len(centre_first) > 100_000:
+            centre_first.clear()
+        columns = centre_first[cells] = tuple([c for c, col in self._order_bits if cells & col])
+        return columns
 
     def play(self, state: C4State, move: int) -> C4State:
         current, mask, moves, _, mine, theirs = state

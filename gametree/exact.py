@@ -20,7 +20,9 @@ with the techniques of Pascal Pons's Connect Four solver, kept game-agnostic:
   "the opponent cannot win next move" alone decides it, and a fourth,
   ``has_safe_reply(state, move) -> bool`` (``has_safe_move(play(state,
   move))``, without building the state), lets it settle such a position
-  from its parent, child by child, without entering it;
+  from its parent, child by child, without entering it; a fifth,
+  ``safe_moves_unordered(state)`` (the moves of ``safe_moves`` in any order),
+  spares the ordering where every child will be settled so;
 - a bounds transposition table keyed by the canonical (symmetric) key.
 
 Without the helpers it still works on any game, with the bounds and narrowing.
@@ -203,6 +205,10 @@ class _SolverEngine(_Engine):
         reply = getattr(self.game, "has_safe_reply", None)
         if reply is None and has_safe is not None:
             reply = _reply_by_playing(play, has_safe)
+        # Where every child will be settled by ``reply``, the safe moves in any order will do.
+        unordered = getattr(self.game, "safe_moves_unordered", None) if reply is not None else None
+        if unordered is None:
+            unordered = safe
         C = self.C
         table = self.table
         keyf = self.keyf
@@ -266,7 +272,12 @@ class _SolverEngine(_Engine):
                     if hi < beta:
                         beta = hi
 
-            moves = safe(state)
+            # While alpha >= settle, a child's window lies at or below the lowest score it can have
+            # with a safe move: it is settled by whether it has one, asked here without entering it
+            # (still counted as a node; a third of the middle-game set's nodes).  When that holds
+            # from the start, it holds for every child: their order matters little then.
+            settle = -lowers[p + 1]
+            moves = safe(state) if alpha < settle else unordered(state)
             if not moves:
                 return stuck(state, p)
             if alpha < lower:
@@ -280,10 +291,6 @@ class _SolverEngine(_Engine):
             best = NEG_INF
             best_move = None
             deeper = height + 1
-            # While alpha >= settle, a child's window lies at or below the lowest score it can have
-            # with a safe move: it is settled by whether it has one, asked here without entering it
-            # (still counted as a node).  A third of the middle-game set's nodes.
-            settle = -lowers[p + 1]
             value: float
             if deeper == len(per_depth):  # room to count those children here
                 c.grow(deeper)

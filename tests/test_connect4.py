@@ -226,7 +226,7 @@ def test_replay_sees_a_game_that_ended_earlier(moves: str) -> None:
 @settings(max_examples=120, deadline=None)
 @given(st.sampled_from([(7, 6, 4), (5, 4, 3), (4, 4, 2), (6, 5, 5)]), st.lists(st.integers(0, 6), max_size=30))
 def test_solver_helpers_and_threat_masks_agree_with_the_rules(board: tuple[int, int, int], columns: list[int]) -> None:
-    """immediate_win, safe_moves, has_safe_move, has_safe_reply and the stored threat masks, checked by playing every move."""
+    """immediate_win, safe_moves (and unordered), has_safe_move, has_safe_reply and the stored threat masks, checked by playing every move."""
     game = ConnectFour(*board)
     state = sequence_state(game, [c % game.width for c in columns])
     if game.outcome(state) is not None:
@@ -249,6 +249,9 @@ def test_solver_helpers_and_threat_masks_agree_with_the_rules(board: tuple[int, 
     assert set(safe) == expected
     assert game.has_safe_move(state) == bool(expected)
     assert moves[: len(safe)] == list(safe)  # legal_moves puts the safe moves first, in the same order
+    unordered = game.safe_moves_unordered(state)
+    assert sorted(unordered) == sorted(safe) and len(unordered) == len(safe)
+    assert list(unordered) == sorted(unordered, key=game.order.index)  # centre first
     for move in moves:
         assert game.has_safe_reply(state, move) == game.has_safe_move(game.play(state, move))
     for move in safe:  # has the opponent (who cannot win at once) a move after which we cannot win at once?
