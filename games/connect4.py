@@ -182,16 +182,16 @@ class ConnectFour:
         for i in range(2, k1 + 1):
             r &= stones << i
         for d in self._dirs[1:]:
-            up = [-1]  # up[a]: cells with stones at +d .. +a*d
-            down = [-1]
+            ups = [-1]  # ups[a]: cells with stones at +d .. +a*d
+            downs = [-1]
             u = v = -1
             for i in range(1, k1 + 1):
                 u &= stones >> (i * d)
                 v &= stones << (i * d)
-                up.append(u)
-                down.append(v)
+                ups.append(u)
+                downs.append(v)
             for a in range(k1 + 1):
-                r |= up[a] & down[k1 - a]
+                r |= ups[a] & downs[k1 - a]
         return r & (self.board_mask ^ mask)
 
     def possible(self, mask: int) -> int:
@@ -512,7 +512,8 @@ class ConnectFour:
         """The state after a move sequence like ``4453`` (legality checked)."""
         from gametree import play_text
 
-        return play_text(self, text)
+        state: C4State = play_text(self, text)
+        return state
 
     def stones(self, state: C4State, player: int) -> int:
         """The bitboard of ``player``'s stones (0 = first player)."""

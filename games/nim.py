@@ -95,8 +95,8 @@ class Nim:
         The order only speeds the search up; values come from the search.
         """
         heaps = state.heaps
-        good = []
-        rest = []
+        good: list[tuple[int, int]] = []
+        rest: list[tuple[int, int]] = []
         for i, size in enumerate(heaps):
             for count in range(size, 0, -1):
                 after = heaps[:i] + (size - count,) + heaps[i + 1 :]

@@ -9,7 +9,7 @@ numbers ``1..width*height`` counted row-major from the top-left.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from operator import or_
 from typing import NamedTuple
 
@@ -148,7 +148,7 @@ class TicTacToe:
     # -- symmetries --------------------------------------------------------------
     def _symmetry_permutations(self) -> tuple[tuple[int, ...], ...]:
         w, h = self.width, self.height
-        maps = [
+        maps: list[Callable[[int, int], tuple[int, int]]] = [
             lambda r, c: (r, c),
             lambda r, c: (r, w - 1 - c),
             lambda r, c: (h - 1 - r, c),

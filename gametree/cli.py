@@ -158,10 +158,6 @@ def games_command(ctx: click.Context, as_json: bool) -> None:
 
 
 # -- solve ------------------------------------------------------------------------------
-def _algorithm_choice(registry: Registry) -> click.Choice:
-    return click.Choice(sorted(registry.algorithms))
-
-
 def _solve_command(spec: GameSpec) -> click.Command:
     @click.command(name=spec.name, help=f"Solve {spec.summary or spec.name}.")
     @game_options(spec)
@@ -183,7 +179,7 @@ def _solve_command(spec: GameSpec) -> click.Command:
     @click.option("--scheduler", default=None, metavar="ADDRESS", help="Solve subproblems on a Dask cluster, e.g. tcp://host:8786 (needs gametree[dask]).")
     @click.option("--split-ply", type=click.IntRange(min=1), default=None, metavar="PLY", help="With --workers/--scheduler: split this many moves down [default: automatic].")
     @click.pass_context
-    def command(ctx: click.Context, **params: Any) -> None:
+    def command(ctx: click.Context, /, **params: Any) -> None:
         game_params, params = split_game_options(spec, params)
         registry = registry_of(ctx)
         game = make_game(spec, game_params)

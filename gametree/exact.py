@@ -68,8 +68,8 @@ DIRECT_RANGE = 16
 NEG_INF = -INF
 
 
-def _half(x: int) -> int:
-    """x / 2 rounded towards zero (as in C), to bias narrowing towards 0."""
+def _half(x: float) -> float:
+    """x / 2 rounded towards zero (as in C), to bias narrowing towards 0 (scores are whole numbers)."""
     return -(-x // 2) if x < 0 else x // 2
 
 
@@ -104,7 +104,7 @@ class _SolverEngine(_Engine):
         self.has_safe = getattr(game, "has_safe_move", None)
         #: ``[move]``: the root's best move when the last search at height 0 proved one.
         self._found: list[Any] = [None]
-        self.alphabeta = self._node_function()  # type: ignore[method-assign]
+        self.alphabeta = self._node_function()  # type: ignore[method-assign,assignment]
 
     def _node_function(self) -> Callable[[Any, float, float, int], float]:
         if self.win_now is not None and self.safe is not None:
@@ -202,13 +202,12 @@ class _SolverEngine(_Engine):
         outcome, ply, play = self.game.outcome, self.game.ply, self.game.play
         terminal_score = self.terminal_score
         win_now, safe, has_safe = self.win_now, self.safe, self.has_safe
+        assert win_now is not None and safe is not None  # as _node_function checked
         reply = getattr(self.game, "has_safe_reply", None)
         if reply is None and has_safe is not None:
             reply = _reply_by_playing(play, has_safe)
         # Where every child will be settled by ``reply``, the safe moves in any order will do.
-        unordered = getattr(self.game, "safe_moves_unordered", None) if reply is not None else None
-        if unordered is None:
-            unordered = safe
+        unordered: Callable[[Any], Any] = (getattr(self.game, "safe_moves_unordered", None) if reply is not None else None) or safe
         C = self.C
         table = self.table
         keyf = self.keyf
@@ -340,7 +339,7 @@ class _SolverEngine(_Engine):
                 c.terminals += 1
                 return terminal_score(state, out.winner)
             p = ply(state)
-            if win_now(state):  # type: ignore[misc]
+            if win_now(state):
                 c.grow(height)
                 c.per_depth[height] += 1
                 return (C + 1 - p) // 2
@@ -362,7 +361,7 @@ class _SolverEngine(_Engine):
         # opponent's next move.  Without them (misere games!) one can lose by one's own move.
         return -((self.C - p) // 2) if self.win_now is not None else -((self.C + 1 - p) // 2)
 
-    def exact(self, state: Any, height: int, at_least: int | None = None, weak: bool = False) -> float:
+    def exact(self, state: Any, height: int, at_least: float | None = None, weak: bool = False) -> float:
         """The exact score by null-window searches.
 
         Pascal Pons's bisection biased towards 0 for the first two probes
@@ -385,8 +384,9 @@ class _SolverEngine(_Engine):
         if game.outcome(state) is not None or (self.win_now is not None and self.win_now(state)):
             return self.alphabeta(state, -INF, INF, height)
         p = game.ply(state)
-        hi = (self.C + 1 - p) // 2
-        lo = self.floor(p)
+        # Bounds on the score (whole numbers; floats by type, as the searches return them).
+        hi: float = (self.C + 1 - p) // 2
+        lo: float = self.floor(p)
         probes = 0
         if hi - lo <= DIRECT_RANGE:
             probes = 2  # straight to "better than a draw?" and "at least a draw?"
@@ -407,6 +407,7 @@ class _SolverEngine(_Engine):
                 self.root_move = self._found[0]
             # Fail-soft: inside the window, the score; at or past an edge, that edge (a true bound).
             return lo if r <= lo else hi if r >= hi else r
+        med: float
         while lo < hi:
             probes += 1
             if probes > 2 and lo <= 0 < hi:

@@ -43,8 +43,6 @@ from .game import Game, UnsupportedGameError
 from .search import MoveValue, SearchResult, SearchStats, _start
 
 if TYPE_CHECKING:
-    import networkx as nx
-
     from .trace import SearchTree
 
 __all__ = ["DEFAULT_EXPLORATION", "DEFAULT_ITERATIONS", "MCTSNode", "MCTSPlayer", "MCTSRun", "capture", "choose", "mcts", "run"]

@@ -85,7 +85,7 @@ class GameSpec:
             raise ValueError(f"{self.name} has no option {', '.join(sorted(unknown))}")
         values = {o.name: o.default for o in self.options}
         values.update({k: v for k, v in options.items() if v is not None})
-        game = self.factory(**values)
+        game: Game[Any, Any] = self.factory(**values)
         missing = [
             name
             for name in ("initial_state", "to_move", "ply", "legal_moves", "play", "outcome", "key", "parse_move", "format_move", "render")
