@@ -207,7 +207,9 @@ class _SolverEngine(_Engine):
         if reply is None and has_safe is not None:
             reply = _reply_by_playing(play, has_safe)
         # Where every child will be settled by ``reply``, the safe moves in any order will do.
-        unordered: Callable[[Any], Any] = (getattr(self.game, "safe_moves_unordered", None) if reply is not None else None) or safe
+        unordered: Callable[[Any], Any] = safe
+        if reply is not None:
+            unordered = getattr(self.game, "safe_moves_unordered", None) or safe
         C = self.C
         table = self.table
         keyf = self.keyf
