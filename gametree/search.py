@@ -338,23 +338,19 @@ def _freeze(counters: _Counters, table: TranspositionTable | None, seconds: floa
 
 
 def _best_move(engine: _Engine, state: Any, value: float, height: int = 0) -> Any:
-    """A move from ``state`` that keeps its exact ``value``.
-
-    No move scores more than ``value``, so a move whose child scores at most
-    ``-value`` scores exactly ``value``: one null-window test per move tried
-    (``[-value, -value + eps]``, for heuristic scores too) instead of proving
-    the child's exact score, which costs about twice as much.
-    """
+    """A move from ``state`` that keeps its ``value``: the child's value, confirmed
+    with a narrow window around ``-value``, is exactly ``-value``."""
     game = engine.game
-    lo = -value
-    hi = lo + _EPS
+    target = -value
+    lo, hi = target - _EPS, target + _EPS
     moves = game.legal_moves(state)
     entry = engine.table.get(engine.keyf(state)) if engine.table is not None else None
     if entry is not None and entry[2] in moves and entry[2] != moves[0]:
         # The table's best move (maybe of a symmetric image: still confirmed) first.
         moves = [entry[2], *(m for m in moves if m != entry[2])]
     for move in moves:
-        if engine.alphabeta(game.play(state, move), lo, hi, height + 1) <= lo:
+        got = engine.alphabeta(game.play(state, move), lo, hi, height + 1)
+        if lo < got < hi:
             return move
     raise AssertionError("no move keeps the value: the search is inconsistent")  # pragma: no cover
 
@@ -363,7 +359,7 @@ def _principal_variation(engine: _Engine, state: Any, first: Any, value: float) 
     """Follow moves that keep ``value`` from ``state`` (whose best move is ``first``).
 
     Returns the moves and whether the line reaches the end of the game.  Each
-    step proves its move keeps the exact value (:func:`_best_move`), so every
+    step confirms a child's value with a narrow window around it, so every
     move on the line is really optimal under the depth-aware scores.
     """
     game = engine.game
