@@ -90,14 +90,24 @@ class ConnectFour:
         self._mirror = tuple((c * h1, (width - 1 - c) * h1) for c in range(width))
         self._column_bits = (1 << h1) - 1
         self._windows: tuple[int, ...] | None = None
-        #: Each cell's bit -> the cells of all the lines of ``k`` through it.
-        self._near = {1 << (c * h1 + r): 0 for c in range(width) for r in range(height)}
-        for line in self.windows():
-            rest = line
-            while rest:
-                low = rest & -rest
-                self._near[low] |= line
-                rest ^= low
+        #: Each cell's bit -> the cells of the lines of ``k`` through it: one mask per direction
+        #: that has such a line (the cells up to ``k - 1`` away on either side, on the board).
+        self._lines: dict[int, tuple[int, ...]] = {}
+        #: Each cell's bit -> (the cells of all the lines through it, the memo of the threat cells
+        #: a stone there gives the mover, keyed by the mover's stones on those cells).  See :meth:`_remember`.
+        self._cell: dict[int, tuple[int, dict[int, int]]] = {}
+        for c in range(width):
+            for r in range(height):
+                lines, near = [], 0
+                for dc, dr in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                    run = [(c + dc * i, r + dr * i) for i in range(1 - k, k)]
+                    run = [(x, y) for x, y in run if 0 <= x < width and 0 <= y < height]
+                    if len(run) >= k:  # a straight run on the board, with the cell: its lines of k cover it
+                        lines.append(sum(1 << (x * h1 + y) for x, y in run))
+                        near |= lines[-1]
+                bit = 1 << (c * h1 + r)
+                self._lines[bit] = tuple(lines)
+                self._cell[bit] = (near, {})
         #: Moves are ordered by the threats they create before this ply; before ``_order_late``
         #: when at least 4 are playable; after that centre first only: near the end, counting
         #: threats costs more than it saves (see :meth:`_orders_by_threats`).
@@ -106,14 +116,9 @@ class ConnectFour:
         #: Positions after this many moves are keyed as they are: mirror images met deep in a
         #: search are rare, and mirroring every key costs more than the rare hit saves.
         self.symmetric_plies = self.cells // 2
-        #: The cells, empty or not, where one more stone would complete a line of a set of stones
-        #: (``threats(stones, 0)``), keyed by the stones.  :meth:`play` and :meth:`_by_threats` ask
-        #: it for the mover's stones on the lines through the cell played (``_near``): a new stone
-        #: completes only lines through it, the mover's other threat cells are in the state
-        #: already, and the few stones around a cell recur in many positions (Pons's middle-game
-        #: set: 239 formulas per position keyed by all the mover's stones, 35 so).  Cleared when
-        #: it holds more than ``_MEMO_LIMIT``.
-        self._memo: dict[int, int] = {}
+        #: ``threats(part, 0)`` of the stones ``part`` on one line (see :meth:`_remember`).
+        self._parts: dict[int, int] = {}
+        self._memo_limit = max(1000, _MEMO_LIMIT // self.cells)  # per cell
         #: Safe cells to play (at most one per column) -> their columns, centre first (cleared when large).
         self._centre_first: dict[int, tuple[int, ...]] = {}
         self._empty_threats = self.board_mask if k == 1 else 0
@@ -258,32 +263,53 @@ class ConnectFour:
         which needs them for the child it builds.
         """
         scored = []
-        memo, remember = self._memo, self._remember
+        cell_of, remember = self._cell, self._remember
         shift = self._index_bits
         # Counted: the empty cells that become threats with the move and were not threats before
         # (the same order as counting all of them).  The cell played is left in: it is not among
         # the cells it creates, unless it wins (the callers order only moves that do not), and
         # then the count only orders moves.
         new = ~(mask | mine)
-        near = self._near
         for index, col in self._indexed_columns:
             bit = cells & col
             if bit:
-                local = (current | bit) & near[bit]
+                near, memo = cell_of[bit]
+                local = (current | bit) & near
                 completing = memo.get(local)
                 if completing is None:
-                    completing = remember(local)
+                    completing = remember(memo, local, bit)
                 scored.append((-(completing & new).bit_count() << shift) | index)  # more threats first, then centre order
         scored.sort()
         order, low = self.order, (1 << shift) - 1
         return [order[v & low] for v in scored]
 
-    def _remember(self, local: int) -> int:
-        """``threats(local, 0)``, remembered in ``_memo`` (which callers read first; cleared when full)."""
-        memo = self._memo
-        if len(memo) > _MEMO_LIMIT:
+    def _remember(self, memo: dict[int, int], local: int, bit: int) -> int:
+        """The mover's threat cells on the lines through its new stone ``bit``, remembered.
+
+        ``memo`` is the cell's memo and ``local`` the mover's stones on those lines (the key;
+        callers read ``memo`` first).  Every threat cell the new stone makes lies on one of
+        its lines, so the answer is the union over them of the threat cells of the stones on
+        each line; the caller adds the mover's threat cells from before.  Those are remembered
+        too, keyed by the stones on the line: they recur far more often than the stones around
+        a cell (Pons's end-game set: 563 line patterns against 9,616 around a cell).  The
+        memos are kept per cell because one key can be the stones around two of its cells.
+        Each is cleared when it grows past its limit.
+        """
+        if len(memo) > self._memo_limit:
             memo.clear()
-        completing = memo[local] = self.threats(local, 0)
+        parts = self._parts
+        least = self.k - 1
+        completing = 0
+        for line in self._lines[bit]:
+            part = local & line
+            if part.bit_count() >= least:  # a line needs k - 1 stones for a threat
+                found = parts.get(part)
+                if found is None:
+                    if len(parts) > _MEMO_LIMIT:
+                        parts.clear()
+                    found = parts[part] = self.threats(part, 0)
+                completing |= found
+        memo[local] = completing
         return completing
 
     # -- solver helpers (optional members used by the ``solver`` algorithm) ---------------
@@ -320,10 +346,11 @@ class ConnectFour:
         current, mask, _, _, mine, _ = state
         bit = (mask + self._bottom_bit[move]) & self._column_mask[move]
         after = mask | bit
-        local = (current | bit) & self._near[bit]  # the mover's new threat cells, as in play
-        completing = self._memo.get(local)
+        near, memo = self._cell[bit]  # the mover's new threat cells, as in play
+        local = (current | bit) & near
+        completing = memo.get(local)
         if completing is None:
-            completing = self._remember(local)
+            completing = self._remember(memo, local, bit)
         return self._safe_cells(after, (completing | mine) & ~after) != 0  # the new state's mask and ``theirs``
 
     def safe_moves(self, state: C4State) -> Sequence[int]:
@@ -379,10 +406,11 @@ class ConnectFour:
         after = mask | bit
         # The cells where the mover now threatens to win: those it had, and those of its stones
         # on the lines through the new one (remembered), if empty.
-        local = (current | bit) & self._near[bit]
-        completing = self._memo.get(local)
+        near, memo = self._cell[bit]
+        local = (current | bit) & near
+        completing = memo.get(local)
         if completing is None:
-            completing = self._remember(local)
+            completing = self._remember(memo, local, bit)
         return _new_state(C4State, (current ^ mask, after, moves + 1, bit & mine != 0, theirs & ~bit, (completing | mine) & ~after))
 
     def outcome(self, state: C4State) -> Outcome | None:

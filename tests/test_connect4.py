@@ -223,11 +223,17 @@ def test_replay_sees_a_game_that_ended_earlier(moves: str) -> None:
     assert game.replay(game.initial_state(), list(moves[:7])).won
 
 
+_SHARED_GAMES: dict[tuple[int, int, int], ConnectFour] = {}
+
+
 @settings(max_examples=120, deadline=None)
 @given(st.sampled_from([(7, 6, 4), (5, 4, 3), (4, 4, 2), (6, 5, 5)]), st.lists(st.integers(0, 6), max_size=30))
 def test_solver_helpers_and_threat_masks_agree_with_the_rules(board: tuple[int, int, int], columns: list[int]) -> None:
-    """immediate_win, safe_moves (and unordered), has_safe_move, has_safe_reply and the stored threat masks, checked by playing every move."""
-    game = ConnectFour(*board)
+    """immediate_win, safe_moves (and unordered), has_safe_move, has_safe_reply and the stored threat masks, checked by playing every move.
+
+    One game per board for all examples, as in a search: its memos answer from earlier positions.
+    """
+    game = _SHARED_GAMES.setdefault(board, ConnectFour(*board))
     state = sequence_state(game, [c % game.width for c in columns])
     if game.outcome(state) is not None:
         return
