@@ -109,8 +109,8 @@ class ConnectFour:
                 self._lines[bit] = tuple(lines)
                 self._cell[bit] = (near, {})
         #: Moves are ordered by the threats they create before this ply; before ``_order_late``
-        #: when at least 4 are playable; after that centre first only: near the end, counting
-        #: threats costs more than it saves (see :meth:`_orders_by_threats`).
+        #: when at least 4 are playable; after that as :meth:`_columns_late`: near the end,
+        #: counting threats costs more than it saves (see :meth:`_orders_by_threats`).
         self._order_until = self.cells - 12
         self._order_late = self.cells - 8
         #: Positions after this many moves are keyed as they are: mirror images met deep in a
@@ -121,6 +121,9 @@ class ConnectFour:
         self._memo_limit = max(1000, _MEMO_LIMIT // self.cells)  # per cell
         #: Safe cells to play (at most one per column) -> their columns, centre first (cleared when large).
         self._centre_first: dict[int, tuple[int, ...]] = {}
+        #: The same -> their columns in the order of :meth:`_columns_late`.
+        self._late: dict[int, tuple[int, ...]] = {}
+        self._top_row = self.bottom << (height - 1)
         self._empty_threats = self.board_mask if k == 1 else 0
 
         # Run detection with shifts: a run of ``k`` is found by doubling runs of 1, 2, 4, ...
@@ -221,7 +224,7 @@ class ConnectFour:
         moves that let the opponent win at once (under one of its winning
         cells, or not blocking) last; the rest by how many winning cells they
         create, ties centre first (Pons's ordering) -- or, near the end of the
-        game, centre first only (counting costs more than it saves).
+        game, as :meth:`_columns_late` (counting costs more than it saves).
         """
         if state.won:
             return []
@@ -241,7 +244,8 @@ class ConnectFour:
         bad = possible & (theirs >> 1)  # dropping here gives the opponent the cell above
         good = possible & ~bad
         if not self._orders_by_threats(state.moves, good):  # as safe_moves
-            return [c for c, col in order if col & good] + [c for c, col in order if col & bad]
+            first = (self._late.get(good) or self._columns_late(good)) if good else ()
+            return [*first, *(c for c, col in order if col & bad)]
         return self._by_threats(current, mask, state.mine, good) + [c for c, col in order if col & bad]
 
     def _orders_by_threats(self, moves: int, cells: int) -> bool:
@@ -372,10 +376,10 @@ class ConnectFour:
         safe = possible & ~(theirs >> 1)
         if not safe:
             return ()
-        # Centre first for a single move, and late in the game (as _orders_by_threats, inlined).
+        # Late in the game (as _orders_by_threats, inlined), and for a single move: not by threats.
         if not safe & (safe - 1) or (moves >= self._order_until and (moves >= self._order_late or safe.bit_count() < 4)):
-            columns = self._centre_first.get(safe)
-            return columns if columns is not None else self._columns_centre_first(safe)
+            columns = self._late.get(safe)
+            return columns if columns is not None else self._columns_late(safe)
         return self._by_threats(current, mask, mine, safe)
 
     def safe_moves_unordered(self, state: C4State) -> Sequence[int]:
@@ -391,6 +395,31 @@ class ConnectFour:
             return ()
         columns = self._centre_first.get(safe)
         return columns if columns is not None else self._columns_centre_first(safe)
+
+    def _columns_late(self, cells: int) -> tuple[int, ...]:
+        """The columns of ``cells`` (at most one per column) as ordered late in the game, remembered in ``_late``.
+
+        Moves that fill a column first (a cell of the top row leaves the opponent
+        no cell above it), then centre first.  Against centre first alone: Pons's
+        end-game set 37.8 -> 35.2 nodes per position, the middle-game set 414.5 ->
+        401.0 (every 4th position), empty 6x5 2.72M -> 2.56M, 4x6 281,170 -> 243,023.
+        Playing the highest cell first, row by row, was no better; moves under one's
+        own threat last did not help either.
+        """
+        late = self._late
+        if len(late) > 100_000:
+            late.clear()
+        top = cells & self._top_row
+        if top and top != cells:  # both kinds: each part from the centre-first table (they recur more often)
+            columns = self._centre_first_of(top) + self._centre_first_of(cells ^ top)
+        else:
+            columns = self._centre_first_of(cells)
+        late[cells] = columns
+        return columns
+
+    def _centre_first_of(self, cells: int) -> tuple[int, ...]:
+        columns = self._centre_first.get(cells)
+        return columns if columns is not None else self._columns_centre_first(cells)
 
     def _columns_centre_first(self, cells: int) -> tuple[int, ...]:
         """The columns of ``cells`` (at most one per column), centre first, remembered in ``_centre_first``."""

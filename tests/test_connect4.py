@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import itertools
+import random
 from functools import lru_cache
 from pathlib import Path
 
@@ -264,6 +265,25 @@ def test_solver_helpers_and_threat_masks_agree_with_the_rules(board: tuple[int, 
         child = game.play(state, move)
         replies = [game.play(child, m) for m in game.legal_moves(child)]
         assert game.has_safe_reply(state, move) == any(game.outcome(r) is not None or not wins_now(r) for r in replies)
+
+
+@pytest.mark.parametrize("board", [(7, 6, 4), (6, 5, 4), (5, 4, 3)])
+def test_late_in_the_game_moves_that_fill_a_column_come_first(board: tuple[int, int, int]) -> None:
+    """Past ``_order_late`` plies, safe_moves (and legal_moves) put the moves into the top row first, then centre first."""
+    game = ConnectFour(*board)
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(300):
+        state = game.initial_state()
+        while game.outcome(state) is None and not game.immediate_win(state):
+            safe = game.safe_moves(state)
+            if state.moves >= game._order_late and len(safe) > 1:
+                filling = [m for m in safe if game.move_cell(state, m)[0] == 0]
+                assert list(safe) == filling + sorted(set(safe) - set(filling), key=game.order.index)
+                assert game.legal_moves(state)[: len(safe)] == list(safe)
+                checked += bool(filling) and len(filling) < len(safe)
+            state = game.play(state, rng.choice(safe or game.legal_moves(state)))
+    assert checked >= 20  # positions with both kinds of moves were met
 
 
 # -- notation round trips (hypothesis) ---------------------------------------------
