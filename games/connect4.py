@@ -113,6 +113,8 @@ class ConnectFour:
         #: counting threats costs more than it saves (see :meth:`_orders_by_threats`).
         self._order_until = self.cells - 12
         self._order_late = self.cells - 8
+        #: Before this ply a move two cells below one of the mover's threat cells counts as one more threat (see :meth:`_by_threats`).
+        self._prepare_until = self.cells - 14
         #: Positions after this many moves are keyed as they are: mirror images met deep in a
         #: search are rare, and mirroring every key costs more than the rare hit saves.
         self.symmetric_plies = self.cells // 2
@@ -223,8 +225,9 @@ class ConnectFour:
         An immediate win first; else a block of the opponent's immediate win;
         moves that let the opponent win at once (under one of its winning
         cells, or not blocking) last; the rest by how many winning cells they
-        create, ties centre first (Pons's ordering) -- or, near the end of the
-        game, as :meth:`_columns_late` (counting costs more than it saves).
+        create (and whether they prepare one, see :meth:`_by_threats`), ties centre
+        first (Pons's ordering) -- or, near the end of the game, as
+        :meth:`_columns_late` (counting costs more than it saves).
         """
         if state.won:
             return []
@@ -246,7 +249,7 @@ class ConnectFour:
         if not self._orders_by_threats(state.moves, good):  # as safe_moves
             first = (self._late.get(good) or self._columns_late(good)) if good else ()
             return [*first, *(c for c, col in order if col & bad)]
-        return self._by_threats(current, mask, state.mine, good) + [c for c, col in order if col & bad]
+        return self._by_threats(current, mask, state.moves, state.mine, good) + [c for c, col in order if col & bad]
 
     def _orders_by_threats(self, moves: int, cells: int) -> bool:
         """Whether moves to ``cells`` after ``moves`` moves are ordered by threats (else centre first).
@@ -259,11 +262,19 @@ class ConnectFour:
         """
         return moves < self._order_until or (moves < self._order_late and cells.bit_count() >= 4)
 
-    def _by_threats(self, current: int, mask: int, mine: int, cells: int) -> list[int]:
-        """The columns of ``cells`` (playable cells) by winning cells they create, ties centre first.
+    def _by_threats(self, current: int, mask: int, moves: int, mine: int, cells: int) -> list[int]:
+        """The columns of ``cells`` (playable cells) by threats, ties centre first.
 
-        ``current`` and ``mine`` are the stones and the threat cells of the side
-        to move.  The threat cells computed here are remembered for :meth:`play`,
+        A move scores the winning cells it creates, plus one if it lands two cells
+        below one of the mover's winning cells while more than 14 cells are empty:
+        the opponent can then never take the cell between without giving the mover
+        the win, so the column is the mover's to close.  Pons's middle-game set,
+        every 4th position: 401.0 -> 363.0 nodes per position, -7% instructions;
+        the empty boards about the same.  Nearer the end too: the middle-game set
+        345.3 nodes, but the end-game set 35.2 -> 35.7 (+1.2% instructions).
+
+        ``current``, ``moves`` and ``mine`` are the stones, the moves played and
+        the threat cells of the side to move.  The threat cells computed here are remembered for :meth:`play`,
         which needs them for the child it builds.
         """
         scored = []
@@ -274,6 +285,9 @@ class ConnectFour:
         # the cells it creates, unless it wins (the callers order only moves that do not), and
         # then the count only orders moves.
         new = ~(mask | mine)
+        # The cells two below a winning cell of the mover's in the same column (one in the bottom
+        # row has none; shifted down, it would land in the previous column's top cell).
+        below = (mine & ~self.bottom) >> 2 if moves < self._prepare_until else 0
         for index, col in self._indexed_columns:
             bit = cells & col
             if bit:
@@ -282,7 +296,8 @@ class ConnectFour:
                 completing = memo.get(local)
                 if completing is None:
                     completing = remember(memo, local, bit)
-                scored.append((-(completing & new).bit_count() << shift) | index)  # more threats first, then centre order
+                score = (completing & new).bit_count() + (1 if bit & below else 0)
+                scored.append((-score << shift) | index)  # the highest score first, then centre order
         scored.sort()
         order, low = self.order, (1 << shift) - 1
         return [order[v & low] for v in scored]
@@ -380,7 +395,7 @@ class ConnectFour:
         if not safe & (safe - 1) or (moves >= self._order_until and (moves >= self._order_late or safe.bit_count() < 4)):
             columns = self._late.get(safe)
             return columns if columns is not None else self._columns_late(safe)
-        return self._by_threats(current, mask, mine, safe)
+        return self._by_threats(current, mask, moves, mine, safe)
 
     def safe_moves_unordered(self, state: C4State) -> Sequence[int]:
         """The moves of :meth:`safe_moves`, centre first, without counting the threats they create.

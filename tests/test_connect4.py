@@ -286,6 +286,17 @@ def test_late_in_the_game_moves_that_fill_a_column_come_first(board: tuple[int, 
     assert checked >= 20  # positions with both kinds of moves were met
 
 
+def test_a_move_two_cells_below_a_threat_of_the_mover_comes_first() -> None:
+    """No safe move here makes a threat; a disc in column 7 lands two cells below one of the mover's
+    threat cells, so the opponent can never take the cell between: column 7 first, then centre first."""
+    game = ConnectFour()
+    state = play_text(game, "376551166642")
+    landing = (state.mask + game._bottom_bit[6]) & game._column_mask[6]
+    assert landing << 2 & state.mine and not landing << 1 & state.mine
+    assert list(game.safe_moves(state)) == [6, 3, 2, 4, 1, 5, 0]
+    assert game.legal_moves(state)[:7] == [6, 3, 2, 4, 1, 5, 0]
+
+
 # -- notation round trips (hypothesis) ---------------------------------------------
 @settings(max_examples=80, deadline=None)
 @given(st.sampled_from([(7, 6), (4, 4), (12, 3), (10, 2)]), st.lists(st.integers(0, 11), max_size=30))
