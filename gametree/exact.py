@@ -459,7 +459,7 @@ class Solver:
     def solve(self, state: Any = None, *, all_moves: bool = True, pv: bool = True, weak: bool = False) -> SearchResult:
         """Solve ``state`` (default: the start): see :func:`solver`."""
         game, engine, table = self.game, self._engine, self.table
-        state = _start(game, state)
+        state = _start(game, state, checked=True)  # checked when the solver was built
         counters = engine.c
         counters.reset()
         base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)

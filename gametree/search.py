@@ -456,8 +456,10 @@ def _value_and_winner(score: float, me: int, proven: bool) -> tuple[str, int | N
     return "draw", None
 
 
-def _start(game: Game[Any, Any], state: Any) -> Any:
-    _check_game(game)
+def _start(game: Game[Any, Any], state: Any, *, checked: bool = False) -> Any:
+    """The state to search (the start if None), refused if the game is over; ``checked``: the game was checked before."""
+    if not checked:
+        _check_game(game)
     state = game.initial_state() if state is None else state
     if game.outcome(state) is not None:
         raise GameOverError("the game is over: there is nothing to search")
