@@ -274,8 +274,8 @@ class ConnectFour:
         345.3 nodes, but the end-game set 35.2 -> 35.7 (+1.2% instructions).
 
         ``current``, ``moves`` and ``mine`` are the stones, the moves played and
-        the threat cells of the side to move.  The threat cells computed here are remembered for :meth:`play`,
-        which needs them for the child it builds.
+        the threat cells of the side to move.  The threat cells computed here are
+        remembered for :meth:`play`, which needs them for the child it builds.
         """
         scored = []
         cell_of, remember = self._cell, self._remember
@@ -433,6 +433,7 @@ class ConnectFour:
         return columns
 
     def _centre_first_of(self, cells: int) -> tuple[int, ...]:
+        """The columns of ``cells``, centre first, from ``_centre_first`` (computed on a miss)."""
         columns = self._centre_first.get(cells)
         return columns if columns is not None else self._columns_centre_first(cells)
 
