@@ -25,7 +25,7 @@ from .game import (
 )
 from .hookspecs import hookimpl
 from .plugin import GameSpec, Option, PluginError, PluginLoadError, Registry, load, make_plugin_manager
-from .search import MoveValue, SearchResult, SearchStats, alphabeta, minimax, search, solver
+from .search import MoveValue, Scored, SearchResult, SearchStats, alphabeta, minimax, search, solver
 
 __version__ = "0.1.0"
 
@@ -45,6 +45,7 @@ __all__ = [
     "PluginError",
     "PluginLoadError",
     "Registry",
+    "Scored",
     "SearchResult",
     "SearchStats",
     "TranspositionTable",

@@ -286,10 +286,10 @@ def _split_batch_line(game: Any, line: str) -> tuple[str, int | None]:
 
 def _solve_batch(game: Any, function: Callable[..., Any], options: dict[str, Any], stream: Any, as_json: bool) -> None:
     """Solve one position per line with one cache for the whole batch; only root scores."""
-    from .search import prepare
+    from .search import prepare_scores
 
-    # One search set up for the whole batch (the solver's functions are built once).
-    solve = prepare(function, game, **{**options, "all_moves": False, "pv": False})
+    # One search set up for the whole batch (the solver's functions are built once), for the scores alone.
+    solve = prepare_scores(function, game, **options)
     # One line per position, buffered as stdout is (click.echo would flush every line: a
     # write and a wake-up of the reader per position, 30-70 us each through a pipe here).
     write = sys.stdout.write
@@ -315,14 +315,14 @@ def _solve_batch(game: Any, function: Callable[..., Any], options: dict[str, Any
         except GameError as exc:
             raise click.ClickException(f"{name}:{number}: {exc}") from None
         count += 1
-        nodes += result.stats.nodes
-        seconds += result.stats.seconds
+        nodes += result.nodes
+        seconds += result.seconds
         if expected is not None:
             with_expected += 1
             # A weak result is the score's sign: it matches the sign of the expected score.
             matched += result.score == (expected > 0) - (expected < 0) if result.weak else result.score == expected
         if as_json:
-            write(json.dumps({"position": moves, "score": result.score, "weak": result.weak, "expected": expected, "nodes": result.stats.nodes, "seconds": result.stats.seconds}) + "\n")
+            write(json.dumps({"position": moves, "score": result.score, "weak": result.weak, "expected": expected, "nodes": result.nodes, "seconds": result.seconds}) + "\n")
         else:
             write(f"{moves} {_fmt_score(result.score)}\n")
     sys.stdout.flush()  # before the summary on stderr

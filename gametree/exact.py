@@ -39,6 +39,7 @@ from .cache import UNLIMITED_DEPTH, TranspositionTable, table_of
 from .game import Game
 from .search import (
     INF,
+    Scored,
     SearchResult,
     _best_move,
     _check_game,
@@ -47,11 +48,12 @@ from .search import (
     _freeze,
     _result,
     _Root,
+    _scores_of,
     _start,
     alphabeta,
 )
 
-__all__ = ["Solver", "prepare", "solver"]
+__all__ = ["Solver", "prepare", "prepare_scores", "solver"]
 
 #: An exact solve of a position whose score range is at most this wide (about as many moves
 #: left) is one search with the whole range as its window: near the end of a game that costs
@@ -485,6 +487,23 @@ class Solver:
             return _result("solver", game, state, root, engine, None, stats, False, False, weak=True)
         return _result("solver", game, state, root, self._line_engine() if pv or all_moves else engine, None, stats, False, pv)
 
+    def score(self, state: Any = None, *, weak: bool = False) -> Scored:
+        """The score of ``state`` (default: the start) alone, and what proving it cost.
+
+        The score :meth:`solve` gives, proved by the same searches, but without a
+        best move or statistics by depth: for many positions whose values alone
+        matter (``gametree solve --batch``), the cheapest answer.  ``weak``: the
+        score's sign, as ``solve(state, weak=True)``.
+        """
+        engine = self._engine
+        state = _start(self.game, state, checked=True)  # checked when the solver was built
+        counters = engine.c
+        counters.reset()
+        start = time.perf_counter()
+        value = engine.exact(state, 0, weak=weak)
+        seconds = time.perf_counter() - start
+        return Scored(_sign(value) if weak else value, weak, sum(counters.per_depth), seconds)
+
     def _weak_root(self, state: Any, all_moves: bool) -> _Root:
         """The root's value +1, 0 or -1 (win, draw or loss) and a best move, or every move's value."""
         game, engine = self.game, self._engine
@@ -554,6 +573,25 @@ def prepare(
     if depth is not None or time_limit is not None:
         return functools.partial(solver, game, depth=depth, time_limit=time_limit, cache=cache, symmetry=symmetry, **options)
     return functools.partial(Solver(game, cache=cache, symmetry=symmetry).solve, **options)
+
+
+def prepare_scores(
+    game: Game[Any, Any],
+    *,
+    depth: int | None = None,
+    time_limit: float | None = None,
+    cache: TranspositionTable | bool | None = True,
+    symmetry: bool = True,
+    weak: bool = False,
+    all_moves: bool = True,
+    pv: bool = True,
+) -> Callable[[Any], Scored]:
+    """:func:`prepare` for the scores alone: a :class:`Solver`'s ``score``, set up once
+    (see :func:`gametree.search.prepare_scores`).  ``all_moves`` and ``pv`` do not
+    apply to a score; with a ``depth`` or ``time_limit`` it is the heuristic search's."""
+    if depth is not None or time_limit is not None:
+        return _scores_of(prepare(game, depth=depth, time_limit=time_limit, cache=cache, symmetry=symmetry, weak=weak, all_moves=False, pv=False))
+    return functools.partial(Solver(game, cache=cache, symmetry=symmetry).score, weak=weak)
 
 
 def _sign(x: float) -> int:

@@ -45,7 +45,10 @@ def gametree_register_algorithms(registry: Registry) -> None:
     (``gametree solve --batch``) it is bound once with
     :func:`gametree.search.prepare`; a function that can set itself up once for
     all of them may offer ``function.prepare(game, **options)``, returning a
-    callable that takes the state.  Called on every plugin once.
+    callable that takes the state, and one that can prove a score without a
+    whole result ``function.prepare_scores(game, **options)``, whose callable
+    returns a :class:`gametree.search.Scored` (see
+    :func:`gametree.search.prepare_scores`).  Called on every plugin once.
     """
 
 

@@ -11,7 +11,7 @@ import pytest
 from gametree import GameInfo, TranspositionTable, alphabeta, minimax, search, win_score
 from gametree.exact import Solver
 from gametree.game import GameOverError, UnsupportedGameError, play_text
-from gametree.search import prepare, solver
+from gametree.search import prepare, prepare_scores, solver
 
 # ---------------------------------------------------------------------------------------------
 # An independent m,n,k brute force: plain tuples, no bitboards, no code shared with the game.
@@ -413,6 +413,38 @@ def test_a_reused_solver_answers_as_fresh_solves(registry, options):
         fresh = _without_clock(solver(game, state, cache=False, **options))
         assert _without_clock(one.solve(state, **options)) == fresh
         assert _without_clock(prepared(state)) == fresh
+
+
+@pytest.mark.parametrize("game_name, options, moves", [("tictactoe", {"width": 4, "height": 3, "k": 3}, 4), ("connect4", {"width": 5, "height": 4}, 8)])
+def test_scores_alone_are_the_solves_scores(registry, game_name, options, moves):
+    """Solver.score proves the score solve gives (its sign when weak), with no more nodes than
+    solve (which also finds a best move); each from a new table, and again from one shared table."""
+    game = registry.game(game_name).create(**options)
+    shared = Solver(game)
+    seen = set()
+    for state in random_positions(game, seed=11, count=40, fewest=moves // 2, most=moves):
+        for weak in (False, True):
+            alone, result = Solver(game).score(state, weak=weak), Solver(game).solve(state, all_moves=False, pv=False, weak=weak)
+            assert (alone.score, alone.weak) == (result.score, weak), game.render(state)
+            assert 0 < alone.nodes <= result.stats.nodes and alone.seconds >= 0
+            assert shared.score(state, weak=weak)[:2] == (result.score, weak)
+            seen.add(alone.score)
+    assert len(seen) >= 3  # wins, draws and losses were among them
+
+
+def test_prepare_scores_for_any_algorithm(ttt3):
+    """The solver's scores come from Solver.score; any other algorithm's (and a depth-limited
+    solver's) from its results, cut down."""
+    state = play_text(ttt3, "A1 B2")
+    solved = prepare_scores(solver, ttt3)(state)
+    assert (solved.score, solved.weak) == (solver(ttt3, state).score, False) and solved.nodes > 0
+    assert prepare_scores(solver, ttt3, weak=True)(play_text(ttt3, "A1 A2"))[:2] == (1, True)
+    result = alphabeta(ttt3, state, all_moves=False, pv=False)
+    assert prepare_scores(alphabeta, ttt3, cache=False)(state)[:3] == (result.score, False, alphabeta(ttt3, state, cache=False, all_moves=False, pv=False).stats.nodes)
+    limited, heuristic = prepare_scores(solver, ttt3, depth=2)(state), prepare(solver, ttt3, depth=2, all_moves=False, pv=False)(state)
+    assert (limited.score, limited.nodes) == (heuristic.score, heuristic.stats.nodes) and -1 < limited.score < 1
+    with pytest.raises(ValueError, match="weak"):
+        prepare_scores(solver, ttt3, depth=2, weak=True)(state)
 
 
 def test_prepare_binds_any_algorithm(ttt3):
