@@ -32,6 +32,8 @@ DEFAULT_ENTRIES = 3_000_000
 
 
 class Bound(enum.Enum):
+    """What an :class:`Entry`'s bounds say about the score: exact, at least ``lower``, or at most ``upper``."""
+
     EXACT = "exact"
     LOWER = "lower"
     UPPER = "upper"
@@ -39,6 +41,12 @@ class Bound(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Entry:
+    """A table entry, typed (:meth:`TranspositionTable.entry`; the table keeps plain tuples).
+
+    The score lies in ``[lower, upper]`` (``-inf``/``inf`` when unbounded) for a
+    search to ``depth`` (:data:`UNLIMITED_DEPTH`: to the end); ``move`` was the best move found.
+    """
+
     lower: float
     upper: float
     move: Any
