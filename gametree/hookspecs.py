@@ -45,10 +45,11 @@ def gametree_register_algorithms(registry: Registry) -> None:
     (``gametree solve --batch``) it is bound once with
     :func:`gametree.search.prepare`; a function that can set itself up once for
     all of them may offer ``function.prepare(game, **options)``, returning a
-    callable that takes the state, and one that can prove a score without a
-    whole result ``function.prepare_scores(game, **options)``, whose callable
-    returns a :class:`gametree.search.Scored` (see
-    :func:`gametree.search.prepare_scores`).  Called on every plugin once.
+    callable that takes the state.  One that can prove a position's score
+    without building a whole result may also offer
+    ``function.prepare_scores(game, **options)``, whose callable returns a
+    :class:`gametree.search.Scored` (see :func:`gametree.search.prepare_scores`).
+    Called on every plugin once.
     """
 
 
