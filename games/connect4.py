@@ -587,7 +587,7 @@ class ConnectFour:
         won = self.aligned(last)
         if self.aligned(current) or (won and self.aligned(last ^ bit)):
             raise GameOverError("cannot replay")
-        return C4State(current, mask, moves, won, self.threats(current, mask), self.threats(last, mask))
+        return _new_state(C4State, (current, mask, moves, won, self.threats(current, mask), self.threats(last, mask)))
 
     def position(self, text: str) -> C4State:
         """The state after a move sequence like ``4453`` (legality checked)."""
