@@ -211,7 +211,7 @@ class ConnectFour:
     # -- the protocol ------------------------------------------------------------------
     def initial_state(self) -> C4State:
         empty = self._empty_threats
-        return C4State(0, 0, 0, False, empty, empty)
+        return _new_state(C4State, (0, 0, 0, False, empty, empty))
 
     def to_move(self, state: C4State) -> int:
         return state.moves & 1
