@@ -14,7 +14,7 @@ the whole process's wall time per position (start-up and move parsing
 included) and peak memory.  Each set runs ``--repeat`` times (3 by default,
 1 with ``--quick``): its process time is the best run's, as :mod:`timeit`
 takes the fastest (slower runs were slowed by something else on the machine:
-on these shared machines whole minutes run 1.5 to 2 times slower), and the
+on these shared machines whole minutes run 1.2 to 1.8 times slower), and the
 slowest run is printed beside it.  With the solver it also runs ``--weak`` (who
 wins, not how fast; its answers are checked against the sign of Pons's
 scores).  The processes run with Python's bytecode cache on, as an installed
