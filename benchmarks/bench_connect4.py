@@ -26,8 +26,9 @@ process each (root value, best move and principal variation, as
 perfect play, and the score.  Their "seconds" are the search's (what the
 goals measure); "with PV" is the whole call, following the principal
 variation to the end included.  Each case runs under ``--time-limit`` seconds
-and is reported as a timeout past it.  Nothing here is asserted: the tests
-check correctness, this prints figures.
+and is reported as a timeout past it.  A fixed loop timed before and after the
+runs (:mod:`machine`) shows whether the machine was in a slow spell.  Nothing here is
+asserted: the tests check correctness, this prints figures.
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+
+from machine import report as machine_report
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "connect4"
@@ -195,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     if repeat < 1:
         parser.error("--repeat must be at least 1")
     failures = 0
+    print(machine_report("before the runs"), flush=True)
 
     if not args.skip_sets:
         print(f"Pons's 7x6 test sets via 'gametree solve connect4 --batch' ({'every 10th position' if args.quick else 'all positions'})")
@@ -244,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
                     f" {r['seconds']:>8.2f} {r['wall']:>8.2f} {r['peak_mb']:>8.0f}  {expect}  {'ok' if ok else 'MISMATCH'}{target_note(width, height, algorithm, r)}",
                     flush=True,
                 )
+    print(machine_report("after the runs"))
     return 1 if failures else 0
 
 

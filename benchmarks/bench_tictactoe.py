@@ -8,7 +8,9 @@ Each case runs in a fresh subprocess so that its peak memory (max RSS) is its ow
 3x3 is a full analysis (the exact score of every first move); larger boards compute the
 exact depth-aware score of the empty board (``all_moves=False``).  ``seconds`` is search
 time; the target column is the goal from issue 7 for the solver (one core, pure Python).
-Cases an algorithm cannot finish in reasonable time are listed with the reason.
+Cases an algorithm cannot finish in reasonable time are listed with the reason.  A fixed
+loop timed before and after the runs (:mod:`machine`) shows whether the machine was in
+a slow spell (not with ``--json``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import resource
 import subprocess
 import sys
 import time
+
+from machine import report as machine_report
 
 # name: (width, height, k, expected (value, score) for the first player, quick?, solver target in seconds)
 CASES = {
@@ -78,6 +82,7 @@ def main() -> None:
     algorithms = args.algorithm or list(ALGORITHMS)
     header = f"{'case':8} {'algorithm':11} {'result':14} {'nodes':>12} {'seconds':>9} {'nodes/s':>10} {'peak MB':>8} {'target':>8}"
     if not args.json:
+        print(machine_report("before the runs"), flush=True)
         print(header)
         print("-" * len(header))
     for case in cases:
@@ -113,8 +118,11 @@ def main() -> None:
                 result = f"{row['value']} {row['score']:+d} /{row['plies'] if row['plies'] is not None else '-'}"
                 print(
                     f"{case:8} {algorithm:11} {result:14} {row['nodes']:>12,} {row['seconds']:>9.3f} "
-                    f"{row['nodes_per_second']:>10,.0f} {row['peak_mb']:>8.1f}{ok}"
+                    f"{row['nodes_per_second']:>10,.0f} {row['peak_mb']:>8.1f}{ok}",
+                    flush=True,
                 )
+    if not args.json:
+        print(machine_report("after the runs"))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,49 @@
+"""The benchmark scripts run as documented, on their smallest cases: right answers, and the machine's speed check.
+
+Times are printed by the scripts, never asserted here.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+DATA = BENCHMARKS.parent.parent / "shared" / "data" / "connect4"
+CHECK = re.compile(r"^machine speed check (before|after) the runs: \d+ ms for a fixed 1,000,000-step Python loop", re.MULTILINE)
+
+
+def run(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    # As the docs run them: ``python benchmarks/NAME.py`` (the script's folder first on sys.path).
+    return subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True, text=True, timeout=300)
+
+
+def test_tictactoe_3x3_analysis() -> None:
+    proc = run("bench_tictactoe.py", "--case", "3x3k3", "--algorithm", "solver")
+    assert proc.returncode == 0, proc.stderr
+    assert [m.group(1) for m in CHECK.finditer(proc.stdout)] == ["before", "after"]
+    (row,) = [line for line in proc.stdout.splitlines() if line.startswith("3x3k3")]
+    assert row.split()[1:5] == ["solver", "draw", "+0", "/9"]
+    assert "WRONG" not in proc.stdout
+
+
+def test_tictactoe_json_rows_only() -> None:
+    proc = run("bench_tictactoe.py", "--case", "3x3k3", "--algorithm", "alphabeta", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert not CHECK.search(proc.stdout)
+    (line,) = proc.stdout.splitlines()
+    assert '"value": "draw"' in line and '"score": 0' in line
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="the published data (../shared/data) is not beside the checkout")
+def test_connect4_small_boards_against_the_published_table() -> None:
+    proc = run("bench_connect4.py", "--quick", "--skip-sets", "--algorithm", "solver")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [m.group(1) for m in CHECK.finditer(proc.stdout)] == ["before", "after"]
+    rows = [line for line in proc.stdout.splitlines() if re.match(r"\dx\d ", line)]
+    assert [row.split()[0] for row in rows] == ["4x4", "5x4", "4x5"]
+    assert all(row.endswith("ok") for row in rows), rows
