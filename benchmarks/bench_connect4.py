@@ -62,7 +62,8 @@ GRACE = 5.0
 
 _WORKER = """
 import json, resource, sys, time
-from gametree import load, search
+from gametree import load
+from gametree.search import run as search
 width, height, algorithm = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 game = load().game("connect4").create(width=width, height=height)
 start = time.perf_counter()

@@ -28,7 +28,7 @@ CASES = {
 _CHILD = r"""
 import json, sys, time
 from gametree import load, solver
-from gametree.parallel import solve_parallel
+from gametree.search.parallel import solve_parallel
 
 def main():
     name, options, workers, split_ply = json.loads(sys.argv[1])

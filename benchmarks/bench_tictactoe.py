@@ -42,7 +42,8 @@ FEASIBLE = {"minimax": {"3x3k3"}, "alphabeta": {"3x3k3", "4x4k3", "4x4k4"}, "sol
 
 
 def run_one(case: str, algorithm: str) -> dict:
-    from gametree import load, search
+    from gametree import load
+    from gametree.search import run as search
 
     width, height, k = CASES[case][:3]
     game = load().game("tictactoe").create(width=width, height=height, k=k)

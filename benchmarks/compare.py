@@ -18,7 +18,7 @@ gametree-solver's time on the case over the engine's time (below 1: we are
 faster); against a run that hit the cap it is an upper bound ("<").
 
 What each engine runs (see --list):
-- gametree-solver: ``gametree.search(game, state, algorithm="solver",
+- gametree-solver: ``gametree.search.run(game, state, algorithm="solver",
   all_moves=False, pv=False)``, exact depth-aware score of the root.
 - gametree-alphabeta: the same with ``algorithm="alphabeta"``.
 - easyai-negamax: easyAI's ``Negamax`` to the full remaining depth with its
@@ -351,7 +351,8 @@ Solve = Callable[[], tuple[str, "bool | None"]]
 def prepare_mnk(engine: str, case: Case, progress: Progress) -> Solve:
     cells = case.width * case.height
     if engine.startswith("gametree"):
-        from gametree import load, search
+        from gametree import load
+        from gametree.search import run as search
 
         game = load().game("tictactoe").create(width=case.width, height=case.height, k=case.k)
         algorithm = engine.split("-")[1]
@@ -421,7 +422,8 @@ def prepare_c4(engine: str, case: Case, progress: Progress) -> Solve:
         return f"{progress.right}/{len(positions)} right ({what})", progress.right == len(positions)
 
     if engine.startswith("gametree"):
-        from gametree import load, play_text, search
+        from gametree import load, play_text
+        from gametree.search import run as search
 
         game = load().game("connect4").create()
         algorithm = engine.split("-")[1]

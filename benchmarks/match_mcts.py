@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from gametree import load
-    from gametree.mcts import MCTSPlayer
+    from gametree.search.montecarlo import MCTSPlayer
 
     registry = load()
     game = registry.game("connect4").create(width=7, height=6)

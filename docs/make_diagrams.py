@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from gametree import load, play_text
-from gametree.trace import SearchTree, capture
+from gametree.tree import SearchTree, capture
 
 DOCS = Path(__file__).resolve().parent
 IMG = DOCS / "img"

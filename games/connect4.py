@@ -359,7 +359,7 @@ class ConnectFour:
         """``has_safe_move(play(state, move))``, without building the state.
 
         The solver asks it of a parent's moves when that question alone settles
-        each child (see :mod:`gametree.exact`): a third of the nodes of Pons's
+        each child (see :mod:`gametree.search.exact`): a third of the nodes of Pons's
         middle-game set.
         """
         current, mask, _, _, mine, _ = state

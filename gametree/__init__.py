@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from .cache import Bound, Entry, TranspositionTable
+from .search.table import Bound, Entry, TranspositionTable
 from .game import (
     Game,
     GameError,
@@ -24,14 +24,15 @@ from .game import (
     win_score,
 )
 from .hookspecs import hookimpl
-from .plugin import GameSpec, Option, PluginError, PluginLoadError, Registry, load, make_plugin_manager
-from .search import MoveValue, Scored, SearchResult, SearchStats, alphabeta, minimax, search, solver
+from .plugin import Exporter, GameSpec, Option, PluginError, PluginLoadError, Registry, load, make_plugin_manager
+from .search import MoveValue, Scored, SearchResult, SearchStats, alphabeta, minimax, solver
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Bound",
     "Entry",
+    "Exporter",
     "Game",
     "GameError",
     "GameInfo",
@@ -57,7 +58,6 @@ __all__ = [
     "make_plugin_manager",
     "minimax",
     "play_text",
-    "search",
     "solver",
     "win_score",
 ]

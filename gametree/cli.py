@@ -200,7 +200,7 @@ def _solve_command(spec: GameSpec) -> click.Command:
             return
         state = _position(game, params["moves"])
         if parallel:  # split into subproblems solved by worker processes or a Dask cluster
-            from .parallel import solve_command
+            from .search.parallel import solve_command
 
             result = solve_command(game, state, algorithm, options, params)
         else:
@@ -220,7 +220,7 @@ def _search_options(function: Callable[..., Any], algorithm: str, params: dict[s
     """The search options the algorithm takes; a flag it does not take is an error, not ignored."""
     import inspect
 
-    from .cache import parse_cache_size
+    from .search.table import parse_cache_size
 
     parameters = inspect.signature(function).parameters
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())

@@ -38,7 +38,7 @@ def _learn_command(spec: GameSpec) -> click.Command:
         game_params, params = split_game_options(spec, params)
         game = make_game(spec, game_params)
         from .learn import learn
-        from .parallel import progress_bar
+        from .search.parallel import progress_bar
 
         start = time.perf_counter()
         total = params["games"]

@@ -83,7 +83,7 @@ def _tree_command(spec: GameSpec) -> click.Command:
         game = make_game(spec, game_params)
         state = _position(game, params["moves"])
 
-        from .trace import TreeTooLargeError, capture, count_nodes
+        from .tree.recorder import TreeTooLargeError, capture, count_nodes
 
         algorithm = params["algorithm"]
         if algorithm == "mcts":
@@ -115,7 +115,7 @@ def _tree_command(spec: GameSpec) -> click.Command:
         game_name = getattr(game, "name", spec.name)
         title = f"{game_name} {where}: {_summary(tree)}"
         options = {"board": params["board"], "legend": params["legend"], "title": title}
-        from .draw import RenderError
+        from .tree.draw import RenderError
 
         try:
             data = exporter.export(tree, options)
@@ -140,8 +140,8 @@ def _tree_command(spec: GameSpec) -> click.Command:
 
 def _mcts_tree(game: Any, state: Any, params: dict[str, Any]) -> Any:
     """Capture a Monte Carlo search tree (visits and values on the nodes)."""
-    from .mcts import capture as capture_mcts
-    from .trace import TreeTooLargeError
+    from .search.montecarlo import capture as capture_mcts
+    from .tree.recorder import TreeTooLargeError
 
     if params["no_cache"] or params["root_window"]:
         raise click.UsageError("--no-cache and --root-window apply to alphabeta, not to --algorithm mcts")
@@ -156,7 +156,7 @@ def _mcts_tree(game: Any, state: Any, params: dict[str, Any]) -> Any:
 
 
 def _summary(tree: Any) -> str:
-    from .draw import plural
+    from .tree.draw import plural
 
     r = tree.result
     stats = r.stats

@@ -217,7 +217,7 @@ def learn(
             if progress is not None:
                 progress(done)
     else:
-        from .parallel import process_pool
+        from .search.parallel import process_pool
 
         with process_pool(workers) as pool:
             for done, part in pool.imap_unordered(_learn_chunk, tasks):

@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar, runtime_checkable
 
-from .cache import TranspositionTable
+from .search.table import TranspositionTable
 from .game import Game, GameError, checked_play
 from .search import SearchResult, solver
 

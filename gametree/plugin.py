@@ -36,7 +36,7 @@ from . import hookspecs
 from .game import Game, GameInfo
 
 if TYPE_CHECKING:
-    from .trace import SearchTree
+    from .tree.recorder import SearchTree
 
 __all__ = ["Exporter", "GameSpec", "Option", "PluginLoadError", "PluginError", "Registry", "UnknownGameError", "make_plugin_manager", "load"]
 

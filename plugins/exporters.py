@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
     from gametree.plugin import Registry
-    from gametree.trace import SearchTree
+    from gametree.tree import SearchTree
 
 __all__ = ["plain_graph", "EXPORTERS"]
 

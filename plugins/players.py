@@ -10,7 +10,7 @@ hard      alpha-beta 4 plies deep, the game's heuristic at the leaves
 perfect   a full solve (gametree's exact solver) with depth-aware scores: it never loses,
           wins as fast as possible and, when lost, loses as slowly as possible
 mcts      Monte Carlo tree search, 1 s a move ($GAMETREE_MCTS_SECONDS), with
-          proven wins and losses (gametree.mcts.MCTSPlayer)
+          proven wins and losses (gametree.search.montecarlo.MCTSPlayer)
 learned   the move with the best record in a table of random games written by
           'gametree learn' ($GAMETREE_TABLE, else gametree-learned.json)
 ========  ==================================================================
@@ -142,7 +142,7 @@ def gametree_register_players(registry) -> None:  # type: ignore[no-untyped-def]
 
 # Imported when a game asks for them, not on every start of the command.
 def _mcts_player() -> Any:
-    from gametree.mcts import MCTSPlayer
+    from gametree.search.montecarlo import MCTSPlayer
 
     return MCTSPlayer()
 

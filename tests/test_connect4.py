@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gametree.search import run
 from gametree import (
     GameError,
     IllegalMoveError,
@@ -22,7 +23,6 @@ from gametree import (
     checked_play,
     load,
     play_text,
-    search,
     win_score,
 )
 from games.connect4 import C4State, ConnectFour
@@ -389,7 +389,7 @@ def test_every_short_line_matches_brute_force(width: int, height: int, k: int, d
                 continue
             expected = dict(move_values(columns_of(list(sequence))))
             for algorithm, table in tables.items():
-                result = search(game, state, algorithm=algorithm, cache=table)
+                result = run(game, state, algorithm=algorithm, cache=table)
                 assert result.score == max(expected.values()), (algorithm, sequence)
                 got = {game.parse_move(state, mv.move): mv.score for mv in result.move_values}
                 assert got == expected, (algorithm, sequence)
@@ -436,7 +436,7 @@ def test_pons_positions_have_the_published_score(name: str, algorithm: str) -> N
     assert len(sample) >= 25
     wrong = []
     for moves, expected in sample:
-        result = search(game, play_text(game, moves), algorithm=algorithm, cache=table, all_moves=False, pv=False)
+        result = run(game, play_text(game, moves), algorithm=algorithm, cache=table, all_moves=False, pv=False)
         if result.score != expected:
             wrong.append((moves, expected, result.score))
     assert wrong == []
@@ -469,14 +469,14 @@ def test_pons_positions_weak(name: str) -> None:
     wrong = []
     for moves, expected in pons_sample(name, 20):
         state = play_text(game, moves)
-        result = search(game, state, algorithm="solver", weak=True, all_moves=False, cache=table)
+        result = run(game, state, algorithm="solver", weak=True, all_moves=False, cache=table)
         sign = (expected > 0) - (expected < 0)
         after = game.play(state, game.parse_move(state, result.best_moves[0]))
         end = game.outcome(after)
         if end is not None:  # the move ends the game: a win, or a draw on the last cell
             kept = sign == (0 if end.winner is None else 1 if end.winner == game.to_move(state) else -1)
         else:
-            kept = -search(game, after, algorithm="solver", weak=True, all_moves=False, cache=table).score == sign
+            kept = -run(game, after, algorithm="solver", weak=True, all_moves=False, cache=table).score == sign
         if result.score != sign or not kept:
             wrong.append((moves, expected, result.score, result.best_moves))
     assert wrong == []
@@ -492,7 +492,7 @@ def small_boards() -> list[dict[str, str]]:
 @pytest.mark.parametrize(("width", "height"), [(4, 4), (5, 4), (4, 5)])
 def test_small_boards_match_published_results(width: int, height: int, algorithm: str) -> None:
     row = next(r for r in small_boards() if (int(r["width"]), int(r["height"])) == (width, height))
-    result = search(ConnectFour(width, height), algorithm=algorithm, all_moves=False)
+    result = run(ConnectFour(width, height), algorithm=algorithm, all_moves=False)
     assert result.winner == {"first": 0, "second": 1, "draw": None}[row["winner"]]
     assert result.plies_to_end + 0 == int(row["last_move"])  # from the empty board: move number = plies
     assert result.score == int(row["empty_board_score"])

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from gametree import UnsupportedGameError, alphabeta, play_text, solver
-from gametree.mcts import choose, mcts, run
+from gametree.search.montecarlo import choose, mcts, run
 
 
 @pytest.fixture(scope="module")
@@ -172,7 +172,7 @@ def test_cli_mcts_json_is_repeatable_and_wrong_flags_are_one_line():
 
 # -- the tree, for gametree tree ------------------------------------------------------------
 def test_captured_tree_has_visits_and_values(ttt3):
-    from gametree.mcts import capture
+    from gametree.search.montecarlo import capture
 
     tree = capture(ttt3, play_text(ttt3, "B2 A1"), iterations=60, seed=4)
     graph = tree.graph

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gametree.search import run
 from gametree import (
     IllegalMoveError,
     MoveParseError,
@@ -18,7 +19,6 @@ from gametree import (
     TranspositionTable,
     load,
     play_text,
-    search,
 )
 from games.nim import Nim, NimState
 
@@ -55,7 +55,7 @@ def test_every_position_up_to_four_heaps_of_five(misere: bool) -> None:
         if not any(heaps):
             continue
         state = NimState(heaps, 20 - sum(heaps))
-        result = search(game, state, algorithm="alphabeta", cache=table, pv=False)
+        result = run(game, state, algorithm="alphabeta", cache=table, pv=False)
         loses = side_to_move_loses(heaps, misere)
         assert result.value == ("loss" if loses else "win"), heaps
         assert result.winner == (1 - game.to_move(state) if loses else game.to_move(state))
@@ -76,9 +76,9 @@ def test_solver_on_every_position_up_to_heap_order(misere: bool) -> None:
         if not any(heaps):
             continue
         state = NimState(heaps, 20 - sum(heaps))
-        result = search(game, state, algorithm="solver", cache=table, all_moves=False, pv=False)
+        result = run(game, state, algorithm="solver", cache=table, all_moves=False, pv=False)
         assert result.value == ("loss" if side_to_move_loses(heaps, misere) else "win"), heaps
-        weak = search(game, state, algorithm="solver", weak=True, cache=table, all_moves=False)
+        weak = run(game, state, algorithm="solver", weak=True, cache=table, all_moves=False)
         assert (weak.value, weak.score) == (result.value, 1 if result.value == "win" else -1), heaps
         if weak.value == "win":  # the move it names leaves the opponent a lost position
             after = game.play(state, game.parse_move(state, weak.best_moves[0]))
@@ -89,7 +89,7 @@ def test_solver_on_every_position_up_to_heap_order(misere: bool) -> None:
 @pytest.mark.parametrize("heaps", ["1", "4", "1,1", "2,2", "1,2", "1,2,3", "3,4,5", "1,1,1", "5,0,5", "2,3,1,1"])
 def test_games_of_any_number_of_heaps_from_the_start(heaps: str, misere: bool) -> None:
     game = load().game("nim").create(heaps=heaps, misere=misere)
-    result = search(game, algorithm="solver", all_moves=False)
+    result = run(game, algorithm="solver", all_moves=False)
     start = tuple(int(h) for h in heaps.split(","))
     assert result.value == ("loss" if side_to_move_loses(start, misere) else "win")
     end = play_text(game, " ".join(result.pv))  # the principal variation is a legal game to the end
@@ -122,7 +122,7 @@ def test_exact_scores_match_brute_force(heaps: tuple[int, ...], misere: bool) ->
     game = Nim(",".join(map(str, heaps)), misere)
     expected = brute_scores(heaps, misere)
     for algorithm in ("alphabeta", "solver", "minimax"):
-        result = search(game, algorithm=algorithm)
+        result = run(game, algorithm=algorithm)
         got = {game.parse_move(game.initial_state(), mv.move): mv.score for mv in result.move_values}
         assert got == expected, algorithm
         assert result.score == max(expected.values())
@@ -152,7 +152,7 @@ def test_permuted_heaps_have_the_same_value_and_valid_moves(heaps: list[int], rn
     results = []
     for order in (heaps, shuffled):
         game = Nim(",".join(map(str, order)))
-        result = search(game, algorithm="alphabeta", cache=table)
+        result = run(game, algorithm="alphabeta", cache=table)
         state = game.initial_state()
         for text in result.pv:  # every move of the line is legal in this ordering
             state = play_text(game, text, state)

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from gametree import alphabeta, play_text, solver
-from gametree.parallel import ParallelError, solve_parallel, split
+from gametree.search.parallel import ParallelError, solve_parallel, split
 
 
 def _answer(result):

@@ -8,8 +8,9 @@ from functools import lru_cache
 
 import pytest
 
-from gametree import GameInfo, TranspositionTable, alphabeta, minimax, search, win_score
-from gametree.exact import Solver
+from gametree.search import run
+from gametree import GameInfo, TranspositionTable, alphabeta, minimax, win_score
+from gametree.search.exact import Solver
 from gametree.game import GameOverError, UnsupportedGameError, play_text
 from gametree.search import prepare, prepare_scores, solver
 
@@ -95,7 +96,7 @@ def test_every_reachable_3x3_position_against_brute_force(ttt3, algorithm):
         expected = score(board_of(ttt3, state))
         if ttt3.outcome(state) is not None:
             continue
-        result = search(ttt3, state, algorithm=algorithm, cache=table, all_moves=False, pv=False)
+        result = run(ttt3, state, algorithm=algorithm, cache=table, all_moves=False, pv=False)
         assert result.score == expected, ttt3.render(state)
         assert result.value == ("win" if expected > 0 else "loss" if expected < 0 else "draw")
         checked += 1
@@ -108,7 +109,7 @@ def test_move_values_and_best_moves_are_exact_on_3x3(ttt3, algorithm):
     rng = random.Random(7)
     positions = [s for s in reachable(ttt3) if ttt3.outcome(s) is None]
     for state in rng.sample(positions, 150):
-        result = search(ttt3, state, algorithm=algorithm)
+        result = run(ttt3, state, algorithm=algorithm)
         values = {}
         for m in ttt3.legal_moves(state):
             child = ttt3.play(state, m)
@@ -131,27 +132,27 @@ def test_weak_values_on_every_3x3_position(ttt3):
         if ttt3.outcome(state) is not None:
             continue
         values = {ttt3.format_move(state, m): -_sign(score(board_of(ttt3, ttt3.play(state, m)))) for m in ttt3.legal_moves(state)}
-        full = search(ttt3, state, algorithm="solver", weak=True, cache=table)
+        full = run(ttt3, state, algorithm="solver", weak=True, cache=table)
         assert full.weak and full.plies_to_end is None
         assert {mv.move: mv.score for mv in full.move_values} == values
         assert full.score == max(values.values()) == _sign(score(board_of(ttt3, state)))
         assert full.pv == full.best_moves[:1]
-        one = search(ttt3, state, algorithm="solver", weak=True, all_moves=False, cache=table)
+        one = run(ttt3, state, algorithm="solver", weak=True, all_moves=False, cache=table)
         assert one.score == full.score and values[one.best_moves[0]] == full.score
 
 
 def test_weak_solve_of_a_fast_win_is_cheaper(registry):
     """6x5 k=4: the first player wins; proving only that is cheaper than proving how fast."""
     game = registry.game("tictactoe").create(width=6, height=5, k=4)
-    weak = search(game, algorithm="solver", weak=True, all_moves=False)
-    exact = search(game, algorithm="solver", all_moves=False, pv=False)
+    weak = run(game, algorithm="solver", weak=True, all_moves=False)
+    exact = run(game, algorithm="solver", all_moves=False, pv=False)
     assert (weak.value, weak.score, exact.score) == ("win", 1, 10)
     assert weak.stats.nodes < exact.stats.nodes / 2
 
 
 def test_weak_refuses_a_depth_limit(ttt3):
     with pytest.raises(ValueError, match="weak"):
-        search(ttt3, algorithm="solver", weak=True, depth=2)
+        run(ttt3, algorithm="solver", weak=True, depth=2)
 
 
 @pytest.mark.parametrize("seed, algorithm", [(0, "alphabeta"), (1, "alphabeta"), (2, "solver"), (3, "solver")])
@@ -170,7 +171,7 @@ def test_4x4_k3_sample_against_brute_force(registry, seed, algorithm):
             state = game.play(state, rng.choice(moves))
         if game.outcome(state) is not None:
             continue
-        result = search(game, state, algorithm=algorithm, cache=table)
+        result = run(game, state, algorithm=algorithm, cache=table)
         assert result.score == score(board_of(game, state))
         for mv in result.move_values:
             child = game.play(state, game.parse_move(state, mv.move))
@@ -325,9 +326,9 @@ def test_unsupported_games_are_refused():
 
 
 def test_search_by_name(ttt3):
-    assert search(ttt3, algorithm="minimax").score == 0
+    assert run(ttt3, algorithm="minimax").score == 0
     with pytest.raises(ValueError, match="unknown algorithm"):
-        search(ttt3, algorithm="nope")
+        run(ttt3, algorithm="nope")
 
 
 def random_positions(game, seed: int, count: int, fewest: int = 0, most: int = 5):
@@ -344,7 +345,7 @@ def random_positions(game, seed: int, count: int, fewest: int = 0, most: int = 5
 def test_solver_matches_alphabeta_on_larger_boards(registry):
     game = registry.game("tictactoe").create(width=4, height=3, k=3)
     for state in random_positions(game, seed=11, count=20):
-        a, b = alphabeta(game, state), search(game, state, algorithm="solver")
+        a, b = alphabeta(game, state), run(game, state, algorithm="solver")
         assert (a.score, a.best_moves, a.move_values, a.plies_to_end) == (b.score, b.best_moves, b.move_values, b.plies_to_end)
 
 
@@ -356,7 +357,7 @@ def test_iterative_deepening_is_anytime(registry, ttt3):
     assert result.best_moves and result.stats.seconds < 30
     exact = alphabeta(ttt3, time_limit=60)
     assert exact.proven and exact.depth == 9 and exact.value == "draw" and exact.score == 0
-    fast = search(ttt3, algorithm="solver", time_limit=60)
+    fast = run(ttt3, algorithm="solver", time_limit=60)
     assert fast.proven and fast.move_values == exact.move_values
     # A win within reach is proven long before the board is full.
     state = play_text(ttt3, "A1 B1 A2 B2")
@@ -370,7 +371,7 @@ def test_iterative_deepening_is_anytime(registry, ttt3):
 )
 def test_deepest_height_with_a_node(per_depth: tuple[int, ...]) -> None:
     """The shortcut through the run of counted heights agrees with looking at every height, gaps or not."""
-    from gametree.search import _deepest
+    from gametree.search.core import _deepest
 
     assert _deepest(per_depth) == max((i for i, n in enumerate(per_depth) if n), default=0)
 

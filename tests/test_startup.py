@@ -16,7 +16,7 @@ def test_solve_does_not_import_diagram_libraries():
         "from gametree.cli import main\n"
         "try:\n    main(['solve', 'tictactoe', '--json'])\n"
         "except SystemExit:\n    pass\n"
-        "print([m for m in ('networkx', 'graphviz', 'gametree.trace') if m in sys.modules])\n"
+        "print([m for m in ('networkx', 'graphviz', 'gametree.tree') if m in sys.modules])\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"  # the tree capture loads when a tree is asked for

@@ -17,9 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gametree import GameInfo, alphabeta, load, minimax, play_text
-from gametree import draw
+from gametree.tree import draw
 from gametree.cli import cli
-from gametree.trace import SearchTree, TreeTooLargeError, capture, count_nodes
+from gametree.tree import SearchTree, TreeTooLargeError, capture, count_nodes
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -498,7 +498,7 @@ def test_cli_without_dot_program(monkeypatch, tmp_path):
 def test_a_third_party_exporter_plugin(tmp_path, monkeypatch):
     (tmp_path / "gt_edges.py").write_text(
         "from gametree import hookimpl\n"
-        "from gametree.trace import Exporter\n"
+        "from gametree import Exporter\n"
         "def export(tree, options):\n"
         "    return ''.join(f'{u} {v} {d[\"move\"]}\\n' for u, v, d in tree.graph.edges(data=True)).encode()\n"
         "@hookimpl\n"

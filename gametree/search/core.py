@@ -17,8 +17,8 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from .cache import UNLIMITED_DEPTH, TranspositionTable, table_of
-from .game import Game, GameOverError, UnsupportedGameError
+from .table import UNLIMITED_DEPTH, TranspositionTable, table_of
+from ..game import Game, GameOverError, UnsupportedGameError
 
 __all__ = [
     "ALGORITHMS",
@@ -31,7 +31,7 @@ __all__ = [
     "Scored",
     "prepare",
     "prepare_scores",
-    "search",
+    "run",
 ]
 
 INF = float("inf")
@@ -597,7 +597,7 @@ def iterative_deepening(
 
 
 def solver(game: Game[Any, Any], state: Any = None, **options: Any) -> SearchResult:
-    """The fast exact solver (see :mod:`gametree.exact`)."""
+    """The fast exact solver (see :mod:`gametree.search.exact`)."""
     from .exact import solver as _solver
 
     return _solver(game, state, **options)
@@ -670,8 +670,8 @@ def mcts(
     all_moves: bool = True,
     pv: bool = True,
 ) -> SearchResult:
-    """Monte Carlo tree search (UCT) with proven-value bounds (see :mod:`gametree.mcts`)."""
-    from .mcts import mcts as _mcts
+    """Monte Carlo tree search (UCT) with proven-value bounds (see :mod:`gametree.search.montecarlo`)."""
+    from .montecarlo import mcts as _mcts
 
     return _mcts(
         game, state, iterations=iterations, time_limit=time_limit, exploration=exploration, seed=seed, depth=depth, all_moves=all_moves, pv=pv
@@ -682,8 +682,8 @@ def mcts(
 ALGORITHMS: dict[str, Callable[..., SearchResult]] = {"minimax": minimax, "alphabeta": alphabeta, "solver": solver, "mcts": mcts}
 
 
-def search(game: Game[Any, Any], state: Any = None, *, algorithm: str = "alphabeta", **options: Any) -> SearchResult:
-    """Run a search by algorithm name."""
+def run(game: Game[Any, Any], state: Any = None, *, algorithm: str = "alphabeta", **options: Any) -> SearchResult:
+    """Run a search by algorithm name: ``run(game, state, algorithm="solver", weak=True)``."""
     try:
         function = ALGORITHMS[algorithm]
     except KeyError:

@@ -1,6 +1,6 @@
 """Drawing a captured search tree with Graphviz.
 
-:func:`to_graphviz` turns a :class:`gametree.trace.SearchTree` into a
+:func:`to_graphviz` turns a :class:`gametree.tree.SearchTree` into a
 ``graphviz.Digraph`` (its ``.source`` is DOT text and needs no program);
 :func:`render` runs a ``dot`` program to make SVG or PNG.  The program is the
 system Graphviz ``dot`` when it is on PATH, else the ``graphviz-pure`` program
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import graphviz
 
-    from .trace import SearchTree
+    from .recorder import SearchTree
 
 __all__ = [
     "COLOURS",

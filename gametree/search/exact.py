@@ -35,9 +35,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .cache import UNLIMITED_DEPTH, TranspositionTable, table_of
-from .game import Game
-from .search import (
+from .table import UNLIMITED_DEPTH, TranspositionTable, table_of
+from ..game import Game
+from .core import (
     INF,
     Scored,
     SearchResult,

@@ -13,7 +13,7 @@ each to a placeholder node marked ``pruned``.  Attributes are plain data
 (numbers, strings, booleans, None), listed in ``docs/trees.md``.
 
 >>> from gametree import load, play_text
->>> from gametree.trace import capture
+>>> from gametree.tree import capture
 >>> game = load().game("tictactoe").create(size=3)
 >>> tree = capture(game, play_text(game, "B2 A1 C3 A3 A2 C1"))
 >>> tree.visited == tree.result.stats.nodes
@@ -31,9 +31,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .cache import TranspositionTable, table_of
-from .game import Game
-from .search import (
+from ..search.table import TranspositionTable, table_of
+from ..game import Game
+from ..search.core import (
     INF,
     SearchResult,
     _best_move,
@@ -46,7 +46,7 @@ from .search import (
     _start,
 )
 
-from .plugin import Exporter  # where it lives: plugins import it at every start, without this module
+from ..plugin import Exporter  # where it lives: plugins import it at every start, without this module
 
 if TYPE_CHECKING:
     import graphviz
@@ -556,7 +556,7 @@ class SearchTree:
         return [self.graph.edges[u, v]["move"] for u, v in zip(nodes, nodes[1:])]
 
     def to_graphviz(self, **options: Any) -> graphviz.Digraph:
-        """The diagram as a ``graphviz.Digraph`` (see :func:`gametree.draw.to_graphviz`)."""
+        """The diagram as a ``graphviz.Digraph`` (see :func:`gametree.tree.draw.to_graphviz`)."""
         from .draw import to_graphviz
 
         return to_graphviz(self, **options)
@@ -566,7 +566,7 @@ class SearchTree:
         return str(self.to_graphviz(**options).source)
 
     def render(self, format: str = "svg", **options: Any) -> bytes:
-        """The diagram drawn by a ``dot`` program (see :func:`gametree.draw.render`)."""
+        """The diagram drawn by a ``dot`` program (see :func:`gametree.tree.draw.render`)."""
         from .draw import render
 
         return render(self.to_dot(**options), format)

@@ -41,8 +41,8 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .game import Game, GameError
-from .search import MoveValue, SearchResult, SearchStats, _start
+from ..game import Game, GameError
+from .core import MoveValue, SearchResult, SearchStats, _start
 
 if TYPE_CHECKING:
     from multiprocessing.pool import Pool
@@ -74,7 +74,7 @@ def _context() -> Any:
     methods = multiprocessing.get_all_start_methods()
     if "forkserver" in methods:
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["gametree.parallel", "gametree.exact", "gametree.learn"])
+        ctx.set_forkserver_preload(["gametree.search.parallel", "gametree.search.exact", "gametree.learn"])
         return ctx
     return multiprocessing.get_context("spawn")
 
@@ -158,7 +158,7 @@ _local = threading.local()
 
 def _table(game: Game[Any, Any], algorithm: str, entries: int) -> Any:
     """This worker's (thread's) table for the game, kept between subproblems."""
-    from .cache import TranspositionTable
+    from .table import TranspositionTable
 
     tables: dict[tuple[str, str, int], Any] = getattr(_local, "tables", None) or {}
     _local.tables = tables
@@ -192,8 +192,8 @@ class _Answer:
 
 
 def _solve_task(task: _Task) -> _Answer:
-    from .search import ALGORITHMS as FUNCTIONS
-    from .search import _Counters, _Engine, _freeze
+    from .core import ALGORITHMS as FUNCTIONS
+    from .core import _Counters, _Engine, _freeze
 
     table = _table(task.game, task.algorithm, task.entries)
     if task.window is None:

@@ -39,11 +39,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .game import Game, UnsupportedGameError
-from .search import MoveValue, SearchResult, SearchStats, _start
+from ..game import Game, UnsupportedGameError
+from .core import MoveValue, SearchResult, SearchStats, _start
 
 if TYPE_CHECKING:
-    from .trace import SearchTree
+    from ..tree.recorder import SearchTree
 
 __all__ = ["DEFAULT_EXPLORATION", "DEFAULT_ITERATIONS", "MCTSNode", "MCTSPlayer", "MCTSRun", "capture", "choose", "mcts", "run"]
 
@@ -513,10 +513,10 @@ def capture(
     max_nodes: int | None = None,
     positions: bool = True,
 ) -> SearchTree:
-    """Run a Monte Carlo search and return its tree for :mod:`gametree.draw` and the exporters.
+    """Run a Monte Carlo search and return its tree for :mod:`gametree.tree.draw` and the exporters.
 
     One graph node per tree node (at most ``iterations + 1``), with the
-    attributes of :mod:`gametree.trace` (``value`` is the exact score when
+    attributes of :mod:`gametree.tree` (``value`` is the exact score when
     proven, else the mean reward, both for the side to move) and ``visits``,
     ``mean``, ``lower``, ``upper`` and ``proven``.  The principal variation
     (most visits) is marked.  ``max_nodes`` refuses a budget whose tree
@@ -532,7 +532,7 @@ def capture(
     """
     import networkx as nx
 
-    from .trace import SearchTree, TreeTooLargeError, _board_cells_function, _labels, _mark_pv
+    from ..tree.recorder import SearchTree, TreeTooLargeError, _board_cells_function, _labels, _mark_pv
 
     if max_nodes is not None and iterations + 1 > max_nodes:
         raise TreeTooLargeError(iterations + 1, max_nodes, exact=True)
