@@ -11,7 +11,7 @@ point of view of the side to move (negamax convention).
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 __all__ = [
@@ -23,8 +23,19 @@ __all__ = [
     "MoveParseError",
     "Outcome",
     "UnsupportedGameError",
+    "BoardView",
+    "Capabilities",
+    "FastThreats",
+    "Heuristic",
+    "MoveChecker",
+    "MoveHelp",
+    "MoveSplitter",
+    "Replayable",
+    "Symmetric",
+    "SymmetryImages",
+    "ThreatAware",
+    "capabilities",
     "checked_play",
-    "iter_symmetries",
     "play_text",
     "win_score",
 ]
@@ -170,6 +181,206 @@ class Game(Protocol[S, M]):
         ...
 
 
+# -- capabilities: the optional members, typed ----------------------------------------------------
+@runtime_checkable
+class Symmetric(Protocol):
+    """A game whose transposition-table key is shared by symmetric positions."""
+
+    def canonical_key(self, state: Any) -> Hashable:
+        """The same key for all positions equivalent under the game's symmetries.
+
+        A game may give up the sharing where it does not pay (Connect Four keys
+        positions deep in the game as they are), as long as the key is a
+        function of the position."""
+        ...
+
+
+@runtime_checkable
+class SymmetryImages(Protocol):
+    """A game that lists a position's symmetric images."""
+
+    def symmetries(self, state: Any) -> Iterable[Any]:
+        """The positions equivalent to ``state`` (itself included)."""
+        ...
+
+
+@runtime_checkable
+class Heuristic(Protocol):
+    """A game with a heuristic evaluation for depth-limited searches."""
+
+    def evaluate(self, state: Any) -> float:
+        """The value of ``state`` for the side to move, strictly between -1 and 1."""
+        ...
+
+
+@runtime_checkable
+class ThreatAware(Protocol):
+    """A game that knows its immediate threats; the exact solver then never searches a
+    position one move from the end, nor a move the opponent punishes at once.
+
+    A game that provides these must end only by its winner's own move (not misere).
+    """
+
+    def immediate_win(self, state: Any) -> bool:
+        """Can the side to move win with its next move?"""
+        ...
+
+    def safe_moves(self, state: Any) -> Sequence[Any]:
+        """The moves, best first, that leave the opponent no immediate win (empty when every move loses at once)."""
+        ...
+
+    def has_safe_move(self, state: Any) -> bool:
+        """Is ``safe_moves(state)`` not empty (asked without ordering the moves)?"""
+        ...
+
+
+@runtime_checkable
+class FastThreats(Protocol):
+    """Shortcuts for a :class:`ThreatAware` game's hottest questions."""
+
+    def has_safe_reply(self, state: Any, move: Any) -> bool:
+        """``has_safe_move(play(state, move))``, without building the state."""
+        ...
+
+    def safe_moves_unordered(self, state: Any) -> Sequence[Any]:
+        """The moves of ``safe_moves(state)`` in any order (spares the ordering)."""
+        ...
+
+
+@runtime_checkable
+class Replayable(Protocol):
+    """A game that reads a whole move sequence at once."""
+
+    def replay(self, state: Any, texts: Sequence[str]) -> Any:
+        """The state after the move texts, read and checked as :func:`play_text` does, only faster.
+
+        For a malformed or illegal move it raises any :class:`GameError`:
+        :func:`play_text` then plays the moves one by one to name the offending
+        move and say why."""
+        ...
+
+
+@runtime_checkable
+class MoveChecker(Protocol):
+    """A game that says why a move is illegal."""
+
+    def check_move(self, state: Any, move: Any) -> None:
+        """Raise :class:`IllegalMoveError` saying why ``move`` is illegal.  It must reject
+        *every* illegal move: :func:`checked_play` trusts it instead of searching ``legal_moves``."""
+        ...
+
+
+@runtime_checkable
+class MoveSplitter(Protocol):
+    """A game whose move sequences are not simply separated by white space."""
+
+    def split_moves(self, text: str) -> list[str]:
+        """Split a move sequence into move texts."""
+        ...
+
+
+@runtime_checkable
+class MoveHelp(Protocol):
+    """A game that tells a player how to type a move."""
+
+    @property
+    def move_help(self) -> str:
+        """One line: how to type a move."""
+        ...
+
+
+@runtime_checkable
+class BoardView(Protocol):
+    """A game drawn as a grid of cells (diagrams, the terminal board, the explorer)."""
+
+    @property
+    def row_labels(self) -> Sequence[str]:
+        """Labels of the rows, top to bottom."""
+        ...
+
+    @property
+    def column_labels(self) -> Sequence[str]:
+        """Labels of the columns, left to right."""
+        ...
+
+    def board_cells(self, state: Any) -> Sequence[Sequence[str]]:
+        """The cells, row by row from the top, as short strings ("" for empty)."""
+        ...
+
+    def move_cell(self, state: Any, move: Any) -> tuple[int, int]:
+        """The (row, column) where ``move`` puts its mark."""
+        ...
+
+    def winning_cells(self, state: Any) -> Iterable[tuple[int, int]]:
+        """The cells of the line that won the game, if it is won."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """The optional members a game has, each the game itself typed as that protocol, or None.
+
+    Built once per game by :func:`capabilities` (and checked when a game is
+    created from its :class:`gametree.GameSpec`); code that uses an optional
+    member takes it from here, typed, rather than asking the game with ``getattr``.
+    """
+
+    symmetric: Symmetric | None = None
+    images: SymmetryImages | None = None
+    heuristic: Heuristic | None = None
+    threats: ThreatAware | None = None
+    fast_threats: FastThreats | None = None
+    replayable: Replayable | None = None
+    checker: MoveChecker | None = None
+    splitter: MoveSplitter | None = None
+    help: MoveHelp | None = None
+    board: BoardView | None = None
+
+    def names(self) -> tuple[str, ...]:
+        """The capabilities present, by field name."""
+        return tuple(f.name for f in fields(self) if getattr(self, f.name) is not None)
+
+
+#: Each capability: its field, its protocol and the members that make it up.
+_PROTOCOLS: tuple[tuple[str, type, tuple[str, ...]], ...] = (
+    ("symmetric", Symmetric, ("canonical_key",)),
+    ("images", SymmetryImages, ("symmetries",)),
+    ("heuristic", Heuristic, ("evaluate",)),
+    ("threats", ThreatAware, ("has_safe_move", "immediate_win", "safe_moves")),
+    ("fast_threats", FastThreats, ("has_safe_reply", "safe_moves_unordered")),
+    ("replayable", Replayable, ("replay",)),
+    ("checker", MoveChecker, ("check_move",)),
+    ("splitter", MoveSplitter, ("split_moves",)),
+    ("help", MoveHelp, ("move_help",)),
+    ("board", BoardView, ("board_cells", "column_labels", "move_cell", "row_labels", "winning_cells")),
+)
+
+
+class IncompleteCapabilityError(GameError, TypeError):
+    """A game has some of a capability's members but not all of them."""
+
+
+def capabilities(game: object) -> Capabilities:
+    """Which optional protocols ``game`` follows.
+
+    Raises :class:`IncompleteCapabilityError` for a game that has part of a
+    capability (``immediate_win`` without ``safe_moves``, say): a half-written
+    capability would silently be ignored otherwise.
+    """
+    found: dict[str, Any] = {}
+    for name, protocol, members in _PROTOCOLS:
+        if isinstance(game, protocol):
+            found[name] = game
+            continue
+        present = [m for m in members if hasattr(game, m)]
+        if present:
+            missing = [m for m in members if m not in present]
+            raise IncompleteCapabilityError(
+                f"{type(game).__name__} has {', '.join(present)} but not {', '.join(missing)} ({protocol.__name__} needs all of them)"
+            )
+    return Capabilities(**found)
+
+
 def checked_play(game: Game[Any, Any], state: Any, move: Any) -> Any:
     """Play ``move`` after checking that the game is on and the move legal."""
     if game.outcome(state) is not None:
@@ -205,9 +416,3 @@ def play_text(game: Game[Any, Any], text: str, state: Any = None) -> Any:
         except GameError as exc:
             raise type(exc)(f"move {number} ({token!r}): {exc}") from None
     return state
-
-
-def iter_symmetries(game: Game[Any, Any], state: Any) -> Iterable[Any]:
-    """The game's symmetric images of ``state`` (just the state if it has none)."""
-    sym = getattr(game, "symmetries", None)
-    return sym(state) if sym is not None else (state,)
