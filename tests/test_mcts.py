@@ -172,7 +172,7 @@ def test_cli_mcts_json_is_repeatable_and_wrong_flags_are_one_line():
 
 # -- the tree, for gametree tree ------------------------------------------------------------
 def test_captured_tree_has_visits_and_values(ttt3):
-    from gametree.search.montecarlo import capture
+    from gametree.tree import capture_mcts as capture
 
     tree = capture(ttt3, play_text(ttt3, "B2 A1"), iterations=60, seed=4)
     graph = tree.graph

@@ -371,7 +371,7 @@ def test_iterative_deepening_is_anytime(registry, ttt3):
 )
 def test_deepest_height_with_a_node(per_depth: tuple[int, ...]) -> None:
     """The shortcut through the run of counted heights agrees with looking at every height, gaps or not."""
-    from gametree.search.core import _deepest
+    from gametree.search.results import deepest as _deepest
 
     assert _deepest(per_depth) == max((i for i, n in enumerate(per_depth) if n), default=0)
 

@@ -1,31 +1,23 @@
 """Search algorithms: one negamax engine and what is built on it.
 
 - :mod:`.engine`: the engine (alpha-beta and plain minimax through one
-  negamax, observed by tree capture and statistics);
-- :mod:`.core`: minimax, alpha-beta, iterative deepening, results;
-- :mod:`.solver`: the exact solver (null-window driver, threat-aware node);
-- :mod:`.mcts`: Monte Carlo tree search;
+  negamax with two move strategies, observed by tree capture and statistics);
+- :mod:`.results`: what a search returns, built in one place;
+- :mod:`.classic`: minimax, alpha-beta, iterative deepening;
+- :mod:`.exact`: the exact solver (Pons's null-window driver on the engine);
+- :mod:`.montecarlo`: Monte Carlo tree search;
+- :mod:`.algorithms`: the algorithms by name, ``run`` and ``prepare``;
 - :mod:`.parallel`: solving over processes or a Dask cluster;
 - :mod:`.table`: the bounded transposition table.
 """
 
 from __future__ import annotations
 
-from .core import (
-    ALGORITHMS,
-    MoveValue,
-    Scored,
-    SearchResult,
-    SearchStats,
-    alphabeta,
-    iterative_deepening,
-    mcts,
-    minimax,
-    prepare,
-    prepare_scores,
-    run,
-    solver,
-)
+from .algorithms import ALGORITHMS, prepare, prepare_scores, run
+from .classic import alphabeta, iterative_deepening, minimax
+from .exact import Solver, solver
+from .montecarlo import mcts
+from .results import MoveValue, Scored, SearchResult, SearchStats, Value
 from .table import Bound, Entry, TranspositionTable
 
 __all__ = [
@@ -36,7 +28,9 @@ __all__ = [
     "Scored",
     "SearchResult",
     "SearchStats",
+    "Solver",
     "TranspositionTable",
+    "Value",
     "alphabeta",
     "iterative_deepening",
     "mcts",

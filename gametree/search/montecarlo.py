@@ -35,25 +35,21 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..game import Game, UnsupportedGameError
-from .core import MoveValue, SearchResult, SearchStats, _start
+from ..game import Game, UnsupportedGameError, capabilities
+from .engine import INF, clamp
+from .results import MoveValue, SearchResult, SearchStats, deepest, start, value_and_winner
 
-if TYPE_CHECKING:
-    from ..tree.recorder import SearchTree
-
-__all__ = ["DEFAULT_EXPLORATION", "DEFAULT_ITERATIONS", "MCTSNode", "MCTSPlayer", "MCTSRun", "capture", "choose", "mcts", "run"]
+__all__ = ["DEFAULT_EXPLORATION", "DEFAULT_ITERATIONS", "MCTSNode", "MCTSPlayer", "MCTSRun", "choose", "mcts", "run"]
 
 #: The exploration constant ``c`` of UCT (rewards are in [-1, 1]).
 DEFAULT_EXPLORATION = 1.0
 #: Iterations when neither ``iterations`` nor ``time_limit`` is given.
 DEFAULT_ITERATIONS = 10_000
 #: Mean rewards reported as scores stay strictly inside (-1, 1), like heuristic values.
-_H_MAX = 0.999
-INF = float("inf")
 
 
 class MCTSNode:
@@ -110,15 +106,15 @@ class _Search:
 
     def __init__(self, game: Game[Any, Any], *, exploration: float, rng: random.Random, depth: int | None, decisive: bool) -> None:
         self.game = game
-        win_now = getattr(game, "immediate_win", None)
-        safe = getattr(game, "safe_moves", None)
-        self.win_now: Callable[[Any], bool] | None = win_now if decisive and safe is not None else None
-        self.safe: Callable[[Any], list[Any]] | None = safe if decisive and win_now is not None else None
+        caps = capabilities(game)
+        threats = caps.threats if decisive else None
+        self.win_now: Callable[[Any], bool] | None = threats.immediate_win if threats is not None else None
+        self.safe: Callable[[Any], Sequence[Any]] | None = threats.safe_moves if threats is not None else None
         self.C = game.info.max_plies
         self.c = exploration
         self.rng = rng
         self.depth = depth
-        evaluate = getattr(game, "evaluate", None)
+        evaluate = caps.heuristic.evaluate if caps.heuristic is not None else None
         if depth is not None and evaluate is None:
             raise UnsupportedGameError("playouts cut at a depth need the game's evaluate() heuristic, which this game lacks")
         self.evaluate: Callable[[Any], float] | None = evaluate
@@ -216,7 +212,7 @@ class _Search:
             if steps == 0:
                 self.heuristic += 1
                 value = float(self.evaluate(state))  # type: ignore[misc]
-                value = _H_MAX if value > _H_MAX else -_H_MAX if value < -_H_MAX else value
+                value = clamp(value)
                 return value if to_move(state) == me else -value
             if win_now is None:
                 moves = legal(state)
@@ -286,13 +282,13 @@ def run(
     """
     c = DEFAULT_EXPLORATION if exploration is None else exploration
     _check_options(iterations, time_limit, c)
-    state = _start(game, state)
+    state = start(game, state)
     if iterations is None and time_limit is None:
         iterations = DEFAULT_ITERATIONS
     rng = seed if isinstance(seed, random.Random) else random.Random(seed)
     search = _Search(game, exploration=c, rng=rng, depth=depth, decisive=decisive)
-    start = time.perf_counter()
-    deadline = start + time_limit if time_limit is not None else INF
+    started = time.perf_counter()
+    deadline = started + time_limit if time_limit is not None else INF
     budget = iterations if iterations is not None else -1
     root = search.node(state, None, 0)
     done = 0
@@ -303,7 +299,7 @@ def run(
         done += 1
         if deadline != INF and clock() >= deadline:
             break
-    seconds = time.perf_counter() - start
+    seconds = time.perf_counter() - started
     return MCTSRun(root, done, search.nodes, search.terminals, search.heuristic, seconds, search.per_depth)
 
 
@@ -348,15 +344,11 @@ def _plies_to_end(C: int, ply: int, score: float) -> int | None:
     return None
 
 
-def _clamp(value: float) -> float:
-    return _H_MAX if value > _H_MAX else -_H_MAX if value < -_H_MAX else value
-
-
 def _child_score(child: MCTSNode) -> float:
     """A root move's score for the side playing it: exact when proven, else its mean reward."""
     if child.lo == child.hi:
         return -child.lo
-    return _clamp(child.total / child.visits) if child.visits else 0.0
+    return clamp(child.total / child.visits) if child.visits else 0.0
 
 
 def result_of(game: Game[Any, Any], outcome: MCTSRun, depth: int | None = None) -> SearchResult:
@@ -394,18 +386,18 @@ def result_of(game: Game[Any, Any], outcome: MCTSRun, depth: int | None = None) 
     me = game.to_move(state)
     if proven:
         score: float = root.lo
-        value, winner = ("win", me) if score > 0 else ("loss", 1 - me) if score < 0 else ("draw", None)
+        value, winner = value_and_winner(score, me, True)
         plies = _plies_to_end(C, root.ply, score)
         if plies is None and pv_nodes and game.outcome(pv_nodes[-1].state) is not None:
             plies = len(pv_nodes)
     else:
         score = _child_score(best)
         if best.lo == best.hi:  # a proven move, but the root's other moves are not all settled
-            score = _clamp(score)
-        value, winner, plies = "unknown", None, None
+            score = clamp(score)
+        (value, winner), plies = value_and_winner(score, me, False), None
     seconds = outcome.seconds
     per_depth = outcome.per_depth
-    last = max((i for i, n in enumerate(per_depth) if n), default=0)
+    last = deepest(tuple(per_depth))
     stats = SearchStats(
         nodes=outcome.nodes,
         terminals=outcome.terminals,
@@ -486,7 +478,7 @@ class MCTSPlayer:
     def choose(self, game: Game[Any, Any], state: Any, rng: random.Random) -> Any:
         depth = self.depth
         if depth == "auto":
-            depth = 0 if callable(getattr(game, "evaluate", None)) else None
+            depth = 0 if capabilities(game).heuristic is not None else None
         tree = run(
             game,
             state,
@@ -499,122 +491,3 @@ class MCTSPlayer:
         best = choose(tree.root)
         assert best is not None, "a run adds at least one node"
         return best.move
-
-
-# -- drawing the tree -------------------------------------------------------------------------
-def capture(
-    game: Game[Any, Any],
-    state: Any = None,
-    *,
-    iterations: int = 100,
-    exploration: float | None = None,
-    seed: int | None = None,
-    depth: int | None = None,
-    max_nodes: int | None = None,
-    positions: bool = True,
-) -> SearchTree:
-    """Run a Monte Carlo search and return its tree for :mod:`gametree.tree.draw` and the exporters.
-
-    One graph node per tree node (at most ``iterations + 1``), with the
-    attributes of :mod:`gametree.tree` (``value`` is the exact score when
-    proven, else the mean reward, both for the side to move) and ``visits``,
-    ``mean``, ``lower``, ``upper`` and ``proven``.  The principal variation
-    (most visits) is marked.  ``max_nodes`` refuses a budget whose tree
-    could hold more nodes than that.
-
-    >>> from gametree import load, play_text
-    >>> game = load().game("tictactoe").create(size=3)
-    >>> tree = capture(game, play_text(game, "B2 A1 C3 A3"), iterations=30, seed=0)
-    >>> tree.graph.number_of_nodes() == tree.result.stats.nodes, tree.graph.nodes[0]["visits"] == tree.result.stats.iterations
-    (True, True)
-    >>> tree.result.value, tree.pv_moves() == list(tree.result.pv)  # proven before the 30 iterations ran out
-    ('draw', True)
-    """
-    import networkx as nx
-
-    from ..tree.recorder import SearchTree, TreeTooLargeError, _board_cells_function, _labels, _mark_pv
-
-    if max_nodes is not None and iterations + 1 > max_nodes:
-        raise TreeTooLargeError(iterations + 1, max_nodes, exact=True)
-    outcome = run(game, state, iterations=iterations, exploration=exploration, seed=seed, depth=depth)
-    result = result_of(game, outcome, depth)
-    graph: nx.DiGraph[int] = nx.DiGraph()
-    cells = _board_cells_function(game) if positions else None
-    if cells is not None:
-        for name, key in (("row_labels", "board_rows"), ("column_labels", "board_columns")):
-            labels = _labels(game, name)
-            if labels:
-                graph.graph[key] = labels
-    move_cell = getattr(game, "move_cell", None)
-    names = game.info.player_names
-    ids = 0
-    stack: list[tuple[MCTSNode, int | None, Any, str, int]] = [(outcome.root, None, None, "", 0)]
-    while stack:
-        node, parent, parent_state, path, order = stack.pop()
-        me = ids
-        ids += 1
-        state_now = node.state
-        to_move = game.to_move(state_now)
-        text = game.format_move(parent_state, node.move) if parent is not None else None
-        here = f"{path} {text}".strip() if text else path
-        over = game.outcome(state_now)
-        proven = node.lo == node.hi
-        mean_for_mover = -(node.total / node.visits) if node.visits else None  # for the side to move here
-        attrs: dict[str, Any] = {
-            "visit": me + 1,
-            "pruned": False,
-            "depth": node.height,
-            "ply": node.ply,
-            "to_move": to_move,
-            "player": names[to_move] if to_move < len(names) else str(to_move),
-            "move": text,
-            "moves": here,
-            "alpha": None,
-            "beta": None,
-            "pv": False,
-            "cutoff": None,
-            "value": node.lo if proven else (mean_for_mover if mean_for_mover is not None else 0.0),
-            "kind": "terminal" if over is not None else "searched",
-            "bound": "exact" if proven else "estimate",
-            "cache": None,
-            "winner": over.winner if over is not None else None,
-            "visits": node.visits,
-            "mean": mean_for_mover,
-            "lower": node.lo,
-            "upper": node.hi,
-            "proven": proven,
-        }
-        if over is not None:
-            attrs["outcome"] = "draw" if over.winner is None else f"{names[over.winner]} wins"
-        if positions:
-            attrs["position"] = game.render(state_now)
-            if cells is not None:
-                attrs.update(cells(state_now))
-                if parent is not None and callable(move_cell):
-                    try:
-                        r, c = move_cell(parent_state, node.move)
-                        attrs["last"] = f"{int(r)},{int(c)}"
-                    except Exception:  # an optional member that does not fit
-                        pass
-        graph.add_node(me, **attrs)
-        if parent is not None:
-            graph.add_edge(parent, me, move=text, order=order, pruned=False, reason=None, pv=False, visits=node.visits)
-        for i in range(len(node.children) - 1, -1, -1):
-            stack.append((node.children[i], me, state_now, here, i))
-    graph.graph.update(
-        algorithm="mcts",
-        game=str(getattr(game, "name", type(game).__name__)),
-        players=tuple(names),
-        depth=depth,
-        cache=False,
-        all_moves=True,
-        to_move=result.to_move,
-        value=result.value,
-        score=result.score,
-        pv=" ".join(result.pv),
-        nodes=result.stats.nodes,
-        cutoffs=0,
-        iterations=outcome.iterations,
-    )
-    graph.graph["pv_marked"] = _mark_pv(graph, 0, result.pv)
-    return SearchTree(result, graph, 0, {"algorithm": "mcts", "depth": depth, "iterations": iterations, "seed": seed})

@@ -41,8 +41,9 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..game import Game, GameError
-from .core import MoveValue, SearchResult, SearchStats, _start
+from ..game import Game, GameError, capabilities
+from .engine import Engine
+from .results import MoveValue, SearchResult, SearchStats, freeze, start, value_and_winner
 
 if TYPE_CHECKING:
     from multiprocessing.pool import Pool
@@ -74,7 +75,7 @@ def _context() -> Any:
     methods = multiprocessing.get_all_start_methods()
     if "forkserver" in methods:
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["gametree.search.parallel", "gametree.search.exact", "gametree.learn"])
+        ctx.set_forkserver_preload(["gametree.search.parallel", "gametree.search.algorithms", "gametree.learn"])
         return ctx
     return multiprocessing.get_context("spawn")
 
@@ -96,8 +97,8 @@ def process_pool(workers: int) -> Iterator[Pool]:
 
 # -- splitting ---------------------------------------------------------------------------
 def _keyf(game: Game[Any, Any]) -> Callable[[Any], Hashable]:
-    canonical = getattr(game, "canonical_key", None)
-    return canonical if callable(canonical) else game.key
+    symmetric = capabilities(game).symmetric
+    return symmetric.canonical_key if symmetric is not None else game.key
 
 
 @dataclass
@@ -192,25 +193,17 @@ class _Answer:
 
 
 def _solve_task(task: _Task) -> _Answer:
-    from .core import ALGORITHMS as FUNCTIONS
-    from .core import _Counters, _Engine, _freeze
+    from .algorithms import ALGORITHMS
 
     table = _table(task.game, task.algorithm, task.entries)
     if task.window is None:
-        result = FUNCTIONS[task.algorithm](task.game, task.state, cache=table, all_moves=False, pv=True)
+        result = ALGORITHMS[task.algorithm](task.game, task.state, cache=table, all_moves=False, pv=True)
         return _Answer(int(result.score), result.pv, result.stats)
-    counters = _Counters()
-    engine: _Engine
-    if task.algorithm == "solver":
-        from .exact import _SolverEngine
-
-        engine = _SolverEngine(task.game, table=table, symmetry=True, counters=counters)
-    else:
-        engine = _Engine(task.game, limit=None, table=table, symmetry=True, counters=counters)
+    engine = Engine(task.game, table=table, symmetry=True, threats=task.algorithm == "solver")
     base = (table.probes, table.hits, table.stores)
-    start = time.perf_counter()
-    value = engine.alphabeta(task.state, task.window[0], task.window[1], 0)
-    return _Answer(int(value), (), _freeze(counters, table, time.perf_counter() - start, base))
+    started = time.perf_counter()
+    value = engine.search(task.state, task.window[0], task.window[1], 0)
+    return _Answer(int(value), (), freeze(engine.counters, table, time.perf_counter() - started, base))
 
 
 # -- running subproblems: in this process, in worker processes, on Dask --------------------
@@ -464,7 +457,8 @@ def _carry(game: Game[Any, Any], keyf: Callable[[Any], Hashable], rep: Any, line
     (move by move: the successor with the same canonical key)."""
     if game.key(rep) == game.key(state):
         return list(line)
-    symmetries = getattr(game, "symmetries", None)
+    images = capabilities(game).images
+    symmetries = images.symmetries if images is not None else None
 
     def same(a: Any, b: Any) -> bool:
         # A game may key deep positions as they are (canonical keys only near the root):
@@ -526,8 +520,8 @@ def solve_parallel(
         raise ParallelError(f"parallel solving needs an exact algorithm ({' or '.join(ALGORITHMS)}), not {algorithm!r}")
     if workers < 1:
         raise ParallelError(f"the number of workers must be at least 1, not {workers}")
-    state = _start(game, state)
-    start = time.perf_counter()
+    state = start(game, state)
+    started = time.perf_counter()
     runner = _runner(workers, scheduler)
     try:
         slots = runner.slots()
@@ -557,7 +551,7 @@ def solve_parallel(
             answers = [job.result() for job in jobs]
     finally:
         runner.close()
-    return _result(game, state, algorithm, moves, answers, search, ply, time.perf_counter() - start)
+    return _result(game, state, algorithm, moves, answers, search, ply, time.perf_counter() - started)
 
 
 def _result(
@@ -581,7 +575,7 @@ def _result(
         for m, v, line in zip(moves, values, lines)
     )
     me = game.to_move(state)
-    value, winner = ("win", me) if best > 0 else ("loss", 1 - me) if best < 0 else ("draw", None)
+    value, winner = value_and_winner(best, me, True)
     done = search.answers
     per_depth: list[int] = [1]
     for a in done:  # a subproblem's depths, counted from the root (subproblems sit at various plies)

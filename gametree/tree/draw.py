@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import graphviz
 
-    from .recorder import SearchTree
+    from .model import SearchTree
 
 __all__ = [
     "COLOURS",

@@ -1,0 +1,315 @@
+"""What a search returns, and the one place a :class:`SearchResult` is built.
+
+Every algorithm ends the same way: the root moves with their values (a
+:class:`Root`), the counters frozen into :class:`SearchStats`, and
+:func:`build_result`, which names the value, the best moves and (following
+the engine) the principal variation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
+
+from ..game import Game, GameOverError, UnsupportedGameError
+from .engine import Counters, Engine
+from .table import TranspositionTable
+
+__all__ = [
+    "MoveValue",
+    "Root",
+    "Scored",
+    "SearchResult",
+    "SearchStats",
+    "Value",
+    "best_move",
+    "build_result",
+    "check_game",
+    "deepest",
+    "freeze",
+    "principal_variation",
+    "scores_of",
+    "start",
+    "value_and_winner",
+]
+
+#: A position's value for its side to move: proven, or unknown (a heuristic value at a depth limit).
+Value = Literal["win", "loss", "draw", "unknown"]
+
+#: Half-width of the window used to confirm a principal-variation move's value.
+EPSILON = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class SearchStats:
+    """What one search did.  Counters cover the search proper, not PV extraction.
+
+    ``cutoffs`` counts beta cutoffs that left at least one move untried.
+    """
+
+    nodes: int
+    terminals: int
+    heuristic_leaves: int
+    cutoffs: int
+    cache_probes: int
+    cache_hits: int
+    cache_stores: int
+    max_depth: int
+    seconds: float
+    nodes_per_second: float
+    nodes_per_depth: tuple[int, ...]
+    #: Playouts run (Monte Carlo searches only).
+    iterations: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveValue:
+    """The value of one root move, from the point of view of the side that plays it.
+
+    Monte Carlo searches also give the move's ``visits`` and ``mean`` playout
+    reward in [-1, 1]; other algorithms leave them None.
+    """
+
+    move: str
+    score: float
+    plies_to_end: int | None
+    best: bool
+    visits: int | None = None
+    mean: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The answer of a search.
+
+    ``value`` is ``"win"``, ``"loss"`` or ``"draw"`` for the side to move when
+    proven, else ``"unknown"`` (a heuristic value at a depth limit: ``score`` is
+    then a float in (-1, 1)).  ``winner`` is the player (0, 1) who wins under
+    perfect play, or None (draw or unknown).  Moves are in the game's notation.
+    ``weak`` results (``solver(..., weak=True)``) prove only the value: scores
+    are +1, 0 or -1, not how fast, and there is no line to the end.
+    """
+
+    algorithm: str
+    to_move: int
+    value: Value
+    winner: int | None
+    score: float
+    proven: bool
+    plies_to_end: int | None
+    best_moves: tuple[str, ...]
+    move_values: tuple[MoveValue, ...]
+    pv: tuple[str, ...]
+    depth: int | None
+    stats: SearchStats
+    weak: bool = False
+
+
+class Scored(NamedTuple):
+    """A position's score alone and what its search cost: what ``gametree solve --batch`` prints.
+
+    ``weak``: the score is only the sign (+1, 0, -1) of the exact score.  See
+    :func:`gametree.search.prepare_scores`.
+    """
+
+    score: float
+    weak: bool
+    nodes: int
+    seconds: float
+
+
+class Root(NamedTuple):
+    """The root moves searched and their values (a named tuple: cheaper to build than a frozen dataclass)."""
+
+    moves: list[Any]
+    values: list[float]
+
+
+def check_game(game: Game[Any, Any]) -> None:
+    """Refuse a game minimax-style search cannot handle, naming the property that fails."""
+    info = game.info
+    for prop, ok in (
+        ("players", info.players == 2),
+        ("zero_sum", info.zero_sum),
+        ("deterministic", info.deterministic),
+        ("perfect_information", info.perfect_information),
+    ):
+        if not ok:
+            raise UnsupportedGameError(f"minimax search needs a two-player, zero-sum, deterministic, perfect-information game ({prop} fails)")
+
+
+def start(game: Game[Any, Any], state: Any, *, checked: bool = False) -> Any:
+    """The state to search (the start if None), refused if the game is over; ``checked``: the game was checked before."""
+    if not checked:
+        check_game(game)
+    state = game.initial_state() if state is None else state
+    if game.outcome(state) is not None:
+        raise GameOverError("the game is over: there is nothing to search")
+    return state
+
+
+def deepest(per_depth: tuple[int, ...]) -> int:
+    """The deepest height with a node (0 if none), without looking at every height."""
+    zeros = per_depth.count(0)
+    size = len(per_depth)
+    if zeros == size:
+        return 0
+    first = 0 if per_depth[0] else next(i for i, n in enumerate(per_depth) if n)
+    # The heights searched are one run from the first: a node's parent is counted one higher up.
+    end = per_depth.index(0, first) if zeros > first else size
+    if zeros != first + size - end:  # not one run after all (a caller counting its own way)
+        return max(i for i, n in enumerate(per_depth) if n)
+    return end - 1
+
+
+def freeze(counters: Counters, table: TranspositionTable | None, seconds: float, base: tuple[int, int, int]) -> SearchStats:
+    """The counters of one search as :class:`SearchStats`; ``base``: the table's counts before it."""
+    per_depth = tuple(counters.per_depth)
+    last = deepest(per_depth)
+    nodes = sum(per_depth)
+    probes = hits = stores = 0
+    if table is not None:
+        probes, hits, stores = table.probes - base[0], table.hits - base[1], table.stores - base[2]
+    # Positional, in field order: keywords cost a microsecond more per search.
+    return SearchStats(
+        nodes, counters.terminals, counters.heuristic, counters.cutoffs, probes, hits, stores, last, seconds,
+        nodes / seconds if seconds > 0 else 0.0, per_depth[: last + 1],
+    )
+
+
+def best_move(engine: Engine, state: Any, value: float, height: int = 0) -> Any:
+    """A move from ``state`` that keeps its ``value``: the child's value, confirmed
+    with a narrow window around ``-value``, is exactly ``-value``."""
+    game = engine.game
+    target = -value
+    lo, hi = target - EPSILON, target + EPSILON
+    moves = game.legal_moves(state)
+    table = engine.table
+    entry = table.get(engine.keyf(state)) if table is not None else None
+    if entry is not None and entry[2] in moves and entry[2] != moves[0]:
+        # The table's best move (maybe of a symmetric image: still confirmed) first.
+        moves = [entry[2], *(m for m in moves if m != entry[2])]
+    for move in moves:
+        got = engine.search(game.play(state, move), lo, hi, height + 1)
+        if lo < got < hi:
+            return move
+    raise AssertionError("no move keeps the value: the search is inconsistent")  # pragma: no cover
+
+
+def principal_variation(engine: Engine, state: Any, first: Any, value: float) -> tuple[list[Any], bool]:
+    """Follow moves that keep ``value`` from ``state`` (whose best move is ``first``).
+
+    Returns the moves and whether the line reaches the end of the game.  Each
+    step confirms a child's value with a narrow window around it, so every
+    move on the line is really optimal under the depth-aware scores.
+    """
+    game = engine.game
+    line = [first]
+    state = game.play(state, first)
+    value = -value
+    height = 1
+    while True:
+        if game.outcome(state) is not None:
+            return line, True
+        if height >= engine.limit:
+            return line, False
+        move = best_move(engine, state, value, height)
+        line.append(move)
+        state, value, height = game.play(state, move), -value, height + 1
+
+
+def value_and_winner(score: float, me: int, proven: bool) -> tuple[Value, int | None]:
+    """The value and the winner of a root score for player ``me``."""
+    if not proven:
+        return "unknown", None
+    if score > 0:
+        return "win", me
+    if score < 0:
+        return "loss", 1 - me
+    return "draw", None
+
+
+def build_result(
+    algorithm: str,
+    game: Game[Any, Any],
+    state: Any,
+    root: Root,
+    lines: Engine | None,
+    depth: int | None,
+    stats: SearchStats,
+    *,
+    heuristic: bool = False,
+    weak: bool = False,
+    extra: Sequence[MoveValue] | None = None,
+) -> SearchResult:
+    """The result of a search whose root moves got ``root.values``.
+
+    ``lines``: the engine that follows the principal variation and each move's
+    line to the end (None: no line beyond the best move).  ``heuristic``: some
+    value came from a depth limit (then only a win or loss is proven).
+    ``extra``: the move values as the algorithm gave them (Monte Carlo's
+    visits), instead of building them here.
+    """
+    fmt = game.format_move
+    me = game.to_move(state)
+    if len(root.moves) == 1 and lines is None and extra is None:  # one root move and no line to follow: the short way
+        move, score = root.moves[0], root.values[0]
+        text = fmt(state, move)
+        proven = not heuristic or abs(score) >= 1
+        value, winner = value_and_winner(score, me, proven)
+        # Positional arguments, in field order: keywords cost a microsecond more per result.
+        return SearchResult(algorithm, me, value, winner, score, proven, None, (text,), (MoveValue(text, score, None, True),), (text,), depth, stats, weak)
+    best_value = max(root.values)
+    texts = [fmt(state, m) for m in root.moves]
+    best = root.values.index(best_value)
+    if lines is not None:
+        pv_raw, ended = principal_variation(lines, state, root.moves[best], best_value)
+    else:
+        pv_raw, ended = [root.moves[best]], False
+    proven = not heuristic or abs(best_value) >= 1
+    plies = len(pv_raw) if ended else None
+
+    def plies_of(i: int, move: Any, v: float) -> int | None:
+        if not ended or lines is None:
+            return None
+        if i == best:
+            return plies
+        line, done = principal_variation(lines, state, move, v)
+        return len(line) if done else None
+
+    move_values = tuple(extra) if extra is not None else tuple(
+        MoveValue(move=text, score=v, plies_to_end=plies_of(i, m, v), best=v == best_value)
+        for i, (m, v, text) in enumerate(zip(root.moves, root.values, texts))
+    )
+    pv_text = [texts[best]]
+    s = state
+    for previous, m in zip(pv_raw, pv_raw[1:]):
+        s = game.play(s, previous)
+        pv_text.append(fmt(s, m))
+    value, winner = value_and_winner(best_value, me, proven)
+    return SearchResult(
+        algorithm=algorithm,
+        to_move=me,
+        value=value,
+        winner=winner,
+        score=best_value,
+        proven=proven,
+        plies_to_end=plies,
+        best_moves=tuple(text for text, v in zip(texts, root.values) if v == best_value),
+        move_values=move_values,
+        pv=tuple(pv_text),
+        depth=depth,
+        stats=stats,
+        weak=weak,
+    )
+
+
+def scores_of(solve: Callable[[Any], SearchResult]) -> Callable[[Any], Scored]:
+    """``solve`` with its results cut down to :class:`Scored`."""
+
+    def scored(state: Any) -> Scored:
+        result = solve(state)
+        return Scored(result.score, result.weak, result.stats.nodes, result.stats.seconds)
+
+    return scored
