@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-if TYPE_CHECKING:
-    from .plugin import GameSpec
+from .common import GameGroup, game_options, make_game, registry_of, split_game_options
 
-__all__ = ["DEFAULT_GAME", "PlayerKind", "play_group", "session_options"]
+if TYPE_CHECKING:
+    from ..plugin import GameSpec
+
+__all__ = ["DEFAULT_GAME", "PlayerKind", "play", "session_options"]
 
 #: What ``gametree play`` with no game argument plays.
 DEFAULT_GAME = "tictactoe"
@@ -41,8 +43,6 @@ class PlayerKind(_ParamType):
 
     @staticmethod
     def names(ctx: click.Context | None) -> list[str]:
-        from .cli import registry_of
-
         ctx = ctx or click.get_current_context(silent=True)
         return list(registry_of(ctx).players) if ctx is not None else []
 
@@ -98,8 +98,6 @@ def _explicit(ctx: click.Context, params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _play_command(spec: GameSpec) -> click.Command:
-    from .cli import game_options
-
     @click.command(
         name=spec.name,
         help=f"Play {spec.name} at the terminal ({spec.summary or spec.name}).",
@@ -110,8 +108,6 @@ def _play_command(spec: GameSpec) -> click.Command:
     @session_options
     @click.pass_context
     def command(ctx: click.Context, /, **params: Any) -> None:
-        from .cli import make_game, split_game_options
-
         # Options given before the game name (gametree play --o easy tictactoe) count unless repeated after it.
         params = {**params, **{k: v for k, v in ctx.meta.get(_META, {}).items() if k not in _explicit(ctx, params)}}
         game_params, params = split_game_options(spec, params)
@@ -122,9 +118,8 @@ def _play_command(spec: GameSpec) -> click.Command:
 
 
 def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) -> None:
-    from .cli import registry_of
-    from .game import GameError
-    from .play import PlayError, Seat, Session, Terminal, play_match
+    from ..game import GameError
+    from ..play import PlayError, Seat, Session, Terminal, play_match
 
     registry = registry_of(ctx)
     big = game.info.max_plies > PERFECT_MAX_PLIES
@@ -182,7 +177,7 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
 
 
 def _start(game: Any, moves: str) -> Any:
-    from .game import play_text
+    from ..game import play_text
 
     return play_text(game, moves) if moves.strip() else game.initial_state()
 
@@ -192,8 +187,6 @@ def _default_game(ctx: click.Context, /, **params: Any) -> None:
     ctx.meta[_META] = _explicit(ctx, params)
     if ctx.invoked_subcommand is not None:
         return
-    from .cli import registry_of
-
     registry = registry_of(ctx)
     spec = registry.games.get(DEFAULT_GAME)
     if spec is None:
@@ -204,19 +197,15 @@ def _default_game(ctx: click.Context, /, **params: Any) -> None:
         command.invoke(sub)
 
 
-def play_group() -> click.Group:
-    """The ``play`` group (built on demand so this module never imports :mod:`gametree.cli` at import time)."""
-    from .cli import GameGroup
-
-    callback = session_options(click.pass_context(_default_game))
-    return GameGroup(
-        name="play",
-        help=(
-            "Play a game at the terminal against people or the search (gametree play GAME --help).\n\n"
-            "With no game: 3x3 tic-tac-toe, you (X) against the perfect player (O)."
-        ),
-        command_factory=_play_command,
-        invoke_without_command=True,
-        callback=callback,
-        params=list(reversed(callback.__click_params__)),
-    )
+_callback = session_options(click.pass_context(_default_game))
+play = GameGroup(
+    name="play",
+    help=(
+        "Play a game at the terminal against people or the search (gametree play GAME --help).\n\n"
+        "With no game: 3x3 tic-tac-toe, you (X) against the perfect player (O)."
+    ),
+    command_factory=_play_command,
+    invoke_without_command=True,
+    callback=_callback,
+    params=list(reversed(_callback.__click_params__)),
+)

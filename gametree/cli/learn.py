@@ -14,14 +14,14 @@ from typing import Any
 
 import click
 
-from .cli import game_group, game_options, make_game, split_game_options
-from .plugin import GameSpec
+from ..plugin import GameSpec
+from .common import game_group, game_options, make_game, split_game_options
 
 __all__ = ["learn"]
 
 
 def _learn_command(spec: GameSpec) -> click.Command:
-    from .learn import DEFAULT_TABLE
+    from ..learn import DEFAULT_TABLE
 
     @click.command(
         name=spec.name,
@@ -37,8 +37,8 @@ def _learn_command(spec: GameSpec) -> click.Command:
     def command(**params: Any) -> None:
         game_params, params = split_game_options(spec, params)
         game = make_game(spec, game_params)
-        from .learn import learn
-        from .search.parallel import progress_bar
+        from ..learn import learn
+        from ..search.parallel import progress_bar
 
         start = time.perf_counter()
         total = params["games"]

@@ -15,9 +15,9 @@ from typing import Any
 
 import click
 
-from .cli import GameGroup, _position, game_group, game_options, make_game, registry_of, split_game_options
-from .game import GameError
-from .plugin import GameSpec, Registry
+from ..game import GameError
+from ..plugin import GameSpec, Registry
+from .common import GameGroup, game_group, game_options, make_game, position_of, registry_of, split_game_options
 
 __all__ = ["tree"]
 
@@ -81,9 +81,9 @@ def _tree_command(spec: GameSpec) -> click.Command:
         if output == "-" and getattr(exporter, "binary", False) and sys.stdout.isatty():
             raise click.UsageError(f"{exporter.name} is binary: write it to a file with -o FILE")
         game = make_game(spec, game_params)
-        state = _position(game, params["moves"])
+        state = position_of(game, params["moves"])
 
-        from .tree.recorder import TreeTooLargeError, capture, count_nodes
+        from ..tree import TreeTooLargeError, capture, count_nodes
 
         algorithm = params["algorithm"]
         if algorithm == "mcts":
@@ -115,7 +115,7 @@ def _tree_command(spec: GameSpec) -> click.Command:
         game_name = getattr(game, "name", spec.name)
         title = f"{game_name} {where}: {_summary(tree)}"
         options = {"board": params["board"], "legend": params["legend"], "title": title}
-        from .tree.draw import RenderError
+        from ..tree.draw import RenderError
 
         try:
             data = exporter.export(tree, options)
@@ -140,8 +140,7 @@ def _tree_command(spec: GameSpec) -> click.Command:
 
 def _mcts_tree(game: Any, state: Any, params: dict[str, Any]) -> Any:
     """Capture a Monte Carlo search tree (visits and values on the nodes)."""
-    from .search.montecarlo import capture as capture_mcts
-    from .tree.recorder import TreeTooLargeError
+    from ..tree import TreeTooLargeError, capture_mcts
 
     if params["no_cache"] or params["root_window"]:
         raise click.UsageError("--no-cache and --root-window apply to alphabeta, not to --algorithm mcts")
@@ -156,7 +155,7 @@ def _mcts_tree(game: Any, state: Any, params: dict[str, Any]) -> Any:
 
 
 def _summary(tree: Any) -> str:
-    from .tree.draw import plural
+    from ..tree.draw import plural
 
     r = tree.result
     stats = r.stats

@@ -1,17 +1,13 @@
-"""The ``gametree`` command line.
+"""``gametree solve GAME``: solve a position of any installed game.
 
-``solve``, ``play`` and ``tree`` are groups with one subcommand per installed
-game, built from the game's declared options, so
-``gametree solve tictactoe --size 4 --k 3 --help`` shows that game's flags.
-The plugin manager is built once per run (after ``-p``) and kept on the root
-context.  User errors are one line and a non-zero exit, never a traceback.
+A group with one subcommand per installed game, carrying the game's own options
+(``gametree solve tictactoe --size 4 --k 3 --help``).  ``--batch`` solves one
+position per line of a file with one search set up for the whole batch.
 """
 
 from __future__ import annotations
 
-import atexit
 import dataclasses
-import gc
 import json
 import sys
 import time
@@ -20,144 +16,17 @@ from typing import Any
 
 import click
 
-from .game import GameError, play_text
-from .plugin import GameSpec, Option, PluginError, Registry, build_registry, make_plugin_manager
+from ..game import GameError, play_text
+from ..plugin import GameSpec
+from .common import GameGroup, game_group, game_options, make_game, position_of, registry_of, split_game_options
 
-__all__ = ["main", "cli", "GameGroup", "registry_of", "game_options", "make_game"]
+__all__ = ["CACHE_SIZE", "solve"]
 
 
 #: Default transposition-table bound of the search commands.
 CACHE_SIZE = "3M"
 
 
-# -- plugin registry on the root context ---------------------------------------------
-def registry_of(ctx: click.Context) -> Registry:
-    """The registry for this run, built on first use from the root's ``-p`` options."""
-    root = ctx.find_root()
-    registry = root.meta.get("gametree.registry")
-    if registry is None:
-        plugins = root.params.get("plugins") or ()
-        registry = build_registry(make_plugin_manager(extra=plugins))
-        root.meta["gametree.registry"] = registry
-        for error in registry.errors:
-            click.echo(f"warning: {error}", err=True)
-    return registry
-
-
-def _click_option(option: Option) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    flag = "--" + option.name.replace("_", "-")
-    default_text = "" if option.default is None else f" [default: {option.default}]"
-    if option.type is bool:
-        return click.option(f"{flag}/--no-{option.name.replace('_', '-')}", option.name, default=option.default, help=option.help)
-    kind: Any = click.Choice(option.choices) if option.choices else option.type
-    return click.option(flag, option.name, type=kind, default=None, help=option.help + default_text)
-
-
-def game_options(spec: GameSpec) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """A decorator adding the game's declared options to a click command."""
-
-    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
-        for option in reversed(spec.options):
-            function = _click_option(option)(function)
-        return function
-
-    return decorate
-
-
-def make_game(spec: GameSpec, options: dict[str, Any]) -> Any:
-    """Create the game from CLI option values; a bad value is a one-line error."""
-    try:
-        return spec.create(**options)
-    except (ValueError, TypeError, PluginError) as exc:
-        raise click.ClickException(f"{spec.name}: {exc}") from None
-
-
-def split_game_options(spec: GameSpec, params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    names = {o.name for o in spec.options}
-    return {k: v for k, v in params.items() if k in names}, {k: v for k, v in params.items() if k not in names}
-
-
-class GameGroup(click.Group):
-    """A group whose subcommands are the installed games.
-
-    ``command_factory(spec)`` builds the click command for one game.
-    """
-
-    def __init__(self, *args: Any, command_factory: Callable[[GameSpec], click.Command], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.command_factory = command_factory
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(registry_of(ctx).games)
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        registry = registry_of(ctx)
-        spec = registry.games.get(name)
-        if spec is None:
-            return None
-        return self.command_factory(spec)
-
-    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
-        name = args[0] if args else ""
-        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
-            known = ", ".join(registry_of(ctx).games) or "none"
-            raise click.UsageError(f"unknown game {name!r} (installed: {known}; see 'gametree games')")
-        return super().resolve_command(ctx, args)
-
-
-def game_group(name: str, help: str) -> Callable[[Callable[[GameSpec], click.Command]], GameGroup]:
-    def decorate(factory: Callable[[GameSpec], click.Command]) -> GameGroup:
-        return GameGroup(name=name, help=help, command_factory=factory)
-
-    return decorate
-
-
-# -- root -------------------------------------------------------------------------------
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="gametree")
-@click.option(
-    "-p",
-    "--plugin",
-    "plugins",
-    multiple=True,
-    metavar="MODULE",
-    help="Load a plugin module from the path (repeatable); -p no:NAME disables an installed plugin.",
-)
-def cli(plugins: tuple[str, ...]) -> None:
-    """Game-tree search: solve, play and draw games installed as plugins."""
-
-
-@cli.command("games")
-@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
-@click.pass_context
-def games_command(ctx: click.Context, as_json: bool) -> None:
-    """List installed games, their options and where each came from."""
-    registry = registry_of(ctx)
-    if as_json:
-        data = {
-            "games": [
-                {
-                    "name": spec.name,
-                    "summary": spec.summary,
-                    "source": spec.source,
-                    "options": [
-                        {"name": o.name, "type": o.type.__name__, "default": o.default, "help": o.help, "choices": o.choices}
-                        for o in spec.options
-                    ],
-                }
-                for spec in registry.games.values()
-            ],
-            "algorithms": sorted(registry.algorithms),
-            "errors": [dataclasses.asdict(e) for e in registry.errors],
-        }
-        click.echo(json.dumps(data, indent=2))
-        return
-    from . import display
-
-    display.print_games(registry)
-
-
-# -- solve ------------------------------------------------------------------------------
 def _solve_command(spec: GameSpec) -> click.Command:
     @click.command(name=spec.name, help=f"Solve {spec.summary or spec.name}.")
     @game_options(spec)
@@ -198,9 +67,9 @@ def _solve_command(spec: GameSpec) -> click.Command:
         if params["batch"] is not None and not parallel:
             _solve_batch(game, function, options, params["batch"], params["as_json"])
             return
-        state = _position(game, params["moves"])
+        state = position_of(game, params["moves"])
         if parallel:  # split into subproblems solved by worker processes or a Dask cluster
-            from .search.parallel import solve_command
+            from ..search.parallel import solve_command
 
             result = solve_command(game, state, algorithm, options, params)
         else:
@@ -209,7 +78,7 @@ def _solve_command(spec: GameSpec) -> click.Command:
             data = {"game": spec.name, "options": game_params, "moves": params["moves"], **dataclasses.asdict(result)}
             click.echo(json.dumps(data))
             return
-        from . import display
+        from .. import display
 
         display.print_result(game, state, result)
 
@@ -220,7 +89,7 @@ def _search_options(function: Callable[..., Any], algorithm: str, params: dict[s
     """The search options the algorithm takes; a flag it does not take is an error, not ignored."""
     import inspect
 
-    from .search.table import parse_cache_size
+    from ..search.table import parse_cache_size
 
     parameters = inspect.signature(function).parameters
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
@@ -257,13 +126,6 @@ def _search_options(function: Callable[..., Any], algorithm: str, params: dict[s
     return options
 
 
-def _position(game: Any, moves: str) -> Any:
-    try:
-        return play_text(game, moves)
-    except GameError as exc:
-        raise click.ClickException(str(exc)) from None
-
-
 def _run(function: Callable[..., Any], game: Any, state: Any, options: dict[str, Any]) -> Any:
     try:
         return function(game, state, **options)
@@ -286,7 +148,7 @@ def _split_batch_line(game: Any, line: str) -> tuple[str, int | None]:
 
 def _solve_batch(game: Any, function: Callable[..., Any], options: dict[str, Any], stream: Any, as_json: bool) -> None:
     """Solve one position per line with one cache for the whole batch; only root scores."""
-    from .search import prepare_scores
+    from ..search import prepare_scores
 
     # One search set up for the whole batch (the solver's functions are built once), for the scores alone.
     solve = prepare_scores(function, game, **options)
@@ -344,70 +206,4 @@ def _fmt_score(score: float) -> str:
     return str(score) if isinstance(score, int) else f"{score:.3f}"
 
 
-solve = game_group("solve", "Solve a position of an installed game (gametree solve GAME --help).")(_solve_command)
-cli.add_command(solve)
-
-from .cli_tree import tree  # noqa: E402  (the group lives in its own module; it needs the helpers above)
-
-cli.add_command(tree)
-
-from .cli_play import play_group  # noqa: E402  (builds the group on demand from the helpers above)
-
-cli.add_command(play_group())
-
-from .cli_learn import learn  # noqa: E402  (the group lives in its own module; it needs the helpers above)
-
-cli.add_command(learn)
-
-
-def _skip_exit_collections() -> None:
-    """Spare the interpreter's garbage collections at exit (about 10 ms, most of a short run's teardown).
-
-    At exit the interpreter runs full collections over every object of the run (the
-    tens of thousands of classes, functions and modules that start-up made) only to
-    call finalizers of unreachable cycles, which Python does not promise to run at
-    exit anyway; gametree closes its own files explicitly.  An exit handler freezes
-    the tracked objects, so those collections skip them.  Registered before any plugin
-    or command registers its own, it runs after them (handlers run in reverse order).
-    Not in development mode (``-X dev``) or with collector debugging on, where the
-    warnings of those collections are wanted.
-    """
-    global _exit_handler_registered
-    if not _exit_handler_registered:
-        _exit_handler_registered = True
-        atexit.register(_freeze_collector)
-
-
-def _freeze_collector() -> None:
-    """Move every object the collector tracks out of its reach (not with ``-X dev`` or collector debugging).
-
-    Called at start, it keeps the objects of start-up out of the run's full
-    collections: they live as long as the process, yet every full collection
-    would walk them again (one such collection in a batch of a thousand
-    positions: about 7 ms).  At exit, see :func:`_skip_exit_collections`.
-    """
-    if not (sys.flags.dev_mode or gc.get_debug()):
-        gc.freeze()
-
-
-_exit_handler_registered = False
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Entry point of the ``gametree`` console script."""
-    if argv is None:  # the process is the command (the console script), not a caller passing arguments
-        _freeze_collector()
-        _skip_exit_collections()
-    try:
-        cli.main(args=argv, prog_name="gametree", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except (KeyboardInterrupt, click.Abort):
-        click.echo("\ninterrupted", err=True)
-        sys.exit(130)
-    except BrokenPipeError:
-        sys.stderr.close()  # the reader went away (e.g. | head): not an error of ours
-        sys.exit(0)
+solve: GameGroup = game_group("solve", "Solve a position of an installed game (gametree solve GAME --help).")(_solve_command)

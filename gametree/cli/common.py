@@ -1,0 +1,114 @@
+"""What the ``gametree`` commands share.
+
+``solve``, ``play``, ``tree`` and ``learn`` are groups with one subcommand per
+installed game (:class:`GameGroup`), built from the game's declared options
+(:func:`game_options`).  The registry of plugins is built once per run from the
+root's ``-p`` options and kept on the root context (:func:`registry_of`).  A bad
+game option or move is a :class:`click.ClickException`: one line and a non-zero
+exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from ..game import GameError, play_text
+from ..plugin import GameSpec, Option, PluginError, Registry, build_registry, make_plugin_manager
+
+__all__ = ["GameGroup", "game_group", "game_options", "make_game", "position_of", "registry_of", "split_game_options"]
+
+
+# -- plugin registry on the root context ---------------------------------------------
+def registry_of(ctx: click.Context) -> Registry:
+    """The registry for this run, built on first use from the root's ``-p`` options."""
+    root = ctx.find_root()
+    registry = root.meta.get("gametree.registry")
+    if registry is None:
+        plugins = root.params.get("plugins") or ()
+        registry = build_registry(make_plugin_manager(extra=plugins))
+        root.meta["gametree.registry"] = registry
+        for error in registry.errors:
+            click.echo(f"warning: {error}", err=True)
+    return registry
+
+
+def _click_option(option: Option) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    flag = "--" + option.name.replace("_", "-")
+    default_text = "" if option.default is None else f" [default: {option.default}]"
+    if option.type is bool:
+        return click.option(f"{flag}/--no-{option.name.replace('_', '-')}", option.name, default=option.default, help=option.help)
+    kind: Any = click.Choice(option.choices) if option.choices else option.type
+    return click.option(flag, option.name, type=kind, default=None, help=option.help + default_text)
+
+
+def game_options(spec: GameSpec) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A decorator adding the game's declared options to a click command."""
+
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(spec.options):
+            function = _click_option(option)(function)
+        return function
+
+    return decorate
+
+
+def make_game(spec: GameSpec, options: dict[str, Any]) -> Any:
+    """Create the game from CLI option values; a bad value is a one-line error."""
+    try:
+        return spec.create(**options)
+    except (ValueError, TypeError, PluginError) as exc:
+        raise click.ClickException(f"{spec.name}: {exc}") from None
+
+
+def split_game_options(spec: GameSpec, params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A command's parameters split into the game's own options and the rest."""
+    names = {o.name for o in spec.options}
+    return {k: v for k, v in params.items() if k in names}, {k: v for k, v in params.items() if k not in names}
+
+
+class GameGroup(click.Group):
+    """A group whose subcommands are the installed games.
+
+    ``command_factory(spec)`` builds the click command for one game.
+    """
+
+    def __init__(self, *args: Any, command_factory: Callable[[GameSpec], click.Command], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.command_factory = command_factory
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(registry_of(ctx).games)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        registry = registry_of(ctx)
+        spec = registry.games.get(name)
+        if spec is None:
+            return None
+        return self.command_factory(spec)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            known = ", ".join(registry_of(ctx).games) or "none"
+            raise click.UsageError(f"unknown game {name!r} (installed: {known}; see 'gametree games')")
+        return super().resolve_command(ctx, args)
+
+
+def game_group(name: str, help: str) -> Callable[[Callable[[GameSpec], click.Command]], GameGroup]:
+    """A decorator turning a per-game command factory into the :class:`GameGroup` ``name``."""
+    def decorate(factory: Callable[[GameSpec], click.Command]) -> GameGroup:
+        return GameGroup(name=name, help=help, command_factory=factory)
+
+    return decorate
+
+
+def position_of(game: Any, moves: str) -> Any:
+    """The position after ``moves`` (in the game's notation); an illegal or malformed move is a one-line error."""
+    try:
+        return play_text(game, moves)
+    except GameError as exc:
+        raise click.ClickException(str(exc)) from None
+
