@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .game import Game, GameError
+from .game import Game, GameError, capabilities
 
 __all__ = ["DEFAULT_TABLE", "FORMAT", "LearnedPlayer", "LearnedTable", "TableError", "game_seed", "learn", "play_random_games"]
 
@@ -62,9 +62,11 @@ def game_seed(seed: int, index: int) -> str:
 
 
 def _key_function(game: Game[Any, Any]) -> tuple[Callable[[Any], Hashable], str]:
-    canonical = getattr(game, "canonical_key", None)
-    if callable(canonical):
-        return canonical, "canonical_key"
+    """The function positions are filed under, and its name: ``canonical_key`` if the game is
+    :class:`~gametree.game.Symmetric`, else ``key``.  Asked once per game, not per position."""
+    symmetric = capabilities(game).symmetric
+    if symmetric is not None:
+        return symmetric.canonical_key, "canonical_key"
     return game.key, "key"
 
 
@@ -124,6 +126,10 @@ class LearnedTable:
     def stats(self, game: Game[Any, Any], state: Any) -> tuple[int, int, int]:
         """``(games, wins of player 0, wins of player 1)`` through ``state`` (zeros if never met)."""
         keyf, _ = _key_function(game)
+        return self._counts(keyf, state)
+
+    def _counts(self, keyf: Callable[[Any], Hashable], state: Any) -> tuple[int, int, int]:
+        """:meth:`stats` with the game's key function already found (a player asks once per game)."""
         n, w0, w1 = self.positions.get(repr(keyf(state)), (0, 0, 0))
         return n, w0, w1
 
@@ -244,7 +250,8 @@ class LearnedPlayer:
     def __init__(self, table: str | Path | LearnedTable | None = None) -> None:
         self._source = table
         self._table: LearnedTable | None = table if isinstance(table, LearnedTable) else None
-        self._checked: Game[Any, Any] | None = None
+        #: The game the table was last checked against, and that game's key function.
+        self._checked: tuple[Game[Any, Any], Callable[[Any], Hashable]] | None = None
 
     def table(self) -> LearnedTable:
         if self._table is None:
@@ -258,9 +265,11 @@ class LearnedPlayer:
     def values(self, game: Game[Any, Any], state: Any) -> list[tuple[Any, float]]:
         """Every legal move with its learned value for the side to move."""
         table = self.table()
-        if self._checked is not game:
+        checked = self._checked
+        if checked is None or checked[0] is not game:
             table.check(game)
-            self._checked = game
+            checked = self._checked = (game, _key_function(game)[0])
+        keyf = checked[1]
         me = game.to_move(state)
         out = []
         for move in game.legal_moves(state):
@@ -269,7 +278,7 @@ class LearnedPlayer:
             if end is not None:
                 value = 0.0 if end.winner is None else 1.0 if end.winner == me else -1.0
             else:
-                n, w0, w1 = table.stats(game, after)
+                n, w0, w1 = table._counts(keyf, after)
                 mine, theirs = (w0, w1) if me == 0 else (w1, w0)
                 value = (mine - theirs) / (n + 1)
             out.append((move, value))

@@ -4,15 +4,16 @@ A *player* is any object with ``human: bool`` and ``choose(game, state, rng)``
 returning a legal move; players arrive as plugins through
 ``gametree_register_players`` (the built-in ones are in ``plugins/players.py``).
 The loop is game-agnostic.  It draws a board from the optional members a board
-game offers:
+game offers (the :class:`~gametree.game.BoardView` capability):
 
 - ``row_labels`` and ``column_labels`` (top row and left column first);
 - ``board_cells(state)``: rows of cells, each ``""`` or a player's name;
 - ``move_cell(state_before, move)``: the (row, column) a move marks;
 - ``winning_cells(state)``: the cells of the completed line(s), else ``()``;
-- ``move_help``: one line saying how to type a move;
 
-and falls back to ``game.render(state)`` for a game without them (Nim).
+and falls back to ``game.render(state)`` for a game without them (Nim).  A
+game's ``move_help`` (:class:`~gametree.game.MoveHelp`), one line saying how to
+type a move, is shown to a person; without it, two legal moves as examples.
 Output is styled with rich on a terminal and plain text when it is not a
 terminal or ``NO_COLOR`` is set; rich is imported only when it is used.
 
@@ -40,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar, runtime_checkable
 
 from .search.table import TranspositionTable
-from .game import Game, GameError, checked_play
+from .game import Game, GameError, capabilities, checked_play
 from .search import SearchResult, solver
 
 if TYPE_CHECKING:
@@ -150,10 +151,6 @@ LABEL, EMPTY, LAST, WIN = "label", "empty", "last", "win"
 
 _NAMED_COLOURS = {"red", "yellow", "blue", "green", "white", "black", "cyan", "magenta"}
 _PLAYER_STYLES = ("bold bright_cyan", "bold bright_magenta")
-
-
-def has_board(game: Any) -> bool:
-    return all(hasattr(game, name) for name in ("row_labels", "column_labels", "board_cells"))
 
 
 def _marks(names: tuple[str, str]) -> dict[str, str]:
@@ -358,6 +355,8 @@ class Session:
         self.rng = random.Random(self.seed)
         self.names = self.game.info.player_names
         self.humans = sum(s.human for s in self.seats)
+        #: The game's optional members (a board to draw, help on typing a move), checked once.
+        self.caps = capabilities(self.game)
         if self.start is None:
             self.start = self.game.initial_state()
         if self.delay is None:
@@ -383,7 +382,7 @@ class Session:
         return f"{self.names[side]} ({seat.kind})"
 
     def move_help(self, state: Any) -> str:
-        text = getattr(self.game, "move_help", None)
+        text = self.caps.help.move_help if self.caps.help is not None else None
         if isinstance(text, str) and text:
             return text
         examples = [self.game.format_move(state, m) for m in list(self.game.legal_moves(state))[:2]]
@@ -582,15 +581,15 @@ class Session:
     def show_board(self, state: Any, history: list[Any], moves: list[Any], *, winning: Sequence[tuple[int, int]] = ()) -> None:
         game, ui = self.game, self.ui
         ui.say()
-        if not has_board(game):
+        board = self.caps.board
+        if board is None:
             ui.say(game.render(state))
             if moves:
                 ui.say(f"last move: {game.format_move(history[-2], moves[-1])}")
             return
         last: tuple[int, int] | None = None
-        move_cell = getattr(game, "move_cell", None)
-        if moves and move_cell is not None:
-            row, column = move_cell(history[-2], moves[-1])
+        if moves:
+            row, column = board.move_cell(history[-2], moves[-1])
             last = (row, column)
         rows = board_rows(game, state, last=last, winning=winning, plain=not ui.fancy)
         ui.show_rows(rows, self._styles)
@@ -608,7 +607,7 @@ class Session:
         if not self.show_boards:
             ui.say(f"Game {number}: {line} {' '.join(self._texts(history, moves))}")
             return
-        winning_cells = getattr(game, "winning_cells", None)
-        winning = tuple(winning_cells(state)) if winning_cells is not None else ()
+        board = self.caps.board
+        winning = tuple(board.winning_cells(state)) if board is not None else ()
         self.show_board(state, history, moves, winning=winning)
         ui.say(line, style=style)

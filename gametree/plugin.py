@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from . import hookspecs
-from .game import Game, GameInfo
+from .game import Game, GameInfo, IncompleteCapabilityError, capabilities
 
 if TYPE_CHECKING:
     from .tree.recorder import SearchTree
@@ -94,6 +94,10 @@ class GameSpec:
         if missing or not isinstance(getattr(game, "info", None), GameInfo):
             what = f"lacks {', '.join(missing)}" if missing else "has no GameInfo in .info"
             raise PluginError(f"plugin {self.source or '?'}: game {self.name!r} is malformed: it {what}")
+        try:
+            capabilities(game)  # all of each optional capability or none of it, checked once here
+        except IncompleteCapabilityError as exc:
+            raise PluginError(f"plugin {self.source or '?'}: game {self.name!r} is malformed: {exc}") from None
         return game
 
 
