@@ -255,10 +255,9 @@ class ConnectFour:
         """Whether moves to ``cells`` after ``moves`` moves are ordered by threats (else centre first).
 
         While more than 12 cells are empty, always; while more than 8 are, when
-        at least 4 moves are playable.  Against the first rule alone: Pons's
-        end-game set 45.6 -> 37.9 nodes and 0.16 -> 0.14 ms per position, the
-        middle-game set 459 -> 433 nodes in about the same time.  Ordering
-        always while more than 8 (or 6) are empty made the middle-game set slower.
+        at least 4 moves are playable: fewer nodes than the first rule alone,
+        and ordering always while more than 8 (or 6) are empty was slower
+        (docs/performance-log.md has the figures).
         """
         return moves < self._order_until or (moves < self._order_late and cells.bit_count() >= 4)
 
@@ -268,10 +267,8 @@ class ConnectFour:
         A move scores the winning cells it creates, plus one if it lands two cells
         below one of the mover's winning cells while more than 14 cells are empty:
         the opponent can then never take the cell between without giving the mover
-        the win, so the column is the mover's to close.  Pons's middle-game set,
-        every 4th position: 401.0 -> 363.0 nodes per position, -7% instructions;
-        the empty boards about the same.  Nearer the end too: the middle-game set
-        345.3 nodes, but the end-game set 35.2 -> 35.7 (+1.2% instructions).
+        the win, so the column is the mover's to close.  It pays in the middle
+        of the game, not nearer the end (docs/performance-log.md).
 
         ``current``, ``moves`` and ``mine`` are the stones, the moves played and
         the threat cells of the side to move.  The threat cells computed here are
@@ -359,8 +356,8 @@ class ConnectFour:
         """``has_safe_move(play(state, move))``, without building the state.
 
         The solver asks it of a parent's moves when that question alone settles
-        each child (see :mod:`gametree.search.exact`): a third of the nodes of Pons's
-        middle-game set.
+        each child (see :mod:`gametree.search.engine`), which happens at many
+        of its nodes.
         """
         current, mask, _, _, mine, _ = state
         bit = (mask + self._bottom_bit[move]) & self._column_mask[move]
@@ -390,7 +387,7 @@ class ConnectFour:
         tuple from a table: do not modify it.
         """
         current, mask, moves, _, mine, theirs = state
-        # As _safe_cells, written out: calling it here costs 1% more on Pons's sets.
+        # As _safe_cells, written out: this is the solver's hottest call.
         possible = (mask + self.bottom) & self.board_mask
         forced = possible & theirs
         if forced:
@@ -411,8 +408,7 @@ class ConnectFour:
 
         The solver asks it where it will only ask of each move whether the
         opponent has a safe reply (:meth:`has_safe_reply`): ordering by threats
-        costs more there than it saves (Pons's middle-game set: 4.1% fewer
-        instructions).  A shared tuple: do not modify it.
+        costs more there than it saves.  A shared tuple: do not modify it.
         """
         safe = self._safe_cells(state.mask, state.theirs)
         if not safe:
@@ -424,11 +420,9 @@ class ConnectFour:
         """The columns of ``cells`` (at most one per column) as ordered late in the game, remembered in ``_late``.
 
         Moves that fill a column first (a cell of the top row leaves the opponent
-        no cell above it), then centre first.  Against centre first alone: Pons's
-        end-game set 37.8 -> 35.2 nodes per position, the middle-game set 414.5 ->
-        401.0 (every 4th position), empty 6x5 2.72M -> 2.56M, 4x6 281,170 -> 243,023.
-        Playing the highest cell first, row by row, was no better; moves under one's
-        own threat last did not help either.
+        no cell above it), then centre first: fewer nodes than centre first alone
+        (docs/performance-log.md).  Playing the highest cell first, row by row, was
+        no better; moves under one's own threat last did not help either.
         """
         late = self._late
         if len(late) > 100_000:
@@ -588,13 +582,6 @@ class ConnectFour:
         if self.aligned(current) or (won and self.aligned(last ^ bit)):
             raise GameOverError("cannot replay")
         return _new_state(C4State, (current, mask, moves, won, self.threats(current, mask), self.threats(last, mask)))
-
-    def position(self, text: str) -> C4State:
-        """The state after a move sequence like ``4453`` (legality checked)."""
-        from gametree import play_text
-
-        state: C4State = play_text(self, text)
-        return state
 
     def stones(self, state: C4State, player: int) -> int:
         """The bitboard of ``player``'s stones (0 = first player)."""

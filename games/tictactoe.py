@@ -334,14 +334,6 @@ class TicTacToe:
             rows.append(f"{chr(ord('A') + r)} {cells}")
         return "\n".join(rows)
 
-    def winning_line(self, state: TTTState) -> int:
-        """The mask of a completed line (0 if none)."""
-        for marks in (state.x, state.o):
-            for line in self.lines:
-                if marks & line == line:
-                    return line
-        return 0
-
     # -- board display (optional members used by `gametree play`) -----------------
     @property
     def row_labels(self) -> tuple[str, ...]:

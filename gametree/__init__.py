@@ -24,12 +24,13 @@ from .game import (
     win_score,
 )
 from .hookspecs import hookimpl
-from .plugin import Exporter, GameSpec, Option, PluginError, PluginLoadError, Registry, load, make_plugin_manager
+from .plugin import AlgorithmSpec, Exporter, GameSpec, PlayerSpec, Option, PluginError, PluginLoadError, Registry, load, make_plugin_manager
 from .search import MoveValue, Scored, SearchResult, SearchStats, alphabeta, minimax, solver
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AlgorithmSpec",
     "Bound",
     "Entry",
     "Exporter",
@@ -43,6 +44,7 @@ __all__ = [
     "MoveValue",
     "Option",
     "Outcome",
+    "PlayerSpec",
     "PluginError",
     "PluginLoadError",
     "Registry",

@@ -31,31 +31,29 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 def gametree_register_games(registry: Registry) -> None:
     """Add games with ``registry.add_game(GameSpec(...))``.
 
-    Called on every plugin (not firstresult) once, when the plugin manager is
-    built.  A duplicate game name is reported naming both plugins.
+    Called on every plugin (not firstresult) once, when the registry is built
+    (:func:`gametree.load`).  A duplicate game name is reported naming both plugins.
     """
 
 
 @hookspec
 def gametree_register_algorithms(registry: Registry) -> None:
-    """Add search algorithms with ``registry.add_algorithm(name, function)``.
+    """Add search algorithms with ``registry.add_algorithm(AlgorithmSpec(...))``.
 
-    The function is called as ``function(game, state, **options)`` and returns
-    a :class:`gametree.search.SearchResult`.  For many positions in a row
-    (``gametree solve --batch``) it is bound once with
-    :func:`gametree.search.prepare`; a function that can set itself up once for
-    all of them may offer ``function.prepare(game, **options)``, returning a
-    callable that takes the state.  One that can prove a position's score
-    without building a whole result may also offer
-    ``function.prepare_scores(game, **options)``, whose callable returns a
-    :class:`gametree.search.Scored` (see :func:`gametree.search.prepare_scores`).
-    Called on every plugin once.
+    The spec's ``search(game, state, **options)`` returns a
+    :class:`gametree.search.SearchResult`; ``takes`` names the shared search
+    options it understands and ``options`` declares its own (``gametree solve``
+    offers them as flags, and refuses a flag the chosen algorithm does not take).
+    For many positions in a row (``gametree solve --batch``) an algorithm that
+    can set itself up once gives ``prepare`` and ``prepare_scores`` (see
+    :func:`gametree.search.prepare`).  The built-in algorithms register through
+    this hook too (``gametree.search.algorithms``).  Called on every plugin once.
     """
 
 
 @hookspec
 def gametree_register_exporters(registry: Registry) -> None:
-    """Add search-tree exporters with ``registry.add_exporter(name, exporter)``.
+    """Add search-tree exporters with ``registry.add_exporter(name, Exporter(...))``.
 
     Called on every plugin once.
     """
@@ -68,5 +66,6 @@ def gametree_register_players(registry: Registry) -> None:
     ``factory()`` returns a new :class:`gametree.play.Player` (an object with
     ``human: bool`` and ``choose(game, state, rng) -> move``); it is called
     once per seat, so a player may keep state (a transposition table) between
-    moves.  Called on every plugin (not firstresult) once.
+    moves.  The registry keeps it as a :class:`gametree.plugin.PlayerSpec`,
+    which builds a player when called.  Called on every plugin (not firstresult) once.
     """

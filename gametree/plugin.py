@@ -26,8 +26,8 @@ import os
 import stat
 import sys
 import zlib
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -36,9 +36,9 @@ from . import hookspecs
 from .game import Game, GameInfo, IncompleteCapabilityError, capabilities
 
 if TYPE_CHECKING:
-    from .tree.recorder import SearchTree
+    from .tree.model import SearchTree
 
-__all__ = ["Exporter", "GameSpec", "Option", "PluginLoadError", "PluginError", "Registry", "UnknownGameError", "make_plugin_manager", "load"]
+__all__ = ["SEARCH_OPTIONS", "AlgorithmSpec", "Exporter", "GameSpec", "Option", "PlayerSpec", "PluginLoadError", "PluginError", "Registry", "UnknownGameError", "make_plugin_manager", "load"]
 
 _OPTION_TYPES = (int, float, str, bool)
 
@@ -119,6 +119,54 @@ class Exporter:
     summary: str = ""
     #: True if it needs a Graphviz ``dot`` program.
     needs_dot: bool = False
+    #: Filled in by the registry: which plugin registered it.
+    source: str = ""
+
+
+#: The search options every algorithm may take, by keyword: what ``gametree solve`` offers as
+#: --depth, --time-limit, --no-cache/--cache-size, --no-symmetry, --weak and --best-only, and
+#: ``pv`` (follow the principal variation).  An :class:`AlgorithmSpec` names those it takes.
+SEARCH_OPTIONS = frozenset({"depth", "time_limit", "cache", "symmetry", "weak", "all_moves", "pv"})
+
+
+@dataclass(frozen=True, slots=True)
+class AlgorithmSpec:
+    """A named search algorithm, registered with ``registry.add_algorithm(AlgorithmSpec(...))``.
+
+    ``search(game, state, **options)`` returns a :class:`gametree.search.SearchResult`.
+    ``takes`` names the shared :data:`SEARCH_OPTIONS` it understands; ``options``
+    are its own, offered by ``gametree solve`` as ``--NAME`` (like a game's), so a
+    flag an algorithm does not take is refused, never silently ignored.
+    ``prepare(game, **options)``, if given, sets the search up once for many
+    positions and returns a callable taking the state; ``prepare_scores`` the same
+    for a position's score alone (a :class:`gametree.search.Scored`).
+    ``exact``: it proves values (and can solve subproblems in parallel).
+    """
+
+    name: str
+    search: Callable[..., Any]
+    summary: str = ""
+    takes: frozenset[str] = frozenset()
+    options: tuple[Option, ...] = ()
+    prepare: Callable[..., Callable[[Any], Any]] | None = None
+    prepare_scores: Callable[..., Callable[[Any], Any]] | None = None
+    exact: bool = False
+    #: Filled in by the registry: which plugin registered it.
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSpec:
+    """A kind of player for ``gametree play --x NAME``: calling the spec builds a new player."""
+
+    name: str
+    factory: Callable[[], Any]
+    #: Filled in by the registry: which plugin registered it.
+    source: str = ""
+
+    def __call__(self) -> Any:
+        """A new player (an object with ``human: bool`` and ``choose(game, state, rng)``)."""
+        return self.factory()
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,57 +182,72 @@ class PluginLoadError:
         return f"plugin {self.name}{origin} failed: {self.error}"
 
 
+def _simple_word(name: object) -> bool:
+    return isinstance(name, str) and name.replace("-", "").replace("_", "").isalnum()
+
+
 @dataclass
 class Registry:
-    """What the plugins registered: games, algorithms, exporters, and load errors."""
+    """What the plugins registered, by name and sorted, each with the plugin it came from; and load errors."""
 
     games: dict[str, GameSpec] = field(default_factory=dict)
-    algorithms: dict[str, Callable[..., Any]] = field(default_factory=dict)
-    exporters: dict[str, Any] = field(default_factory=dict)
-    #: Players for ``gametree play``: name -> factory returning a new player.
-    players: dict[str, Callable[[], Any]] = field(default_factory=dict)
+    algorithms: dict[str, AlgorithmSpec] = field(default_factory=dict)
+    exporters: dict[str, Exporter] = field(default_factory=dict)
+    players: dict[str, PlayerSpec] = field(default_factory=dict)
     errors: list[PluginLoadError] = field(default_factory=list)
-    sources: dict[str, str] = field(default_factory=dict)
     #: The plugin whose hook is running (set by the loader).
     current: str = ""
+
+    def _check_new(self, kind: str, name: object, known: Mapping[str, Any]) -> None:
+        if not _simple_word(name):
+            raise PluginError(f"{kind} name {name!r} is not a simple word")
+        if name in known:
+            raise PluginError(f"{kind} {name!r} is registered twice: by {known[name].source} and by {self.current}")  # type: ignore[index]
+
+    @staticmethod
+    def _check_options(kind: str, name: str, options: Sequence[Option]) -> None:
+        for option in options:
+            if not isinstance(option, Option) or option.type not in _OPTION_TYPES:
+                raise PluginError(f"{kind} {name!r}: options must be Option(name, type in int/float/str/bool, ...)")
 
     def add_game(self, spec: GameSpec) -> None:
         if not isinstance(spec, GameSpec):
             raise PluginError(f"add_game expects a GameSpec, got {type(spec).__name__}")
-        if not (isinstance(spec.name, str) and spec.name.replace("-", "").replace("_", "").isalnum()):
-            raise PluginError(f"game name {spec.name!r} is not a simple word")
+        self._check_new("game", spec.name, self.games)
         if not callable(spec.factory):
             raise PluginError(f"game {spec.name!r}: factory is not callable")
-        for option in spec.options:
-            if not isinstance(option, Option) or option.type not in _OPTION_TYPES:
-                raise PluginError(f"game {spec.name!r}: options must be Option(name, type in int/float/str/bool, ...)")
-        if spec.name in self.games:
-            raise PluginError(f"game {spec.name!r} is registered twice: by {self.games[spec.name].source} and by {self.current}")
-        self.games[spec.name] = GameSpec(spec.name, spec.factory, spec.summary, tuple(spec.options), self.current)
+        self._check_options("game", spec.name, spec.options)
+        self.games[spec.name] = replace(spec, options=tuple(spec.options), source=self.current)
         self.games = dict(sorted(self.games.items()))
 
-    def add_algorithm(self, name: str, function: Callable[..., Any]) -> None:
-        if name in self.algorithms:
-            raise PluginError(f"algorithm {name!r} is registered twice (again by {self.current})")
-        self.algorithms[name] = function
-        self.sources[f"algorithm:{name}"] = self.current
+    def add_algorithm(self, spec: AlgorithmSpec) -> None:
+        if not isinstance(spec, AlgorithmSpec):
+            raise PluginError(f"add_algorithm expects an AlgorithmSpec, got {type(spec).__name__}")
+        self._check_new("algorithm", spec.name, self.algorithms)
+        if not callable(spec.search):
+            raise PluginError(f"algorithm {spec.name!r}: search is not callable")
+        unknown = set(spec.takes) - SEARCH_OPTIONS
+        if unknown:
+            raise PluginError(f"algorithm {spec.name!r}: unknown search options {', '.join(sorted(unknown))} (known: {', '.join(sorted(SEARCH_OPTIONS))})")
+        self._check_options("algorithm", spec.name, spec.options)
+        self.algorithms[spec.name] = replace(spec, takes=frozenset(spec.takes), options=tuple(spec.options), source=self.current)
+        self.algorithms = dict(sorted(self.algorithms.items()))
 
-    def add_exporter(self, name: str, exporter: Any) -> None:
-        if name in self.exporters:
-            raise PluginError(f"exporter {name!r} is registered twice (again by {self.current})")
-        self.exporters[name] = exporter
-        self.sources[f"exporter:{name}"] = self.current
+    def add_exporter(self, name: str, exporter: Exporter) -> None:
+        if not isinstance(exporter, Exporter):
+            raise PluginError(f"add_exporter expects an Exporter, got {type(exporter).__name__}")
+        self._check_new("exporter", name, self.exporters)
+        if not callable(exporter.export):
+            raise PluginError(f"exporter {name!r}: export is not callable")
+        self.exporters[name] = replace(exporter, source=self.current)
+        self.exporters = dict(sorted(self.exporters.items()))
 
     def add_player(self, name: str, factory: Callable[[], Any]) -> None:
         """Register a player kind for ``gametree play --x NAME``; ``factory()`` builds one."""
-        if not (isinstance(name, str) and name.replace("-", "").replace("_", "").isalnum()):
-            raise PluginError(f"player name {name!r} is not a simple word")
+        self._check_new("player", name, self.players)
         if not callable(factory):
             raise PluginError(f"player {name!r}: factory is not callable")
-        if name in self.players:
-            raise PluginError(f"player {name!r} is registered twice: by {self.sources[f'player:{name}']} and by {self.current}")
-        self.players[name] = factory
-        self.sources[f"player:{name}"] = self.current
+        self.players[name] = PlayerSpec(name, factory, self.current)
 
     def game(self, name: str) -> GameSpec:
         try:
@@ -397,12 +460,7 @@ def make_plugin_manager(
 
 def build_registry(pm: PluginManager) -> Registry:
     """Call the registration hooks plugin by plugin, so one plugin's error spares the rest."""
-    from .search import ALGORITHMS
-
     registry = Registry(errors=list(pm.load_errors))
-    registry.current = "gametree (built in)"
-    for name, function in ALGORITHMS.items():
-        registry.add_algorithm(name, function)
     for hook_name in ("gametree_register_algorithms", "gametree_register_games", "gametree_register_exporters", "gametree_register_players"):
         hook = getattr(pm.hook, hook_name)
         for impl in hook.get_hookimpls():  # registration order: entry points, then -p

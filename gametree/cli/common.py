@@ -18,7 +18,7 @@ import click
 from ..game import GameError, play_text
 from ..plugin import GameSpec, Option, PluginError, Registry, build_registry, make_plugin_manager
 
-__all__ = ["GameGroup", "game_group", "game_options", "make_game", "position_of", "registry_of", "split_game_options"]
+__all__ = ["GameGroup", "click_option", "game_group", "game_options", "make_game", "position_of", "registry_of", "split_game_options"]
 
 
 # -- plugin registry on the root context ---------------------------------------------
@@ -35,7 +35,7 @@ def registry_of(ctx: click.Context) -> Registry:
     return registry
 
 
-def _click_option(option: Option) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def click_option(option: Option) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     flag = "--" + option.name.replace("_", "-")
     default_text = "" if option.default is None else f" [default: {option.default}]"
     if option.type is bool:
@@ -49,7 +49,7 @@ def game_options(spec: GameSpec) -> Callable[[Callable[..., Any]], Callable[...,
 
     def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
         for option in reversed(spec.options):
-            function = _click_option(option)(function)
+            function = click_option(option)(function)
         return function
 
     return decorate

@@ -44,7 +44,7 @@ cli.add_command(learn)
 
 
 def _skip_exit_collections() -> None:
-    """Spare the interpreter's garbage collections at exit (about 10 ms, most of a short run's teardown).
+    """Spare the interpreter's garbage collections at exit (most of a short run's teardown).
 
     At exit the interpreter runs full collections over every object of the run (the
     tens of thousands of classes, functions and modules that start-up made) only to
@@ -66,8 +66,7 @@ def _freeze_collector() -> None:
 
     Called at start, it keeps the objects of start-up out of the run's full
     collections: they live as long as the process, yet every full collection
-    would walk them again (one such collection in a batch of a thousand
-    positions: about 7 ms).  At exit, see :func:`_skip_exit_collections`.
+    would walk them again.  At exit, see :func:`_skip_exit_collections`.
     """
     if not (sys.flags.dev_mode or gc.get_debug()):
         gc.freeze()

@@ -16,9 +16,9 @@ from typing import Any
 
 import click
 
-from ..game import GameError, play_text
-from ..plugin import GameSpec
-from .common import GameGroup, game_group, game_options, make_game, position_of, registry_of, split_game_options
+from ..game import GameError, capabilities, play_text
+from ..plugin import AlgorithmSpec, GameSpec, Option, Registry
+from .common import GameGroup, click_option, game_group, game_options, make_game, position_of, registry_of, split_game_options
 
 __all__ = ["CACHE_SIZE", "solve"]
 
@@ -27,24 +27,72 @@ __all__ = ["CACHE_SIZE", "solve"]
 CACHE_SIZE = "3M"
 
 
+#: The parameters of every solve command; any other (beside the game's) is an algorithm's own option.
+_COMMAND_PARAMS = frozenset(
+    {"moves", "algorithm", "depth", "time_limit", "best_only", "weak", "no_cache", "cache_size", "no_symmetry", "batch", "as_json", "workers", "scheduler", "split_ply"}
+)
+
+#: The shared search flags: the search option each sets, and its click declaration.
+_SHARED_FLAGS: tuple[tuple[str, Callable[[Callable[..., Any]], Callable[..., Any]]], ...] = (
+    ("depth", click.option("--depth", type=click.IntRange(min=1), default=None, help="Depth limit; leaves are scored by the game's heuristic.")),
+    ("time_limit", click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Anytime search (iterative deepening): the best answer found in SECONDS, marked unproven if cut short; mcts: stop after SECONDS.")),
+    ("all_moves", click.option("--best-only", is_flag=True, help="Only the position's score and one best move with its line, not every move's score: much faster on big boards.")),
+    ("weak", click.option("--weak", is_flag=True, help="Prove only who wins (win, draw or loss), not how fast: much faster on won and lost positions.")),
+    ("cache", click.option("--no-cache", is_flag=True, help="Search without a transposition cache.")),
+    ("cache", click.option("--cache-size", default=CACHE_SIZE, show_default=True, metavar="SIZE", help="Cache bound: entries (500000, 2M) or memory (256MB).")),
+    ("symmetry", click.option("--no-symmetry", is_flag=True, help="Key the cache by position, not by canonical symmetric key.")),
+)
+
+
+def _applies(help: str, names: list[str]) -> str:
+    return f"{help} [{', '.join(names)}]"
+
+
+def _algorithm_options(registry: Registry | None, taken: set[str]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The shared search flags some registered algorithm takes, and each algorithm's own
+    options, every help saying which algorithms it applies to."""
+    specs = list(registry.algorithms.values()) if registry is not None else []
+    decorators = []
+    for name, declared in _SHARED_FLAGS:
+        users = [s.name for s in specs if name in s.takes]
+        if users or registry is None:
+            decorators.append((declared, users))
+    own: dict[str, tuple[Option, list[str]]] = {}
+    for spec in specs:
+        for option in spec.options:
+            if option.name in taken:
+                continue  # a game option or shared flag of that name wins
+            if option.name not in own:
+                own[option.name] = (option, [])
+            own[option.name][1].append(spec.name)
+
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+        for option, users in reversed(own.values()):
+            function = click_option(dataclasses.replace(option, help=_applies(option.help, users)))(function)
+        for declared, users in reversed(decorators):
+            function = declared(function)
+            if users:  # the help names the algorithms that take the flag
+                parameter = function.__click_params__[-1]  # type: ignore[attr-defined]
+                parameter.help = _applies(parameter.help or "", users)
+        return function
+
+    return decorate
+
+
 def _solve_command(spec: GameSpec) -> click.Command:
+    context = click.get_current_context(silent=True)
+    registry = registry_of(context) if context is not None else None
+    names = ", ".join(registry.algorithms) if registry is not None else "solver, alphabeta, minimax, mcts"
+    taken = {o.name for o in spec.options} | _COMMAND_PARAMS
+
     @click.command(name=spec.name, help=f"Solve {spec.summary or spec.name}.")
     @game_options(spec)
     @click.option("--moves", default="", metavar="MOVES", help="Solve the position after these moves (e.g. \"B2 A1\").")
-    @click.option("--algorithm", "-a", default="solver", show_default=True, help="Search algorithm: solver (exact, fastest), alphabeta, minimax, mcts, or one a plugin adds (see 'gametree games').")
-    @click.option("--depth", type=click.IntRange(min=1), default=None, help="Depth limit; leaves are scored by the game's heuristic.")
-    @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Anytime search (iterative deepening): the best answer found in SECONDS, marked unproven if cut short; mcts: stop after SECONDS.")
-    @click.option("--best-only", is_flag=True, help="Only the position's score and one best move with its line, not every move's score: much faster on big boards.")
-    @click.option("--weak", is_flag=True, help="Prove only who wins (win, draw or loss), not how fast: much faster on won and lost positions (solver).")
-    @click.option("--no-cache", is_flag=True, help="Search without a transposition cache.")
-    @click.option("--cache-size", default=CACHE_SIZE, show_default=True, metavar="SIZE", help="Cache bound: entries (500000, 2M) or memory (256MB).")
-    @click.option("--no-symmetry", is_flag=True, help="Key the cache by position, not by canonical symmetric key.")
+    @click.option("--algorithm", "-a", default="solver", show_default=True, help=f"Search algorithm: {names} (see 'gametree games').")
+    @_algorithm_options(registry, taken)
     @click.option("--batch", type=click.File("r"), default=None, metavar="FILE", help="Solve one position per line of FILE ('-' for stdin); print 'position score'.")
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (one per line with --batch).")
-    @click.option("--iterations", type=click.IntRange(min=1), default=None, metavar="N", help="Monte Carlo iterations (mcts; default 10000 unless --time-limit).")
-    @click.option("--exploration", type=click.FloatRange(min=0), default=None, metavar="C", help="UCT exploration constant (mcts; default 1.0).")
-    @click.option("--seed", type=int, default=None, help="Seed for the random playouts (mcts).")
-    @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N", help="Solve subproblems in N processes (solver or alphabeta; see docs/parallel.md).")
+    @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N", help="Solve subproblems in N processes (exact algorithms; see docs/parallel.md).")
     @click.option("--scheduler", default=None, metavar="ADDRESS", help="Solve subproblems on a Dask cluster, e.g. tcp://host:8786 (needs gametree[dask]).")
     @click.option("--split-ply", type=click.IntRange(min=1), default=None, metavar="PLY", help="With --workers/--scheduler: split this many moves down [default: automatic].")
     @click.pass_context
@@ -52,28 +100,28 @@ def _solve_command(spec: GameSpec) -> click.Command:
         game_params, params = split_game_options(spec, params)
         registry = registry_of(ctx)
         game = make_game(spec, game_params)
-        algorithm = params["algorithm"]
-        if algorithm not in registry.algorithms:
-            raise click.BadParameter(f"unknown algorithm {algorithm!r} (choose from {', '.join(sorted(registry.algorithms))})", param_hint="--algorithm")
-        function = registry.algorithms[algorithm]
-        options = _search_options(function, algorithm, params)
+        name = params["algorithm"]
+        if name not in registry.algorithms:
+            raise click.BadParameter(f"unknown algorithm {name!r} (choose from {', '.join(registry.algorithms)})", param_hint="--algorithm")
+        algorithm = registry.algorithms[name]
+        options = _search_options(algorithm, params)
         parallel = params["workers"] is not None or params["scheduler"] is not None
         if params["split_ply"] is not None and not parallel:
             raise click.UsageError("--split-ply needs --workers or --scheduler")
-        if params["weak"] and parallel:
+        if params.get("weak") and parallel:
             raise click.UsageError("--weak solves in one process: drop --workers/--scheduler")
-        if params["best_only"] and parallel:
+        if params.get("best_only") and parallel:
             raise click.UsageError("--workers/--scheduler split the work by move and score every move: drop --best-only")
         if params["batch"] is not None and not parallel:
-            _solve_batch(game, function, options, params["batch"], params["as_json"])
+            _solve_batch(game, algorithm, options, params["batch"], params["as_json"])
             return
         state = position_of(game, params["moves"])
         if parallel:  # split into subproblems solved by worker processes or a Dask cluster
             from ..search.parallel import solve_command
 
-            result = solve_command(game, state, algorithm, options, params)
+            result = solve_command(game, state, name, options, params)
         else:
-            result = _run(function, game, state, options)
+            result = _run(algorithm, game, state, options)
         if params["as_json"]:
             data = {"game": spec.name, "options": game_params, "moves": params["moves"], **dataclasses.asdict(result)}
             click.echo(json.dumps(data))
@@ -85,81 +133,77 @@ def _solve_command(spec: GameSpec) -> click.Command:
     return command
 
 
-def _search_options(function: Callable[..., Any], algorithm: str, params: dict[str, Any]) -> dict[str, Any]:
+def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any]) -> dict[str, Any]:
     """The search options the algorithm takes; a flag it does not take is an error, not ignored."""
-    import inspect
-
     from ..search.table import parse_cache_size
 
-    parameters = inspect.signature(function).parameters
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
     cache: Any = None
-    if not params["no_cache"]:
+    if not params.get("no_cache"):
         try:
-            cache = parse_cache_size(params["cache_size"])
+            cache = parse_cache_size(params.get("cache_size") or CACHE_SIZE)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--cache-size") from None
     # name: (value, given by the user?, flag)
     wanted = {
-        "depth": (params["depth"], params["depth"] is not None, "--depth"),
-        "time_limit": (params["time_limit"], params["time_limit"] is not None, "--time-limit"),
-        "cache": (cache, params["no_cache"] or params["cache_size"] != CACHE_SIZE, "--no-cache/--cache-size"),
-        "symmetry": (not params["no_symmetry"], params["no_symmetry"], "--no-symmetry"),
-        "weak": (params["weak"], params["weak"], "--weak"),
-        "all_moves": (not params["best_only"], params["best_only"], "--best-only"),
+        "depth": (params.get("depth"), params.get("depth") is not None, "--depth"),
+        "time_limit": (params.get("time_limit"), params.get("time_limit") is not None, "--time-limit"),
+        "cache": (cache, bool(params.get("no_cache")) or params.get("cache_size", CACHE_SIZE) != CACHE_SIZE, "--no-cache/--cache-size"),
+        "symmetry": (not params.get("no_symmetry"), bool(params.get("no_symmetry")), "--no-symmetry"),
+        "weak": (bool(params.get("weak")), bool(params.get("weak")), "--weak"),
+        "all_moves": (not params.get("best_only"), bool(params.get("best_only")), "--best-only"),
     }
     options: dict[str, Any] = {}
     for name, (value, given, flag) in wanted.items():
-        if takes_any or name in parameters:
+        if name in algorithm.takes:
             if given or name not in ("weak", "all_moves"):  # the algorithms' own defaults
                 options[name] = value
         elif given:
-            raise click.UsageError(f"{flag} does not apply to --algorithm {algorithm}")
-    if params["weak"] and (params["depth"] is not None or params["time_limit"] is not None):
+            raise click.UsageError(f"{flag} does not apply to --algorithm {algorithm.name}")
+    if params.get("weak") and (params.get("depth") is not None or params.get("time_limit") is not None):
         raise click.UsageError("--weak proves the value: it does not combine with --depth or --time-limit")
-    # Monte Carlo options go only to algorithms that name them (not through **options).
-    for name, flag in (("iterations", "--iterations"), ("exploration", "--exploration"), ("seed", "--seed")):
-        if params[name] is not None:
-            if name not in parameters:
-                raise click.UsageError(f"{flag} does not apply to --algorithm {algorithm}")
-            options[name] = params[name]
+    own = {option.name for option in algorithm.options}
+    for name, value in params.items():
+        if name not in _COMMAND_PARAMS and value is not None:
+            if name not in own:
+                raise click.UsageError(f"--{name.replace('_', '-')} does not apply to --algorithm {algorithm.name}")
+            options[name] = value
     return options
 
 
-def _run(function: Callable[..., Any], game: Any, state: Any, options: dict[str, Any]) -> Any:
+def _run(algorithm: AlgorithmSpec, game: Any, state: Any, options: dict[str, Any]) -> Any:
     try:
-        return function(game, state, **options)
+        return algorithm.search(game, state, **options)
     except GameError as exc:
         raise click.ClickException(str(exc)) from None
 
 
-def _split_batch_line(game: Any, line: str) -> tuple[str, int | None]:
+def _split_batch_line(compact: bool, line: str) -> tuple[str, int | None]:
     """``MOVES [EXPECTED]``: the expected score follows a tab or comma, or (for a
-    compact notation like Connect Four's ``4453``) the first space."""
+    ``compact`` notation like Connect Four's ``4453``, which the game splits itself) the first space."""
     for sep in ("\t", ","):
         if sep in line:
             moves, _, expected = line.rpartition(sep)
             return moves.strip(), int(expected)
     fields = line.split()
-    if hasattr(game, "split_moves") and len(fields) == 2:
+    if compact and len(fields) == 2:
         return fields[0], int(fields[1])
     return line.strip(), None
 
 
-def _solve_batch(game: Any, function: Callable[..., Any], options: dict[str, Any], stream: Any, as_json: bool) -> None:
+def _solve_batch(game: Any, algorithm: AlgorithmSpec, options: dict[str, Any], stream: Any, as_json: bool) -> None:
     """Solve one position per line with one cache for the whole batch; only root scores."""
     from ..search import prepare_scores
 
     # One search set up for the whole batch (the solver's functions are built once), for the scores alone.
-    solve = prepare_scores(function, game, **options)
+    solve = prepare_scores(algorithm, game, **options)
     # One line per position, buffered as stdout is (click.echo would flush every line: a
-    # write and a wake-up of the reader per position, 30-70 us each through a pipe here).
+    # write and a wake-up of the reader per position).
     write = sys.stdout.write
-    # One encoder for every line, not watching for cycles (a line's object holds no containers):
-    # a fifth less time per line than json.dumps.
+    # One encoder for every line, not watching for cycles (a line's object holds no containers).
     encode = json.JSONEncoder(check_circular=False).encode
     count = matched = with_expected = nodes = 0
     seconds = 0.0
+    compact = capabilities(game).splitter is not None
     name = getattr(stream, "name", "batch")
     try:
         lines = stream.readlines()
@@ -171,7 +215,7 @@ def _solve_batch(game: Any, function: Callable[..., Any], options: dict[str, Any
         if not line or line.startswith("#"):
             continue
         try:
-            moves, expected = _split_batch_line(game, line)
+            moves, expected = _split_batch_line(compact, line)
         except ValueError:
             raise click.ClickException(f"{name}:{number}: the expected score must be an integer: {line!r}") from None
         try:

@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from ..game import GameError
-from ..plugin import GameSpec, Registry
+from ..plugin import Exporter, GameSpec, Registry
 from .common import GameGroup, game_group, game_options, make_game, position_of, registry_of, split_game_options
 
 __all__ = ["tree"]
@@ -26,16 +26,16 @@ DEFAULT_MAX_NODES = 400
 COUNT_LIMIT = 2_000_000
 
 
-def _exporter_for(registry: Registry, fmt: str | None, output: str) -> Any:
+def _exporter_for(registry: Registry, fmt: str | None, output: str) -> Exporter:
     exporters = registry.exporters
     if not exporters:
-        raise click.ClickException("no tree exporters are installed (the built-in plugins.exporters did not load)")
+        raise click.ClickException("no tree exporters are installed (the built-in gametree_builtins.plugins.exporters did not load)")
     if fmt is None:
-        suffix = os.path.splitext(output)[1].lower() if output != "-" else ""  # (not pathlib: 5 ms of every start)
+        suffix = os.path.splitext(output)[1].lower() if output != "-" else ""  # (not pathlib: it would load at every start)
         if not suffix:
             fmt = "svg"
         else:
-            matches = [e for e in exporters.values() if suffix in tuple(getattr(e, "suffixes", ()))]
+            matches = [e for e in exporters.values() if suffix in e.suffixes]
             if not matches:
                 raise click.BadParameter(
                     f"cannot tell the format from {output!r}; use --format ({', '.join(sorted(exporters))})", param_hint="--output"
@@ -44,8 +44,6 @@ def _exporter_for(registry: Registry, fmt: str | None, output: str) -> Any:
     exporter = exporters.get(fmt)
     if exporter is None:
         raise click.BadParameter(f"unknown format {fmt!r} (choose from {', '.join(sorted(exporters))})", param_hint="--format")
-    if not callable(getattr(exporter, "export", None)):
-        raise click.ClickException(f"exporter {fmt!r} is malformed: it has no export(tree, options)")
     return exporter
 
 
@@ -78,7 +76,7 @@ def _tree_command(spec: GameSpec) -> click.Command:
         registry = registry_of(ctx)
         exporter = _exporter_for(registry, params["fmt"], params["output"])
         output = params["output"]
-        if output == "-" and getattr(exporter, "binary", False) and sys.stdout.isatty():
+        if output == "-" and exporter.binary and sys.stdout.isatty():
             raise click.UsageError(f"{exporter.name} is binary: write it to a file with -o FILE")
         game = make_game(spec, game_params)
         state = position_of(game, params["moves"])

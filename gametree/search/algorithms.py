@@ -1,4 +1,5 @@
-"""The built-in algorithms by name, and running or preparing any algorithm.
+"""The built-in algorithms, registered through the plugin hook like any plugin's; running or
+preparing an algorithm by name or spec.
 
 >>> from gametree import load
 >>> from gametree.search import run
@@ -14,52 +15,98 @@ from collections.abc import Callable
 from typing import Any
 
 from ..game import Game
+from ..hookspecs import hookimpl
+from ..plugin import AlgorithmSpec, Option, Registry
 from . import exact
 from .classic import alphabeta, minimax
-from .montecarlo import mcts
+from .montecarlo import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, mcts
 from .results import Scored, SearchResult, scores_of
 
-__all__ = ["ALGORITHMS", "prepare", "prepare_scores", "run"]
+__all__ = ["ALGORITHMS", "gametree_register_algorithms", "prepare", "prepare_scores", "run", "spec_of"]
 
-solver = exact.solver
-#: Algorithms by name.  Plugins can add more through ``gametree_register_algorithms``.
-ALGORITHMS: dict[str, Callable[..., SearchResult]] = {"minimax": minimax, "alphabeta": alphabeta, "solver": solver, "mcts": mcts}
-#: Algorithms that set themselves up once for many positions.
-_PREPARE: dict[Callable[..., SearchResult], Callable[..., Callable[[Any], SearchResult]]] = {solver: exact.prepare}
-_PREPARE_SCORES: dict[Callable[..., SearchResult], Callable[..., Callable[[Any], Scored]]] = {solver: exact.prepare_scores}
+_CLASSIC = frozenset({"depth", "time_limit", "cache", "symmetry", "all_moves", "pv"})
+
+#: The built-in algorithms by name.
+ALGORITHMS: dict[str, AlgorithmSpec] = {
+    spec.name: spec
+    for spec in (
+        AlgorithmSpec(
+            "solver",
+            exact.solver,
+            "exact and fastest: null-window narrowing, threat pruning, a bounds table",
+            takes=_CLASSIC | {"weak"},
+            prepare=exact.prepare,
+            prepare_scores=exact.prepare_scores,
+            exact=True,
+        ),
+        AlgorithmSpec("alphabeta", alphabeta, "alpha-beta negamax with a bounds table", takes=_CLASSIC, exact=True),
+        AlgorithmSpec("minimax", minimax, "plain minimax: every node, no pruning (the teaching baseline)", takes=frozenset({"depth", "all_moves", "pv"})),
+        AlgorithmSpec(
+            "mcts",
+            mcts,
+            "Monte Carlo tree search (UCT) with proven-value bounds",
+            takes=frozenset({"depth", "time_limit", "all_moves", "pv"}),
+            options=(
+                Option("iterations", int, None, f"Monte Carlo iterations (default {DEFAULT_ITERATIONS} unless --time-limit)."),
+                Option("exploration", float, None, f"UCT exploration constant (default {DEFAULT_EXPLORATION})."),
+                Option("seed", int, None, "Seed for the random playouts."),
+            ),
+        ),
+    )
+}
 
 
-def run(game: Game[Any, Any], state: Any = None, *, algorithm: str = "alphabeta", **options: Any) -> SearchResult:
-    """Run a search by algorithm name: ``run(game, state, algorithm="solver", weak=True)``."""
-    try:
-        function = ALGORITHMS[algorithm]
-    except KeyError:
-        raise ValueError(f"unknown algorithm {algorithm!r} (choose from {', '.join(sorted(ALGORITHMS))})") from None
-    return function(game, state, **options)
+@hookimpl
+def gametree_register_algorithms(registry: Registry) -> None:
+    """The built-in algorithms, through the same hook as a plugin's."""
+    for spec in ALGORITHMS.values():
+        registry.add_algorithm(spec)
 
 
-def prepare(function: Callable[..., SearchResult], game: Game[Any, Any], **options: Any) -> Callable[[Any], SearchResult]:
-    """``function`` bound to ``game`` and ``options``, for many positions in a row.
+def spec_of(algorithm: AlgorithmSpec | str | Callable[..., SearchResult]) -> AlgorithmSpec:
+    """The spec of an algorithm given by spec, by built-in name, or by its search function
+    (a function that is no built-in gets a spec that takes every option)."""
+    if isinstance(algorithm, AlgorithmSpec):
+        return algorithm
+    if isinstance(algorithm, str):
+        try:
+            return ALGORITHMS[algorithm]
+        except KeyError:
+            raise ValueError(f"unknown algorithm {algorithm!r} (choose from {', '.join(sorted(ALGORITHMS))})") from None
+    for spec in ALGORITHMS.values():
+        if spec.search is algorithm:
+            return spec
+    return AlgorithmSpec(getattr(algorithm, "__name__", "algorithm"), algorithm)
 
-    ``prepare(solver, game, cache=table)(state)`` is ``solver(game, state, cache=table)``.
-    An algorithm that can set itself up once for many positions offers its own
-    ``function.prepare(game, **options)`` (the solver does); any other is just bound.
+
+def run(game: Game[Any, Any], state: Any = None, *, algorithm: AlgorithmSpec | str = "alphabeta", **options: Any) -> SearchResult:
+    """Run a search by algorithm name or spec: ``run(game, state, algorithm="solver", weak=True)``."""
+    result: SearchResult = spec_of(algorithm).search(game, state, **options)
+    return result
+
+
+def prepare(algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: Game[Any, Any], **options: Any) -> Callable[[Any], SearchResult]:
+    """The algorithm bound to ``game`` and ``options``, for many positions in a row.
+
+    ``prepare("solver", game, cache=table)(state)`` is ``solver(game, state, cache=table)``.
+    An algorithm that can set itself up once for many positions says so in its
+    spec (``AlgorithmSpec.prepare``; the solver does); any other is just bound.
     """
-    own = _PREPARE.get(function) or getattr(function, "prepare", None)
-    if own is not None:
-        return own(game, **options)  # type: ignore[no-any-return]
-    return functools.partial(function, game, **options)
+    spec = spec_of(algorithm)
+    if spec.prepare is not None:
+        return spec.prepare(game, **options)
+    return functools.partial(spec.search, game, **options)
 
 
-def prepare_scores(function: Callable[..., SearchResult], game: Game[Any, Any], **options: Any) -> Callable[[Any], Scored]:
+def prepare_scores(algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: Game[Any, Any], **options: Any) -> Callable[[Any], Scored]:
     """As :func:`prepare`, for when only each position's score matters: the callable returns :class:`Scored`.
 
     An algorithm that can prove a score without building a whole
-    :class:`SearchResult` (best move, statistics by depth) offers its own
-    ``prepare_scores`` (the solver does); any other is prepared with
-    ``all_moves=False, pv=False`` and its results cut down.
+    :class:`SearchResult` (best move, statistics by depth) says so in its spec
+    (``AlgorithmSpec.prepare_scores``; the solver does); any other is prepared
+    with ``all_moves=False, pv=False`` and its results cut down.
     """
-    own = _PREPARE_SCORES.get(function) or getattr(function, "prepare_scores", None)
-    if own is not None:
-        return own(game, **options)  # type: ignore[no-any-return]
-    return scores_of(prepare(function, game, **{**options, "all_moves": False, "pv": False}))
+    spec = spec_of(algorithm)
+    if spec.prepare_scores is not None:
+        return spec.prepare_scores(game, **options)
+    return scores_of(prepare(spec, game, **{**options, "all_moves": False, "pv": False}))

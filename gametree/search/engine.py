@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from ..game import Game, capabilities
 from .table import UNLIMITED_DEPTH, TranspositionTable
@@ -40,6 +40,7 @@ __all__ = [
     "BoundKind",
     "Counters",
     "Engine",
+    "Exit",
     "NodeKind",
     "SearchObserver",
     "SearchTimeout",
@@ -63,6 +64,23 @@ BoundKind = Literal["exact", "lower", "upper"]
 CacheUse = Literal["miss", "shallow", "partial", "hit"]
 
 
+class Exit(NamedTuple):
+    """How a node was left: its fail-soft ``value`` and how it was settled.
+
+    ``bound`` says what the value tells of the true one given the window on
+    entry; ``window`` is the window the node searched with (after the score
+    bounds and the table narrowed it; None for plain minimax); ``cache`` what
+    the table did; ``winner`` the winner at a game end (None: a draw).
+    """
+
+    value: float
+    kind: NodeKind
+    bound: BoundKind = "exact"
+    window: tuple[float, float] | None = None
+    cache: CacheUse | None = None
+    winner: int | None = None
+
+
 class SearchObserver(Protocol):
     """What an observed search reports, in order, for every node it visits.
 
@@ -78,16 +96,7 @@ class SearchObserver(Protocol):
 
     def prune(self, moves: Sequence[Any], reason: str) -> None: ...
 
-    def leave(
-        self,
-        value: float,
-        kind: NodeKind,
-        bound: BoundKind = "exact",
-        *,
-        window: tuple[float, float] | None = None,
-        cache: CacheUse | None = None,
-        winner: int | None = None,
-    ) -> None: ...
+    def leave(self, exit: Exit) -> None: ...
 
 
 class SearchTimeout(Exception):
@@ -322,29 +331,27 @@ class Engine:
                 if out is not None:
                     score = terminal(state, out.winner, p)
                     if obs is not None:
-                        obs.leave(score, "terminal", winner=out.winner)
+                        obs.leave(Exit(score, "terminal", winner=out.winner))
                     return score
                 if height >= limit:
                     counters.heuristic += 1
                     value = clamp(evaluate(state))
                     if obs is not None:
-                        obs.leave(value, "heuristic")
+                        obs.leave(Exit(value, "heuristic"))
                     return value
                 if prune:
                     # No score can beat winning with the very next move.
+                    # Nor be worse than losing to the opponent's.
                     top = tops[p]
                     if beta > top:
                         beta = top
-                        if alpha >= beta:
-                            if obs is not None:
-                                obs.leave(beta, "bound", bound_of(beta, a_in, b_in), window=(alpha, beta))
-                            return beta
                     if alpha < -top:
                         alpha = -top
-                        if alpha >= beta:
-                            if obs is not None:
-                                obs.leave(alpha, "bound", bound_of(alpha, a_in, b_in), window=(alpha, beta))
-                            return alpha
+                    if alpha >= beta:
+                        value = beta if beta == top else alpha
+                        if obs is not None:
+                            obs.leave(Exit(value, "bound", bound_of(value, a_in, b_in), window=(alpha, beta)))
+                        return value
             else:
                 # We cannot win now: at best we win with our next move but one.
                 upper = uppers[p]
@@ -352,7 +359,7 @@ class Engine:
                     beta = upper
                     if alpha >= beta:
                         if obs is not None:
-                            obs.leave(beta, "bound", bound_of(beta, a_in, b_in), window=(alpha, beta))
+                            obs.leave(Exit(beta, "bound", bound_of(beta, a_in, b_in), window=(alpha, beta)))
                         return beta
                 # With a safe move, the opponent cannot win with its next move either.  When that
                 # bound settles the node, only whether we have one matters: cheaper to ask than
@@ -361,7 +368,7 @@ class Engine:
                 if lower >= beta:  # (then alpha < lower, as alpha < beta)
                     value = lower if has_safe(state) else stuck(state, p)
                     if obs is not None:
-                        obs.leave(value, "bound", bound_of(value, a_in, b_in), window=(alpha, beta))
+                        obs.leave(Exit(value, "bound", bound_of(value, a_in, b_in), window=(alpha, beta)))
                     return value
 
             hash_move = None
@@ -383,7 +390,7 @@ class Engine:
                             value = lo if lo >= beta else hi if hi <= alpha else lo
                             if obs is not None:
                                 kind = "exact" if lo < beta and hi > alpha else bound_of(value, a_in, b_in)
-                                obs.leave(value, "cache", kind, window=(alpha, beta), cache="hit")
+                                obs.leave(Exit(value, "cache", kind, window=(alpha, beta), cache="hit"))
                             return value
                         if lo > alpha:
                             alpha = lo
@@ -404,13 +411,13 @@ class Engine:
                 if not moves:
                     value = stuck(state, p)
                     if obs is not None:
-                        obs.leave(value, "bound", bound_of(value, a_in, b_in), window=(alpha, beta), cache=cache)
+                        obs.leave(Exit(value, "bound", bound_of(value, a_in, b_in), window=(alpha, beta), cache=cache))
                     return value
                 if alpha < lower:
                     alpha = lower
                     if alpha >= beta:
                         if obs is not None:
-                            obs.leave(alpha, "bound", bound_of(alpha, a_in, b_in), window=(alpha, beta), cache=cache)
+                            obs.leave(Exit(alpha, "bound", bound_of(alpha, a_in, b_in), window=(alpha, beta), cache=cache))
                         return alpha
             if hash_move is not None and len(moves) > 1 and hash_move != moves[0] and hash_move in moves:
                 moves = [hash_move, *(m for m in moves if m != hash_move)]
@@ -419,7 +426,6 @@ class Engine:
             best = NEG_INF
             best_move = None
             deeper = height + 1
-            value: float
             if deeper == len(per_depth):  # room to count the children settled here
                 counters.grow(deeper)
                 per_depth = counters.per_depth
@@ -435,7 +441,7 @@ class Engine:
                     else:
                         value = -stuck(play(state, move), p + 1)
                     if obs is not None:
-                        obs.leave(-value, "bound", bound_of(-value, -beta, -alpha), window=(-beta, -alpha))
+                        obs.leave(Exit(-value, "bound", bound_of(-value, -beta, -alpha), window=(-beta, -alpha)))
                 else:
                     value = -node(play(state, move), -beta, -alpha, deeper)
                 if value > best:
@@ -468,9 +474,9 @@ class Engine:
                     current[key] = (best, best, best_move, stored)
             if obs is not None:
                 if prune:
-                    obs.leave(best, "searched", bound_of(best, a_in, b_in), window=(alpha0, beta), cache=cache)
+                    obs.leave(Exit(best, "searched", bound_of(best, a_in, b_in), window=(alpha0, beta), cache=cache))
                 else:
-                    obs.leave(best, "searched")
+                    obs.leave(Exit(best, "searched"))
             return best
 
         def search(state: Any, alpha: float, beta: float, height: int = 0) -> float:
@@ -487,7 +493,7 @@ class Engine:
                     score = terminal(state, out.winner, p) if out is not None else tops[p]
                     if obs is not None:
                         obs.enter(state, height, alpha, beta)
-                        obs.leave(score, "terminal" if out is not None else "bound", winner=out.winner if out is not None else None)
+                        obs.leave(Exit(score, "terminal" if out is not None else "bound", winner=out.winner if out is not None else None))
                     return score
             base = p - height
             try:

@@ -48,10 +48,10 @@ from .results import MoveValue, SearchResult, SearchStats, freeze, start, value_
 if TYPE_CHECKING:
     from multiprocessing.pool import Pool
 
-__all__ = ["ALGORITHMS", "ParallelError", "Split", "process_pool", "solve_parallel", "split"]
+__all__ = ["EXACT_ALGORITHMS", "ParallelError", "Split", "process_pool", "solve_parallel", "split"]
 
 #: The exact algorithms a subproblem can be solved with.
-ALGORITHMS = ("solver", "alphabeta")
+EXACT_ALGORITHMS = ("solver", "alphabeta")
 #: Aim for about this many subproblems per worker (more balances the load, fewer repeat less work).
 TASKS_PER_WORKER = 6
 #: Never enumerate more positions than this when looking for the split ply.
@@ -193,11 +193,11 @@ class _Answer:
 
 
 def _solve_task(task: _Task) -> _Answer:
-    from .algorithms import ALGORITHMS
+    from .algorithms import run
 
     table = _table(task.game, task.algorithm, task.entries)
     if task.window is None:
-        result = ALGORITHMS[task.algorithm](task.game, task.state, cache=table, all_moves=False, pv=True)
+        result = run(task.game, task.state, algorithm=task.algorithm, cache=table, all_moves=False, pv=True)
         return _Answer(int(result.score), result.pv, result.stats)
     engine = Engine(task.game, table=table, symmetry=True, threats=task.algorithm == "solver")
     base = (table.probes, table.hits, table.stores)
@@ -516,8 +516,8 @@ def solve_parallel(
     and every root move's score.  Ctrl-C (``KeyboardInterrupt``) stops the
     workers before it propagates.
     """
-    if algorithm not in ALGORITHMS:
-        raise ParallelError(f"parallel solving needs an exact algorithm ({' or '.join(ALGORITHMS)}), not {algorithm!r}")
+    if algorithm not in EXACT_ALGORITHMS:
+        raise ParallelError(f"parallel solving needs an exact algorithm ({' or '.join(EXACT_ALGORITHMS)}), not {algorithm!r}")
     if workers < 1:
         raise ParallelError(f"the number of workers must be at least 1, not {workers}")
     state = start(game, state)
@@ -642,8 +642,8 @@ def solve_command(game: Game[Any, Any], state: Any, algorithm: str, options: dic
         raise click.UsageError("--workers and --scheduler solve one position; they do not work with --batch")
     if options.get("depth") is not None or options.get("time_limit") is not None:
         raise click.UsageError("--workers and --scheduler compute exact values: drop --depth and --time-limit")
-    if algorithm not in ALGORITHMS:
-        raise click.BadParameter(f"parallel solving needs an exact algorithm ({' or '.join(ALGORITHMS)}), not {algorithm!r}", param_hint="--algorithm")
+    if algorithm not in EXACT_ALGORITHMS:
+        raise click.BadParameter(f"parallel solving needs an exact algorithm ({' or '.join(EXACT_ALGORITHMS)}), not {algorithm!r}", param_hint="--algorithm")
     table = options.get("cache")
     entries = getattr(table, "max_entries", WORKER_TABLE_ENTRIES)
     workers = params.get("workers") or 1

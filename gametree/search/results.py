@@ -187,9 +187,9 @@ def best_move(engine: Engine, state: Any, value: float, height: int = 0) -> Any:
     moves = game.legal_moves(state)
     table = engine.table
     entry = table.get(engine.keyf(state)) if table is not None else None
-    if entry is not None and entry[2] in moves and entry[2] != moves[0]:
+    if entry is not None and entry.move in moves and entry.move != moves[0]:
         # The table's best move (maybe of a symmetric image: still confirmed) first.
-        moves = [entry[2], *(m for m in moves if m != entry[2])]
+        moves = [entry.move, *(m for m in moves if m != entry.move)]
     for move in moves:
         got = engine.search(game.play(state, move), lo, hi, height + 1)
         if lo < got < hi:

@@ -24,7 +24,7 @@ __all__ = ["Bound", "Entry", "TranspositionTable", "parse_cache_size", "table_of
 #: Depth stored for entries whose subtree was searched without a depth limit.
 UNLIMITED_DEPTH = 1 << 30
 
-#: Rough bytes one entry costs in CPython (dict slot, tuple, key, move): 186 measured.
+#: Rough bytes one entry costs in CPython (dict slot, tuple, key, move), rounded up.
 BYTES_PER_ENTRY = 200
 
 #: The default bound: at most about 600 MB when full; small searches use a fraction.
@@ -41,7 +41,8 @@ class Bound(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """A table entry, typed (:meth:`TranspositionTable.entry`; the table keeps plain tuples).
+    """A table entry, typed, as :meth:`TranspositionTable.get` returns it (the table keeps plain
+    tuples, which the engine reads directly).
 
     The score lies in ``[lower, upper]`` (``-inf``/``inf`` when unbounded) for a
     search to ``depth`` (:data:`UNLIMITED_DEPTH`: to the end); ``move`` was the best move found.
@@ -62,10 +63,11 @@ class Entry:
 class TranspositionTable:
     """Maps ``game.key(state)`` to ``(lower, upper, move, depth)`` tuples.
 
-    A hot search loop may read the ``current`` and ``old`` dictionaries and store
+    The engine's node reads the ``current`` and ``old`` dictionaries and stores
     into ``current`` directly, as :meth:`get` and :meth:`put` do (starting a new
-    generation when ``current`` holds ``generation_size`` entries); it then adds
-    its own counts to ``probes``, ``hits`` and ``stores``.
+    generation when ``current`` holds ``generation_size`` entries), and adds its
+    own counts to ``probes``, ``hits`` and ``stores``: a method call per node
+    would cost more than the probe.
     """
 
     __slots__ = ("max_entries", "generation_size", "current", "old", "probes", "hits", "stores")
@@ -87,27 +89,25 @@ class TranspositionTable:
     def __len__(self) -> int:
         return len(self.current) + len(self.old)
 
-    def get(self, key: Hashable) -> tuple[float, float, Any, int] | None:
+    def get(self, key: Hashable) -> Entry | None:
+        """The entry stored for ``key``, typed, or None; counted as a probe (and a hit)."""
         self.probes += 1
         entry = self.current.get(key)
         if entry is None:
             entry = self.old.get(key)
-        if entry is not None:
-            self.hits += 1
-        return entry
+            if entry is None:
+                return None
+        self.hits += 1
+        return Entry(*entry)
 
     def put(self, key: Hashable, lower: float, upper: float, move: Any, depth: int) -> None:
+        """Store bounds for ``key``; a full current generation becomes the old one first."""
         self.stores += 1
         current = self.current
         if len(current) >= self.generation_size and key not in current:
             self.old = current
             self.current = current = {}
         current[key] = (lower, upper, move, depth)
-
-    def entry(self, key: Hashable) -> Entry | None:
-        """The stored entry for ``key`` as a typed :class:`Entry` (not counted as a probe)."""
-        raw = self.current.get(key) or self.old.get(key)
-        return None if raw is None else Entry(*raw)
 
     def clear(self) -> None:
         self.current, self.old = {}, {}

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..game import Game
 from ..search.classic import root_search
-from ..search.engine import INF, BoundKind, CacheUse, Engine, NodeKind, SearchObserver
+from ..search.engine import INF, Engine, Exit, SearchObserver
 from ..search.results import Root, build_result, freeze, start
 from ..search.table import TranspositionTable, table_of
 from .board import board_attributes, board_labels, last_move_cell
@@ -57,7 +57,7 @@ def observed_root(engine: Engine, state: Any, all_moves: bool) -> Root:
         for m in moves:
             obs.child(m)
             values.append(-engine.exact(game.play(state, m), 1))
-        obs.leave(max(values), "searched", window=(-INF, INF) if engine.prune else None)
+        obs.leave(Exit(max(values), "searched", window=(-INF, INF) if engine.prune else None))
         return Root(moves, values)
     return root_search(engine, state)
 
@@ -80,7 +80,7 @@ class NodeLimit:
     def prune(self, moves: Sequence[Any], reason: str) -> None:
         pass
 
-    def leave(self, value: float, kind: NodeKind, bound: BoundKind = "exact", **info: Any) -> None:
+    def leave(self, exit: Exit) -> None:
         pass
 
 
@@ -203,16 +203,8 @@ class TreeRecorder:
             self.graph.add_edge(parent, node, move=text, order=order, pruned=True, reason=reason, pv=False)
             order += 1
 
-    def leave(
-        self,
-        value: float,
-        kind: NodeKind,
-        bound: BoundKind = "exact",
-        *,
-        window: tuple[float, float] | None = None,
-        cache: CacheUse | None = None,
-        winner: int | None = None,
-    ) -> None:
+    def leave(self, exit: Exit) -> None:
+        value, kind, bound, window, cache, winner = exit
         node, _state, _path = self._stack.pop()
         data = self.graph.nodes[node]
         data.update(value=value, kind=kind, bound=bound, cache=cache, winner=winner)
