@@ -10,7 +10,9 @@ exit, never a traceback.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -18,7 +20,7 @@ import click
 from ..game import GameError, play_text
 from ..plugin import GameSpec, Option, PluginError, Registry, build_registry, make_plugin_manager
 
-__all__ = ["GameGroup", "click_option", "game_group", "game_options", "make_game", "position_of", "registry_of", "split_game_options"]
+__all__ = ["GameGroup", "click_option", "game_group", "progress_bar", "game_options", "make_game", "position_of", "registry_of", "split_game_options"]
 
 
 # -- plugin registry on the root context ---------------------------------------------
@@ -91,10 +93,13 @@ class GameGroup(click.Group):
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
         name = args[0] if args else ""
-        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+        if not name or name.startswith("-"):
+            return super().resolve_command(ctx, args)
+        command = self.get_command(ctx, name)  # built once
+        if command is None:
             known = ", ".join(registry_of(ctx).games) or "none"
             raise click.UsageError(f"unknown game {name!r} (installed: {known}; see 'gametree games')")
-        return super().resolve_command(ctx, args)
+        return name, command, args[1:]
 
 
 def game_group(name: str, help: str) -> Callable[[Callable[[GameSpec], click.Command]], GameGroup]:
@@ -112,3 +117,23 @@ def position_of(game: Any, moves: str) -> Any:
     except GameError as exc:
         raise click.ClickException(str(exc)) from None
 
+
+
+@contextlib.contextmanager
+def progress_bar(what: str) -> Iterator[Callable[[int, int], None]]:
+    """A rich progress bar on standard error (when it is a terminal) with the time left;
+    yields the ``progress(done, total)`` callback."""
+    if not sys.stderr.isatty():
+        yield lambda done, total: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(what, total=None)
+
+        def update(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield update

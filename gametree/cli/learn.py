@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from ..plugin import GameSpec
-from .common import game_group, game_options, make_game, split_game_options
+from .common import game_group, game_options, make_game, progress_bar, split_game_options
 
 __all__ = ["learn"]
 
@@ -38,7 +38,6 @@ def _learn_command(spec: GameSpec) -> click.Command:
         game_params, params = split_game_options(spec, params)
         game = make_game(spec, game_params)
         from ..learn import learn
-        from ..search.parallel import progress_bar
 
         start = time.perf_counter()
         total = params["games"]

@@ -18,7 +18,7 @@ import click
 
 from ..game import GameError, capabilities, play_text
 from ..plugin import AlgorithmSpec, GameSpec, Option, Registry
-from .common import GameGroup, click_option, game_group, game_options, make_game, position_of, registry_of, split_game_options
+from .common import GameGroup, click_option, progress_bar, game_group, game_options, make_game, position_of, registry_of, split_game_options
 
 __all__ = ["CACHE_SIZE", "solve"]
 
@@ -117,9 +117,7 @@ def _solve_command(spec: GameSpec) -> click.Command:
             return
         state = position_of(game, params["moves"])
         if parallel:  # split into subproblems solved by worker processes or a Dask cluster
-            from ..search.parallel import solve_command
-
-            result = solve_command(game, state, name, options, params)
+            result = _solve_parallel(game, state, name, options, params)
         else:
             result = _run(algorithm, game, state, options)
         if params["as_json"]:
@@ -244,6 +242,36 @@ def _solve_batch(game: Any, algorithm: AlgorithmSpec, options: dict[str, Any], s
     click.echo(summary, err=True)
     if matched != with_expected:
         sys.exit(1)
+
+
+def _solve_parallel(game: Any, state: Any, algorithm: str, options: dict[str, Any], params: dict[str, Any]) -> Any:
+    """``gametree solve --workers N`` / ``--scheduler ADDRESS``: one-line errors for the CLI."""
+    from ..search.parallel import EXACT_ALGORITHMS, WORKER_TABLE_ENTRIES, solve_parallel
+
+    if params.get("batch") is not None:
+        raise click.UsageError("--workers and --scheduler solve one position; they do not work with --batch")
+    if options.get("depth") is not None or options.get("time_limit") is not None:
+        raise click.UsageError("--workers and --scheduler compute exact values: drop --depth and --time-limit")
+    if algorithm not in EXACT_ALGORITHMS:
+        raise click.BadParameter(f"parallel solving needs an exact algorithm ({' or '.join(EXACT_ALGORITHMS)}), not {algorithm!r}", param_hint="--algorithm")
+    table = options.get("cache")
+    entries = getattr(table, "max_entries", WORKER_TABLE_ENTRIES)
+    workers = params.get("workers") or 1
+    where = f"on {params['scheduler']}" if params.get("scheduler") else f"in {workers} process{'es' if workers != 1 else ''}"
+    try:
+        with progress_bar(f"solving subproblems {where}") as progress:
+            return solve_parallel(
+                game,
+                state,
+                workers=workers,
+                algorithm=algorithm,
+                scheduler=params.get("scheduler"),
+                split_ply=params.get("split_ply"),
+                table_entries=entries,
+                progress=progress,
+            )
+    except GameError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def _fmt_score(score: float) -> str:

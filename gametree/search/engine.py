@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Literal, NamedTuple, Protocol
 
-from ..game import Game, capabilities
+from ..game import Game, capabilities, win_score
 from .table import UNLIMITED_DEPTH, TranspositionTable
 
 __all__ = [
@@ -158,7 +158,7 @@ def threat_bounds(C: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """By ply, in a game of at most ``C`` plies, for a position entered by a safe move: the best
     score (we cannot win now: at best with our next move but one) and the worst (neither can the
     opponent)."""
-    return tuple((C - 1 - p) // 2 for p in range(C + 2)), tuple(-((C - 2 - p) // 2) if p < C - 2 else 0 for p in range(C + 2))
+    return tuple(win_score(C, p + 2) for p in range(C + 2)), tuple(-win_score(C, p + 3) if p < C - 2 else 0 for p in range(C + 2))
 
 
 def _with_deadline(evaluate: Callable[[Any], float], deadline: float) -> Callable[[Any], float]:
@@ -242,13 +242,6 @@ class Engine:
         """The best move of the last search's root node (None if the root was settled without trying moves)."""
         return self.root[0]
 
-    def terminal_score(self, state: Any, winner: int | None) -> int:
-        """The score of a finished position for its side to move."""
-        if winner is None:
-            return 0
-        magnitude = (self.C + 2 - self.game.ply(state)) // 2
-        return magnitude if winner == self.game.to_move(state) else -magnitude
-
     def exact(self, state: Any, height: int = 0) -> float:
         """The value of ``state`` with the whole window."""
         return self.search(state, NEG_INF, INF, height)
@@ -257,7 +250,7 @@ class Engine:
         """The lowest score of a position at ply ``p`` whose side to move cannot win now."""
         # With threats, a game ends with its winner's move: the worst is losing to the
         # opponent's next move.  Without them (misere games!) one can lose by one's own move.
-        return -((self.C - p) // 2) if self.threats is not None else -((self.C + 1 - p) // 2)
+        return -win_score(self.C, p + 1) if self.threats is not None else -win_score(self.C, p)
 
     def wins_now(self, state: Any) -> bool:
         """Whether the threat-aware strategy settles ``state`` at once: the side to move wins next move."""
@@ -280,7 +273,7 @@ class Engine:
         root = self.root
         store_depth = UNLIMITED_DEPTH if limit >= UNLIMITED_DEPTH else None
         # The best score at ply p: winning with the next move.
-        tops = tuple((C + 1 - p) // 2 for p in range(C + 2))
+        tops = tuple(win_score(C, p) for p in range(C + 2))
 
         threats = self.threats
         if threats is not None:
@@ -304,7 +297,7 @@ class Engine:
             counters.terminals += 1
             if winner is None:
                 return 0
-            magnitude = (C + 2 - p) // 2
+            magnitude = win_score(C, p - 1)  # the game-ending move was the p-th
             return magnitude if winner == to_move(state) else -magnitude
 
         def stuck(state: Any, p: int) -> float:
@@ -312,7 +305,7 @@ class Engine:
             out = outcome(state)  # a full board (or another end) leaves no moves either
             if out is not None:
                 return terminal(state, out.winner, p)
-            return -((C - p) // 2)  # whatever we play, the opponent wins next move
+            return -win_score(C, p + 1)  # whatever we play, the opponent wins next move
 
         def node(state: Any, alpha: float, beta: float, height: int) -> float:
             nonlocal per_depth, probes, hits, stores

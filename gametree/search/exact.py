@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..game import Game
+from ..game import Game, win_score
 from .classic import alphabeta
 from .engine import INF, Engine
 from .results import Root, Scored, SearchResult, best_move, build_result, check_game, freeze, scores_of, start
@@ -91,7 +91,7 @@ def exact_score(engine: Engine, state: Any, height: int = 0, at_least: float | N
 
     p = game.ply(state)
     # Bounds on the score (whole numbers; floats by type, as the searches return them).
-    hi: float = (engine.C + 1 - p) // 2
+    hi: float = win_score(engine.C, p)
     lo: float = engine.floor(p)
     probes = 0
     try:

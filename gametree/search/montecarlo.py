@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..game import Game, UnsupportedGameError, capabilities
+from ..game import Game, UnsupportedGameError, capabilities, win_score
 from .engine import INF, clamp
 from .results import MoveValue, SearchResult, SearchStats, deepest, start, value_and_winner
 
@@ -135,23 +135,23 @@ class _Search:
             if out.winner is None:
                 node.lo = node.hi = 0
             else:
-                magnitude = (C + 2 - ply) // 2
+                magnitude = win_score(C, ply - 1)
                 node.lo = node.hi = magnitude if out.winner == game.to_move(state) else -magnitude
             return node
         moves = None
         if self.win_now is not None and height > 0:  # the root keeps every move, to report them all
             if self.win_now(state):
-                node.lo = node.hi = (C + 1 - ply) // 2  # the best score there is: proven at once
+                node.lo = node.hi = win_score(C, ply)  # the best score there is: proven at once
                 return node
             moves = self.safe(state)  # type: ignore[misc]
             if not moves:
-                node.lo = node.hi = -((C - ply) // 2)  # every move lets the opponent win next move
+                node.lo = node.hi = -win_score(C, ply + 1)  # every move lets the opponent win next move
                 return node
         if moves is None:
             moves = game.legal_moves(state)
         node.untried = list(reversed(moves))  # popped from the end: best first
-        node.lo = -((C - ply) // 2)  # lose to the opponent's next move
-        node.hi = (C + 1 - ply) // 2  # win with this move
+        node.lo = -win_score(C, ply + 1)  # lose to the opponent's next move
+        node.hi = win_score(C, ply)  # win with this move
         return node
 
     def bounds(self, node: MCTSNode) -> bool:
@@ -164,8 +164,8 @@ class _Search:
                 hi = -child.lo
         if node.untried:  # unexpanded moves could still be anything
             ply = node.ply
-            lo = max(lo, -((self.C - ply) // 2))
-            hi = max(hi, (self.C + 1 - ply) // 2)
+            lo = max(lo, -win_score(self.C, ply + 1))
+            hi = max(hi, win_score(self.C, ply))
         if lo == node.lo and hi == node.hi:
             return False
         node.lo, node.hi = lo, hi

@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
@@ -41,7 +40,7 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..game import Game, GameError, capabilities
+from ..game import Game, GameError, capabilities, win_score
 from .engine import Engine
 from .results import MoveValue, SearchResult, SearchStats, freeze, start, value_and_winner
 
@@ -401,7 +400,7 @@ class _Search:
             return None
         if out.winner is None:
             return 0
-        magnitude = (self.C + 2 - self.game.ply(state)) // 2
+        magnitude = win_score(self.C, self.game.ply(state) - 1)  # the game-ending move was the last
         return magnitude if out.winner == self.game.to_move(state) else -magnitude
 
     def exact(self, state: Any, handle: Any = None) -> tuple[int, list[str]]:
@@ -611,54 +610,3 @@ def _result(
         depth=None,
         stats=stats,
     )
-
-
-# -- the command line ----------------------------------------------------------------------
-@contextlib.contextmanager
-def progress_bar(what: str) -> Iterator[Callable[[int, int], None]]:
-    """A rich progress bar on standard error (when it is a terminal) with the time left;
-    yields the ``progress(done, total)`` callback."""
-    if not sys.stderr.isatty():
-        yield lambda done, total: None
-        return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(what, total=None)
-
-        def update(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        yield update
-
-
-def solve_command(game: Game[Any, Any], state: Any, algorithm: str, options: dict[str, Any], params: dict[str, Any]) -> SearchResult:
-    """``gametree solve --workers N`` / ``--scheduler ADDRESS``: one-line errors for the CLI."""
-    import click
-
-    if params.get("batch") is not None:
-        raise click.UsageError("--workers and --scheduler solve one position; they do not work with --batch")
-    if options.get("depth") is not None or options.get("time_limit") is not None:
-        raise click.UsageError("--workers and --scheduler compute exact values: drop --depth and --time-limit")
-    if algorithm not in EXACT_ALGORITHMS:
-        raise click.BadParameter(f"parallel solving needs an exact algorithm ({' or '.join(EXACT_ALGORITHMS)}), not {algorithm!r}", param_hint="--algorithm")
-    table = options.get("cache")
-    entries = getattr(table, "max_entries", WORKER_TABLE_ENTRIES)
-    workers = params.get("workers") or 1
-    where = f"on {params['scheduler']}" if params.get("scheduler") else f"in {workers} process{'es' if workers != 1 else ''}"
-    try:
-        with progress_bar(f"solving subproblems {where}") as progress:
-            return solve_parallel(
-                game,
-                state,
-                workers=workers,
-                algorithm=algorithm,
-                scheduler=params.get("scheduler"),
-                split_ply=params.get("split_ply"),
-                table_entries=entries,
-                progress=progress,
-            )
-    except GameError as exc:
-        raise click.ClickException(str(exc)) from None

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..game import Game
 from ..search.classic import root_search
@@ -34,8 +34,9 @@ from .model import SearchTree, TreeTooLargeError, mark_pv
 
 if TYPE_CHECKING:
     import networkx as nx
+    from typing_extensions import Unpack
 
-__all__ = ["NodeLimit", "TreeRecorder", "capture", "check_algorithm", "count_nodes", "observed_root"]
+__all__ = ["NodeLimit", "TreeRecorder", "TreeSearch", "capture", "check_algorithm", "count_nodes", "observed_root"]
 
 
 def check_algorithm(algorithm: str) -> None:
@@ -84,30 +85,31 @@ class NodeLimit:
         pass
 
 
-def count_nodes(
-    game: Game[Any, Any],
-    state: Any = None,
-    *,
-    algorithm: str = "alphabeta",
-    depth: int | None = None,
-    cache: TranspositionTable | bool | None = True,
-    symmetry: bool = True,
-    all_moves: bool = True,
-    limit: int = 2_000_000,
-) -> int | None:
+class TreeSearch(TypedDict, total=False):
+    """The search options of :func:`capture`, as :func:`count_nodes` takes them."""
+
+    algorithm: str
+    depth: int | None
+    cache: TranspositionTable | bool | None
+    symmetry: bool
+    all_moves: bool
+
+
+def count_nodes(game: Game[Any, Any], state: Any = None, *, limit: int = 2_000_000, **search: Unpack[TreeSearch]) -> int | None:
     """How many nodes the search (and so its tree) has, or None if more than ``limit``.
 
     Runs the search observed only by a counter, so asking is cheap, and stops
     at the limit.  ``cache`` works as in :func:`capture`; pass a fresh table
     (or True) to count what a capture with a fresh table would record.
     """
+    algorithm = search.get("algorithm", "alphabeta")
     check_algorithm(algorithm)
     state = start(game, state)
-    table = table_of(cache) if algorithm != "minimax" else None
+    table = table_of(search.get("cache", True)) if algorithm != "minimax" else None
     counter = NodeLimit(limit)
-    engine = Engine(game, depth=depth, table=table, symmetry=symmetry, prune=algorithm != "minimax", observer=counter)
+    engine = Engine(game, depth=search.get("depth"), table=table, symmetry=search.get("symmetry", True), prune=algorithm != "minimax", observer=counter)
     try:
-        observed_root(engine, state, all_moves)
+        observed_root(engine, state, search.get("all_moves", True))
     except TreeTooLargeError:
         return None
     return engine.counters.nodes
