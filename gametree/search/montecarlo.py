@@ -41,7 +41,7 @@ from typing import Any
 
 from ..game import Game, UnsupportedGameError, capabilities, win_score
 from .engine import INF, clamp
-from .results import MoveValue, SearchResult, SearchStats, deepest, start, value_and_winner
+from .results import MoveValue, SearchResult, assemble, start, stats_of
 
 __all__ = ["DEFAULT_EXPLORATION", "DEFAULT_ITERATIONS", "MCTSNode", "MCTSPlayer", "MCTSRun", "choose", "mcts", "run"]
 
@@ -383,10 +383,8 @@ def result_of(game: Game[Any, Any], outcome: MCTSRun, depth: int | None = None) 
         pv_text.append(fmt(s, node.move))
         s = node.state
     proven = root.lo == root.hi
-    me = game.to_move(state)
     if proven:
         score: float = root.lo
-        value, winner = value_and_winner(score, me, True)
         plies = _plies_to_end(C, root.ply, score)
         if plies is None and pv_nodes and game.outcome(pv_nodes[-1].state) is not None:
             plies = len(pv_nodes)
@@ -394,38 +392,11 @@ def result_of(game: Game[Any, Any], outcome: MCTSRun, depth: int | None = None) 
         score = _child_score(best)
         if best.lo == best.hi:  # a proven move, but the root's other moves are not all settled
             score = clamp(score)
-        (value, winner), plies = value_and_winner(score, me, False), None
-    seconds = outcome.seconds
-    per_depth = outcome.per_depth
-    last = deepest(tuple(per_depth))
-    stats = SearchStats(
-        nodes=outcome.nodes,
-        terminals=outcome.terminals,
-        heuristic_leaves=outcome.heuristic,
-        cutoffs=0,
-        cache_probes=0,
-        cache_hits=0,
-        cache_stores=0,
-        max_depth=last,
-        seconds=seconds,
-        nodes_per_second=outcome.nodes / seconds if seconds > 0 else 0.0,
-        nodes_per_depth=tuple(per_depth[: last + 1]),
-        iterations=outcome.iterations,
+        plies = None
+    stats = stats_of(
+        outcome.per_depth, outcome.seconds, nodes=outcome.nodes, terminals=outcome.terminals, heuristic=outcome.heuristic, iterations=outcome.iterations
     )
-    return SearchResult(
-        algorithm="mcts",
-        to_move=me,
-        value=value,
-        winner=winner,
-        score=score,
-        proven=proven,
-        plies_to_end=plies,
-        best_moves=(fmt(state, best.move),),
-        move_values=tuple(values),
-        pv=tuple(pv_text),
-        depth=depth,
-        stats=stats,
-    )
+    return assemble("mcts", game, state, score, proven, plies, (fmt(state, best.move),), tuple(values), tuple(pv_text), depth, stats)
 
 
 def mcts(

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..game import Game, GameError, capabilities, win_score
 from .engine import Engine
-from .results import MoveValue, SearchResult, SearchStats, freeze, start, value_and_winner
+from .results import MoveValue, SearchResult, SearchStats, assemble, freeze, start, stats_of
 
 if TYPE_CHECKING:
     from multiprocessing.pool import Pool
@@ -573,40 +573,19 @@ def _result(
         MoveValue(move=fmt(state, m), score=v, plies_to_end=_plies(game, state, line) if plies is not None else None, best=v == best)
         for m, v, line in zip(moves, values, lines)
     )
-    me = game.to_move(state)
-    value, winner = value_and_winner(best, me, True)
     done = search.answers
     per_depth: list[int] = [1]
-    for a in done:  # a subproblem's depths, counted from the root (subproblems sit at various plies)
-        for i, n in enumerate(a.stats.nodes_per_depth):
+    for answer in done:  # a subproblem's depths, counted from the root (subproblems sit at various plies)
+        for i, n in enumerate(answer.stats.nodes_per_depth):
             while len(per_depth) <= ply + i:
                 per_depth.append(0)
             per_depth[ply + i] += n
-    nodes = sum(a.stats.nodes for a in done) + 1
-    stats = SearchStats(
-        nodes=nodes,
+    stats = stats_of(
+        per_depth,
+        seconds,
         terminals=sum(a.stats.terminals for a in done),
-        heuristic_leaves=0,
         cutoffs=sum(a.stats.cutoffs for a in done),
-        cache_probes=sum(a.stats.cache_probes for a in done),
-        cache_hits=sum(a.stats.cache_hits for a in done),
-        cache_stores=sum(a.stats.cache_stores for a in done),
-        max_depth=len(per_depth) - 1,
-        seconds=seconds,
-        nodes_per_second=nodes / seconds if seconds > 0 else 0.0,
-        nodes_per_depth=tuple(per_depth),
+        table=(sum(a.stats.cache_probes for a in done), sum(a.stats.cache_hits for a in done), sum(a.stats.cache_stores for a in done)),
     )
-    return SearchResult(
-        algorithm=algorithm,
-        to_move=me,
-        value=value,
-        winner=winner,
-        score=best,
-        proven=True,
-        plies_to_end=plies,
-        best_moves=tuple(fmt(state, m) for m, v in zip(moves, values) if v == best),
-        move_values=move_values,
-        pv=tuple(pv),
-        depth=None,
-        stats=stats,
-    )
+    best_moves = tuple(fmt(state, m) for m, v in zip(moves, values) if v == best)
+    return assemble(algorithm, game, state, best, True, plies, best_moves, move_values, tuple(pv), None, stats)

@@ -18,6 +18,7 @@ from .table import TranspositionTable
 
 __all__ = [
     "MoveValue",
+    "assemble",
     "Root",
     "Scored",
     "SearchResult",
@@ -31,6 +32,7 @@ __all__ = [
     "principal_variation",
     "scores_of",
     "start",
+    "stats_of",
     "value_and_winner",
 ]
 
@@ -163,19 +165,32 @@ def deepest(per_depth: tuple[int, ...]) -> int:
     return end - 1
 
 
-def freeze(counters: Counters, table: TranspositionTable | None, seconds: float, base: tuple[int, int, int]) -> SearchStats:
-    """The counters of one search as :class:`SearchStats`; ``base``: the table's counts before it."""
-    per_depth = tuple(counters.per_depth)
-    last = deepest(per_depth)
-    nodes = sum(per_depth)
-    probes = hits = stores = 0
-    if table is not None:
-        probes, hits, stores = table.probes - base[0], table.hits - base[1], table.stores - base[2]
+def stats_of(
+    per_depth: Sequence[int],
+    seconds: float,
+    *,
+    nodes: int | None = None,
+    terminals: int = 0,
+    heuristic: int = 0,
+    cutoffs: int = 0,
+    table: tuple[int, int, int] = (0, 0, 0),
+    iterations: int | None = None,
+) -> SearchStats:
+    """:class:`SearchStats` from nodes counted by height (``nodes``: their sum unless given) and
+    the other counts; ``table``: the transposition table's probes, hits and stores."""
+    counted = tuple(per_depth)
+    last = deepest(counted)
+    total = sum(counted) if nodes is None else nodes
     # Positional, in field order: keywords cost a microsecond more per search.
     return SearchStats(
-        nodes, counters.terminals, counters.heuristic, counters.cutoffs, probes, hits, stores, last, seconds,
-        nodes / seconds if seconds > 0 else 0.0, per_depth[: last + 1],
+        total, terminals, heuristic, cutoffs, *table, last, seconds, total / seconds if seconds > 0 else 0.0, counted[: last + 1], iterations
     )
+
+
+def freeze(counters: Counters, table: TranspositionTable | None, seconds: float, base: tuple[int, int, int]) -> SearchStats:
+    """The counters of one search as :class:`SearchStats`; ``base``: the table's counts before it."""
+    counts = (table.probes - base[0], table.hits - base[1], table.stores - base[2]) if table is not None else (0, 0, 0)
+    return stats_of(counters.per_depth, seconds, terminals=counters.terminals, heuristic=counters.heuristic, cutoffs=counters.cutoffs, table=counts)
 
 
 def best_move(engine: Engine, state: Any, value: float, height: int = 0) -> Any:
@@ -230,6 +245,27 @@ def value_and_winner(score: float, me: int, proven: bool) -> tuple[Value, int | 
     return "draw", None
 
 
+def assemble(
+    algorithm: str,
+    game: Game[Any, Any],
+    state: Any,
+    score: float,
+    proven: bool,
+    plies_to_end: int | None,
+    best_moves: tuple[str, ...],
+    move_values: tuple[MoveValue, ...],
+    pv: tuple[str, ...],
+    depth: int | None,
+    stats: SearchStats,
+    weak: bool = False,
+) -> SearchResult:
+    """A :class:`SearchResult`, its side to move, value and winner derived from ``score``."""
+    me = game.to_move(state)
+    value, winner = value_and_winner(score, me, proven)
+    # Positional, in field order: keywords cost a microsecond more per result.
+    return SearchResult(algorithm, me, value, winner, score, proven, plies_to_end, best_moves, move_values, pv, depth, stats, weak)
+
+
 def build_result(
     algorithm: str,
     game: Game[Any, Any],
@@ -241,25 +277,19 @@ def build_result(
     *,
     heuristic: bool = False,
     weak: bool = False,
-    extra: Sequence[MoveValue] | None = None,
 ) -> SearchResult:
     """The result of a search whose root moves got ``root.values``.
 
     ``lines``: the engine that follows the principal variation and each move's
     line to the end (None: no line beyond the best move).  ``heuristic``: some
     value came from a depth limit (then only a win or loss is proven).
-    ``extra``: the move values as the algorithm gave them (Monte Carlo's
-    visits), instead of building them here.
     """
     fmt = game.format_move
-    me = game.to_move(state)
-    if len(root.moves) == 1 and lines is None and extra is None:  # one root move and no line to follow: the short way
+    if len(root.moves) == 1 and lines is None:  # one root move and no line to follow: the short way
         move, score = root.moves[0], root.values[0]
         text = fmt(state, move)
         proven = not heuristic or abs(score) >= 1
-        value, winner = value_and_winner(score, me, proven)
-        # Positional arguments, in field order: keywords cost a microsecond more per result.
-        return SearchResult(algorithm, me, value, winner, score, proven, None, (text,), (MoveValue(text, score, None, True),), (text,), depth, stats, weak)
+        return assemble(algorithm, game, state, score, proven, None, (text,), (MoveValue(text, score, None, True),), (text,), depth, stats, weak)
     best_value = max(root.values)
     texts = [fmt(state, m) for m in root.moves]
     best = root.values.index(best_value)
@@ -278,7 +308,7 @@ def build_result(
         line, done = principal_variation(lines, state, move, v)
         return len(line) if done else None
 
-    move_values = tuple(extra) if extra is not None else tuple(
+    move_values = tuple(
         MoveValue(move=text, score=v, plies_to_end=plies_of(i, m, v), best=v == best_value)
         for i, (m, v, text) in enumerate(zip(root.moves, root.values, texts))
     )
@@ -287,22 +317,8 @@ def build_result(
     for previous, m in zip(pv_raw, pv_raw[1:]):
         s = game.play(s, previous)
         pv_text.append(fmt(s, m))
-    value, winner = value_and_winner(best_value, me, proven)
-    return SearchResult(
-        algorithm=algorithm,
-        to_move=me,
-        value=value,
-        winner=winner,
-        score=best_value,
-        proven=proven,
-        plies_to_end=plies,
-        best_moves=tuple(text for text, v in zip(texts, root.values) if v == best_value),
-        move_values=move_values,
-        pv=tuple(pv_text),
-        depth=depth,
-        stats=stats,
-        weak=weak,
-    )
+    best_moves = tuple(text for text, v in zip(texts, root.values) if v == best_value)
+    return assemble(algorithm, game, state, best_value, proven, plies, best_moves, move_values, tuple(pv_text), depth, stats, weak)
 
 
 def scores_of(solve: Callable[[Any], SearchResult]) -> Callable[[Any], Scored]:
