@@ -48,7 +48,7 @@ from pathlib import Path
 from machine import report as machine_report
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "connect4"
+DATA = ROOT / "tests" / "data" / "connect4"  # published values, sources in tests/data/README.md
 SETS = {"end": "pons_end_easy.txt", "middle": "pons_middle_easy.txt"}
 BOARDS = ((4, 4), (5, 4), (6, 4), (4, 5), (5, 5), (4, 6), (6, 5), (7, 5))
 #: Issue 7's goals for the solver (one core, pure Python): seconds per empty board,

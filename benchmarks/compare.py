@@ -66,7 +66,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT.parent / "shared" / "data" / "connect4"
+DATA = ROOT / "tests" / "data" / "connect4"  # Pons's sets, sources in tests/data/README.md
 CAP = 60.0
 #: Seconds the parent waits past the cap before killing a child that does not stop.
 GRACE = 30.0

@@ -384,8 +384,8 @@ def capabilities(game: object) -> Capabilities:
 
 #: The game :func:`checked_play` and :func:`play_text` last saw, with its move tools
 #: (checker, splitter, replayable).  They run once per move or per position, where
-#: even one ``isinstance`` check against a runtime protocol (some 3.5 us) costs
-#: several times the move check itself (under 1 us); an identity test is nearly free.
+#: even one ``isinstance`` check against a runtime protocol costs several times the
+#: move check itself (docs/performance-log.md); an identity test is nearly free.
 _last_tools: tuple[object, MoveChecker | None, MoveSplitter | None, Replayable | None] = (None, None, None, None)
 
 

@@ -363,8 +363,8 @@ def entry_point_list() -> list[tuple[str, str, str]]:
     ``importlib.metadata`` finds them; its answer is kept in a file of the user's
     cache (``$GAMETREE_CACHE_DIR``, else ``$XDG_CACHE_HOME/gametree`` or
     ``~/.cache/gametree``) and read back while nothing it looked at has changed
-    (see :func:`_fingerprint`), which spares each command importing it (some
-    35 ms).  ``GAMETREE_PLUGIN_CACHE=0`` turns the cache off.  A cache that
+    (see :func:`_fingerprint`), which spares each command importing it
+    (docs/performance-log.md has the cost).  ``GAMETREE_PLUGIN_CACHE=0`` turns the cache off.  A cache that
     cannot be read or written is passed over silently.
     """
     try:  # "" on sys.path is the working folder (gone, if it was deleted: then no cache)

@@ -132,7 +132,7 @@ def test_games_lists_options_and_sources():
     data = json.loads(out.stdout)
     ttt = next(g for g in data["games"] if g["name"] == "tictactoe")
     assert {o["name"] for o in ttt["options"]} == {"size", "width", "height", "k"}
-    assert "entry point games.tictactoe" in ttt["source"]
+    assert "entry point gametree_builtins.games.tictactoe" in ttt["source"]
     assert {"minimax", "alphabeta"} <= set(data["algorithms"])
     human = gametree("games")
     assert human.returncode == 0 and "tictactoe" in human.stdout and "--size" in human.stdout

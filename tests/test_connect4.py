@@ -25,11 +25,10 @@ from gametree import (
     play_text,
     win_score,
 )
-from games.connect4 import C4State, ConnectFour
+from gametree_builtins.games.connect4 import C4State, ConnectFour
 
-#: Published values, next to the checkout in ../shared/data (see its README.md).
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "connect4"
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="published data ../shared/data/connect4 not found")
+#: Published values, kept in the repository (see tests/data/README.md for their sources).
+DATA = Path(__file__).resolve().parent / "data" / "connect4"
 
 
 def sequence_state(game: ConnectFour, columns: list[int]) -> C4State:
@@ -425,7 +424,6 @@ def pons_sample(name: str, step: int) -> list[tuple[str, int]]:
     return [(moves, int(score)) for moves, score in lines[::step]]
 
 
-@needs_data
 @pytest.mark.parametrize("algorithm", ["alphabeta", "solver"])
 @pytest.mark.parametrize("name", ["pons_end_easy.txt", "pons_middle_easy.txt"])
 def test_pons_positions_have_the_published_score(name: str, algorithm: str) -> None:
@@ -442,7 +440,6 @@ def test_pons_positions_have_the_published_score(name: str, algorithm: str) -> N
     assert wrong == []
 
 
-@needs_data
 def test_has_safe_reply_along_pons_games() -> None:
     """``has_safe_reply`` is ``has_safe_move`` of the position after the move, at every position of
     every 20th game of both sets (threats of the mover far from the move included)."""
@@ -460,7 +457,6 @@ def test_has_safe_reply_along_pons_games() -> None:
     assert checked > 10_000
 
 
-@needs_data
 @pytest.mark.parametrize("name", ["pons_end_easy.txt", "pons_middle_easy.txt"])
 def test_pons_positions_weak(name: str) -> None:
     """Every 20th position again, solved weakly: the sign of his score, and a best move that keeps it."""
@@ -487,7 +483,6 @@ def small_boards() -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-@needs_data
 @pytest.mark.parametrize("algorithm", ["alphabeta", "solver"])
 @pytest.mark.parametrize(("width", "height"), [(4, 4), (5, 4), (4, 5)])
 def test_small_boards_match_published_results(width: int, height: int, algorithm: str) -> None:
@@ -501,7 +496,6 @@ def test_small_boards_match_published_results(width: int, height: int, algorithm
 
 
 # -- the batch command reads Pons's files as they are ------------------------------------
-@needs_data
 def test_batch_command_reads_pons_files(tmp_path: Path) -> None:
     from click.testing import CliRunner
 

@@ -20,7 +20,7 @@ from gametree import (
     load,
     play_text,
 )
-from games.nim import Nim, NimState
+from gametree_builtins.games.nim import Nim, NimState
 
 
 def side_to_move_loses(heaps: tuple[int, ...], misere: bool) -> bool:

@@ -92,7 +92,7 @@ def test_builtin_players_are_registered_plugins(registry):
         player = registry.players[kind]()
         assert isinstance(player, Player)
         assert player.human is (kind == "human")
-        assert registry.sources[f"player:{kind}"].endswith("(entry point plugins.players)")
+        assert registry.players[kind].source.endswith("(entry point gametree_builtins.plugins.players)")
 
 
 def test_registry_rejects_duplicate_and_bad_players(registry):
@@ -528,7 +528,7 @@ def test_connect_four_board(registry):
 
 def test_importing_the_play_modules_stays_light():
     code = (
-        "import sys, gametree.cli_play, gametree.play, gametree.cli\n"
+        "import sys, gametree.cli.play, gametree.play, gametree.cli\n"
         "print([m for m in ('rich', 'networkx', 'graphviz') if m in sys.modules])\n"
         "print('play' in gametree.cli.cli.commands)"
     )

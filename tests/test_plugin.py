@@ -20,7 +20,7 @@ def module_plugin(name: str, source: str) -> types.ModuleType:
 
 GOOD = '''
 from gametree import hookimpl, GameSpec
-from games.tictactoe import TicTacToe
+from gametree_builtins.games.tictactoe import TicTacToe
 
 @hookimpl
 def gametree_register_games(registry):
@@ -30,9 +30,9 @@ def gametree_register_games(registry):
 
 def test_builtin_games_come_from_entry_points():
     names = {ep.name: ep.value for ep in entry_points(group="gametree")}
-    assert names["tictactoe"] == "games.tictactoe"
+    assert names["tictactoe"] == "gametree_builtins.games.tictactoe"
     registry = load()
-    assert "entry point games.tictactoe" in registry.games["tictactoe"].source
+    assert "entry point gametree_builtins.games.tictactoe" in registry.games["tictactoe"].source
     assert registry.games["tictactoe"].source.startswith("gametree ")
 
 
@@ -40,10 +40,11 @@ def test_core_never_imports_games():
     import pathlib
 
     core = pathlib.Path(__import__("gametree").__file__).parent
-    for path in core.glob("*.py"):
+    for path in core.rglob("*.py"):
         text = path.read_text()
         assert "import games" not in text and "from games" not in text, path
         assert "import plugins" not in text and "from plugins" not in text, path
+        assert "import gametree_builtins" not in text and "from gametree_builtins" not in text, path
 
 
 def test_extra_plugin_object_and_options():
@@ -76,7 +77,7 @@ def test_duplicate_game_names_name_both_plugins():
     )
     registry = load(extra=[dup])
     messages = [str(e) for e in registry.errors]
-    assert any("registered twice" in m and "games.tictactoe" in m and "dupplug" in m for m in messages), messages
+    assert any("registered twice" in m and "gametree_builtins.games.tictactoe" in m and "dupplug" in m for m in messages), messages
     assert registry.games["tictactoe"].source.startswith("gametree ")
 
 
@@ -104,6 +105,27 @@ def test_malformed_specs_and_games():
         registry.game("broken").create()
     with pytest.raises(ValueError, match="has no option colour"):
         registry.game("tictactoe").create(colour="red")
+
+
+def test_half_a_capability_is_a_malformed_game():
+    class HalfThreats(type(load().game("nim").create())):  # type: ignore[misc]
+        def immediate_win(self, state):  # without safe_moves and has_safe_move: half of ThreatAware
+            return False
+
+    @hookimpl
+    def gametree_register_games(registry):
+        registry.add_game(GameSpec(name="halfthreats", factory=HalfThreats))
+
+    plugin = types.ModuleType("halfplug")
+    plugin.gametree_register_games = gametree_register_games  # type: ignore[attr-defined]
+    registry = load(extra=[plugin])
+    with pytest.raises(PluginError) as caught:
+        registry.game("halfthreats").create()
+    assert str(caught.value) == (
+        "plugin object halfplug: game 'halfthreats' is malformed: "
+        "HalfThreats has immediate_win but not has_safe_move, safe_moves (ThreatAware needs all of them)"
+    )
+    assert "\n" not in str(caught.value)
 
 
 def test_plugin_manager_checks_hooks_and_traces(monkeypatch, capsys):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -119,8 +120,10 @@ def test_example_game_is_correct_in_process(monkeypatch: pytest.MonkeyPatch) -> 
 )
 def test_example_installs_with_pip(tmp_path: Path) -> None:
     target = tmp_path / "site"
+    # pip builds in the source folder (setuptools leaves build/ and an .egg-info there): build a copy.
+    source = shutil.copytree(EXAMPLE, tmp_path / "example-plugin", ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--target", str(target), str(EXAMPLE)],
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--target", str(target), str(source)],
         check=True,
         timeout=300,
     )
@@ -253,5 +256,5 @@ def test_every_built_in_plugin_is_an_entry_point() -> None:
         assert installed.get(name) == value, f"{name} is declared in pyproject.toml but not installed (pip install -e .)"
     registry = load()
     for game in ("tictactoe", "connect4", "nim"):
-        assert declared[game] == f"games.{game}"
-        assert f"(entry point games.{game})" in registry.game(game).source
+        assert declared[game] == f"gametree_builtins.games.{game}"
+        assert f"(entry point gametree_builtins.games.{game})" in registry.game(game).source

@@ -348,7 +348,7 @@ def test_jupyter_display(small_tree, monkeypatch):
 def test_exporters_are_plugins():
     registry = load()
     assert {"svg", "png", "dot", "graphml", "json"} <= set(registry.exporters)
-    assert registry.sources["exporter:svg"].find("plugins.exporters") >= 0
+    assert registry.exporters["svg"].source.find("gametree_builtins.plugins.exporters") >= 0
 
 
 def test_graphml_and_json_keep_every_attribute(small_tree):

@@ -1,9 +1,11 @@
 """What a search returns, and the one place a :class:`SearchResult` is built.
 
-Every algorithm ends the same way: the root moves with their values (a
-:class:`Root`), the counters frozen into :class:`SearchStats`, and
-:func:`build_result`, which names the value, the best moves and (following
-the engine) the principal variation.
+The engine's algorithms end the same way: the root moves with their values
+(a :class:`Root`), the counters frozen into :class:`SearchStats`
+(:func:`freeze`), and :func:`build_result`, which names the best moves and
+(following the engine) the principal variation.  Monte Carlo and parallel
+searches, whose answers come in other shapes, end with the same two
+functions underneath: :func:`stats_of` and :func:`assemble`.
 """
 
 from __future__ import annotations
