@@ -300,6 +300,14 @@ class Engine:
             magnitude = win_score(C, p - 1)  # the game-ending move was the p-th
             return magnitude if winner == to_move(state) else -magnitude
 
+        def cache_use(entry: tuple[float, float, Any, int] | None, height: int) -> CacheUse | None:
+            """What the table did at a node that went on after its probe (for observers)."""
+            if table is None:
+                return None
+            if entry is None:
+                return "miss"
+            return "partial" if entry[3] >= limit - height else "shallow"
+
         def stuck(state: Any, p: int) -> float:
             """The score of a position at ply ``p`` where the side to move has no safe move."""
             out = outcome(state)  # a full board (or another end) leaves no moves either
@@ -365,35 +373,38 @@ class Engine:
                     return value
 
             hash_move = None
-            cache: CacheUse | None = None
+            entry = None
             if table is not None:  # before generating (and ordering) moves: a hit often ends the node
                 key = keyf(state)
                 probes += 1
                 entry = table.current.get(key)
                 if entry is None and table.old:
                     entry = table.old.get(key)
-                cache = "miss"
                 if entry is not None:
                     hits += 1
                     lo, hi, hash_move, depth = entry
-                    cache = "shallow"
                     if depth >= limit - height:
-                        cache = "partial"
-                        if lo >= beta or hi <= alpha or lo == hi:
-                            value = lo if lo >= beta else hi if hi <= alpha else lo
+                        if lo >= beta:
                             if obs is not None:
-                                kind = "exact" if lo < beta and hi > alpha else bound_of(value, a_in, b_in)
-                                obs.leave(Exit(value, "cache", kind, window=(alpha, beta), cache="hit"))
-                            return value
+                                obs.leave(Exit(lo, "cache", bound_of(lo, a_in, b_in), window=(alpha, beta), cache="hit"))
+                            return lo
+                        if hi <= alpha:
+                            if obs is not None:
+                                obs.leave(Exit(hi, "cache", bound_of(hi, a_in, b_in), window=(alpha, beta), cache="hit"))
+                            return hi
+                        if lo == hi:
+                            if obs is not None:
+                                obs.leave(Exit(lo, "cache", "exact", window=(alpha, beta), cache="hit"))
+                            return lo
                         if lo > alpha:
                             alpha = lo
                         if hi < beta:
                             beta = hi
 
-            settle = INF
             moves: Sequence[Any]
             if threats is None:
                 moves = legal(state)
+                settle = INF  # no child is settled from here
             else:
                 # While alpha >= settle, a child's window lies at or below the lowest score it can
                 # have with a safe move: it is settled by whether it has one, asked here without
@@ -404,13 +415,13 @@ class Engine:
                 if not moves:
                     value = stuck(state, p)
                     if obs is not None:
-                        obs.leave(Exit(value, "bound", bound_of(value, a_in, b_in), window=(alpha, beta), cache=cache))
+                        obs.leave(Exit(value, "bound", bound_of(value, a_in, b_in), window=(alpha, beta), cache=cache_use(entry, height)))
                     return value
                 if alpha < lower:
                     alpha = lower
                     if alpha >= beta:
                         if obs is not None:
-                            obs.leave(Exit(alpha, "bound", bound_of(alpha, a_in, b_in), window=(alpha, beta), cache=cache))
+                            obs.leave(Exit(alpha, "bound", bound_of(alpha, a_in, b_in), window=(alpha, beta), cache=cache_use(entry, height)))
                         return alpha
             if hash_move is not None and len(moves) > 1 and hash_move != moves[0] and hash_move in moves:
                 moves = [hash_move, *(m for m in moves if m != hash_move)]
@@ -467,7 +478,7 @@ class Engine:
                     current[key] = (best, best, best_move, stored)
             if obs is not None:
                 if prune:
-                    obs.leave(Exit(best, "searched", bound_of(best, a_in, b_in), window=(alpha0, beta), cache=cache))
+                    obs.leave(Exit(best, "searched", bound_of(best, a_in, b_in), window=(alpha0, beta), cache=cache_use(entry, height)))
                 else:
                     obs.leave(Exit(best, "searched"))
             return best
