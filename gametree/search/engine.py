@@ -67,18 +67,25 @@ CacheUse = Literal["miss", "shallow", "partial", "hit"]
 class Exit(NamedTuple):
     """How a node was left: its fail-soft ``value`` and how it was settled.
 
-    ``bound`` says what the value tells of the true one given the window on
-    entry; ``window`` is the window the node searched with (after the score
-    bounds and the table narrowed it; None for plain minimax); ``cache`` what
-    the table did; ``winner`` the winner at a game end (None: a draw).
+    ``window`` is the window the node searched with (after the score bounds
+    and the table narrowed it; None for plain minimax); ``cache`` what the
+    table did; ``winner`` the winner at a game end (None: a draw); ``exact``:
+    the value is exact whatever the window on entry.  What the value tells
+    of the true one follows from the window on entry: :meth:`bound`.
     """
 
     value: float
     kind: NodeKind
-    bound: BoundKind = "exact"
     window: tuple[float, float] | None = None
     cache: CacheUse | None = None
     winner: int | None = None
+    exact: bool = False
+
+    def bound(self, alpha: float | None, beta: float | None) -> BoundKind:
+        """What the value says of the true one, given the window the node was entered with."""
+        if self.exact or alpha is None or beta is None or self.kind in ("terminal", "heuristic"):
+            return "exact"
+        return bound_of(self.value, alpha, beta)
 
 
 class SearchObserver(Protocol):
@@ -257,7 +264,13 @@ class Engine:
         return self.threats is not None and self.threats.immediate_win(state)
 
     def _build(self) -> Callable[[Any, float, float, int], float]:
-        """The node function and its entry, as closures over everything they use."""
+        """The node function and its entry, as closures over everything they use.
+
+        The node's frame is kept small (few locals, observer reports through
+        helpers): a deep recursion of large frames crosses CPython's data-stack
+        chunks, and a chunk crossed at a busy depth is allocated and freed on
+        every call there (docs/performance-log.md, 24 November).
+        """
         game = self.game
         counters = self.counters
         per_depth = counters.per_depth
@@ -271,9 +284,11 @@ class Engine:
         obs = self.observer
         prune = self.prune
         root = self.root
-        store_depth = UNLIMITED_DEPTH if limit >= UNLIMITED_DEPTH else None
-        # The best score at ply p: winning with the next move.
-        tops = tuple(win_score(C, p) for p in range(C + 2))
+        unlimited = limit >= UNLIMITED_DEPTH
+        # The best score at ply p: winning with the next move (in the threat-aware strategy, with
+        # the next move but one); the worst, in that strategy, with a safe move: losing after it.
+        uppers = tuple(win_score(C, p) for p in range(C + 2))
+        lowers = uppers
 
         threats = self.threats
         if threats is not None:
@@ -289,6 +304,9 @@ class Engine:
 
             uppers, lowers = threat_bounds(C)
         base = 0  # the ply at height 0, set by each search from outside
+        # The ply down to which this search looks: what a table entry records, so that an entry
+        # serves any later search that looks no deeper (UNLIMITED_DEPTH: to the end of the game).
+        horizon = UNLIMITED_DEPTH
         # The table's dictionaries are used directly (its get/put would cost a call per node);
         # the counts are added to the table's own after each search from outside.
         probes = hits = stores = 0
@@ -300,14 +318,6 @@ class Engine:
             magnitude = win_score(C, p - 1)  # the game-ending move was the p-th
             return magnitude if winner == to_move(state) else -magnitude
 
-        def cache_use(entry: tuple[float, float, Any, int] | None, height: int) -> CacheUse | None:
-            """What the table did at a node that went on after its probe (for observers)."""
-            if table is None:
-                return None
-            if entry is None:
-                return "miss"
-            return "partial" if entry[3] >= limit - height else "shallow"
-
         def stuck(state: Any, p: int) -> float:
             """The score of a position at ply ``p`` where the side to move has no safe move."""
             out = outcome(state)  # a full board (or another end) leaves no moves either
@@ -315,8 +325,25 @@ class Engine:
                 return terminal(state, out.winner, p)
             return -win_score(C, p + 1)  # whatever we play, the opponent wins next move
 
+        def report(value: float, kind: NodeKind, alpha: float, beta: float, entry: Any = None, p: int = 0) -> None:
+            """Tell the observer how a node was left (``entry``: the table's, for what the table did)."""
+            assert obs is not None
+            cache: CacheUse | None = None
+            if kind == "cache":
+                cache = "hit"
+            elif table is not None and kind != "terminal" and kind != "heuristic":
+                cache = "miss" if entry is None else "partial" if entry[3] >= horizon else "shallow"
+            # A table's exact value inside the window is exact, whatever the window on entry.
+            exact = kind == "cache" and entry[0] == entry[1] and alpha < value < beta
+            obs.leave(Exit(value, kind, (alpha, beta) if prune else None, cache, exact=exact))
+
+        def cutoff(moves: Sequence[Any], move: Any, value: float, beta: float) -> None:
+            assert obs is not None
+            obs.prune(moves[list(moves).index(move) + 1 :], f"beta cutoff: {number(value)} >= {number(beta)}")
+
         def node(state: Any, alpha: float, beta: float, height: int) -> float:
             nonlocal per_depth, probes, hits, stores
+            value: float
             try:
                 per_depth[height] += 1
             except IndexError:
@@ -325,33 +352,32 @@ class Engine:
                 per_depth[height] += 1
             if obs is not None:
                 obs.enter(state, height, alpha if prune else None, beta if prune else None)
-                a_in, b_in = alpha, beta
             p = base + height
             if threats is None:
                 out = outcome(state)
                 if out is not None:
-                    score = terminal(state, out.winner, p)
+                    value = terminal(state, out.winner, p)
                     if obs is not None:
-                        obs.leave(Exit(score, "terminal", winner=out.winner))
-                    return score
-                if height >= limit:
+                        obs.leave(Exit(value, "terminal", winner=out.winner))
+                    return value
+                if p >= horizon:
                     counters.heuristic += 1
                     value = clamp(evaluate(state))
                     if obs is not None:
                         obs.leave(Exit(value, "heuristic"))
                     return value
                 if prune:
-                    # No score can beat winning with the very next move.
-                    # Nor be worse than losing to the opponent's.
-                    top = tops[p]
-                    if beta > top:
-                        beta = top
-                    if alpha < -top:
-                        alpha = -top
+                    # No score can beat winning with the very next move, nor be worse than losing
+                    # to the opponent's.
+                    upper = uppers[p]
+                    if beta > upper:
+                        beta = upper
+                    if alpha < -upper:
+                        alpha = -upper
                     if alpha >= beta:
-                        value = beta if beta == top else alpha
+                        value = beta if beta == upper else alpha
                         if obs is not None:
-                            obs.leave(Exit(value, "bound", bound_of(value, a_in, b_in), window=(alpha, beta)))
+                            report(value, "bound", alpha, beta)
                         return value
             else:
                 # We cannot win now: at best we win with our next move but one.
@@ -360,20 +386,18 @@ class Engine:
                     beta = upper
                     if alpha >= beta:
                         if obs is not None:
-                            obs.leave(Exit(beta, "bound", bound_of(beta, a_in, b_in), window=(alpha, beta)))
+                            report(beta, "bound", alpha, beta)
                         return beta
                 # With a safe move, the opponent cannot win with its next move either.  When that
                 # bound settles the node, only whether we have one matters: cheaper to ask than
                 # ordering the moves, or than a table probe.
-                lower = lowers[p]
-                if lower >= beta:  # (then alpha < lower, as alpha < beta)
-                    value = lower if has_safe(state) else stuck(state, p)
+                if lowers[p] >= beta:  # (then alpha < lowers[p], as alpha < beta)
+                    value = lowers[p] if has_safe(state) else stuck(state, p)
                     if obs is not None:
-                        obs.leave(Exit(value, "bound", bound_of(value, a_in, b_in), window=(alpha, beta)))
+                        report(value, "bound", alpha, beta)
                     return value
 
-            hash_move = None
-            entry = None
+            hash_move = entry = None
             if table is not None:  # before generating (and ordering) moves: a hit often ends the node
                 key = keyf(state)
                 probes += 1
@@ -382,20 +406,13 @@ class Engine:
                     entry = table.old.get(key)
                 if entry is not None:
                     hits += 1
-                    lo, hi, hash_move, depth = entry
-                    if depth >= limit - height:
-                        if lo >= beta:
+                    lo, hi, hash_move, _ = entry
+                    if entry[3] >= horizon:
+                        if lo >= beta or hi <= alpha or lo == hi:
+                            value = lo if lo >= beta else hi if hi <= alpha else lo
                             if obs is not None:
-                                obs.leave(Exit(lo, "cache", bound_of(lo, a_in, b_in), window=(alpha, beta), cache="hit"))
-                            return lo
-                        if hi <= alpha:
-                            if obs is not None:
-                                obs.leave(Exit(hi, "cache", bound_of(hi, a_in, b_in), window=(alpha, beta), cache="hit"))
-                            return hi
-                        if lo == hi:
-                            if obs is not None:
-                                obs.leave(Exit(lo, "cache", "exact", window=(alpha, beta), cache="hit"))
-                            return lo
+                                report(value, "cache", alpha, beta, entry)
+                            return value
                         if lo > alpha:
                             alpha = lo
                         if hi < beta:
@@ -415,13 +432,13 @@ class Engine:
                 if not moves:
                     value = stuck(state, p)
                     if obs is not None:
-                        obs.leave(Exit(value, "bound", bound_of(value, a_in, b_in), window=(alpha, beta), cache=cache_use(entry, height)))
+                        report(value, "bound", alpha, beta, entry)
                     return value
-                if alpha < lower:
-                    alpha = lower
+                if alpha < lowers[p]:
+                    alpha = lowers[p]
                     if alpha >= beta:
                         if obs is not None:
-                            obs.leave(Exit(alpha, "bound", bound_of(alpha, a_in, b_in), window=(alpha, beta), cache=cache_use(entry, height)))
+                            report(alpha, "bound", alpha, beta, entry)
                         return alpha
             if hash_move is not None and len(moves) > 1 and hash_move != moves[0] and hash_move in moves:
                 moves = [hash_move, *(m for m in moves if m != hash_move)]
@@ -429,25 +446,20 @@ class Engine:
             alpha0 = alpha
             best = NEG_INF
             best_move = None
-            deeper = height + 1
-            if deeper == len(per_depth):  # room to count the children settled here
-                counters.grow(deeper)
+            if height + 1 == len(per_depth):  # room to count the children settled here
+                counters.grow(height + 1)
                 per_depth = counters.per_depth
             for move in moves:
                 if obs is not None:
                     obs.child(move)
                 if alpha >= settle:
-                    per_depth[deeper] += 1
+                    per_depth[height + 1] += 1
+                    value = settle if reply(state, move) else -stuck(play(state, move), p + 1)
                     if obs is not None:
-                        obs.enter(play(state, move), deeper, -beta, -alpha)
-                    if reply(state, move):
-                        value = settle
-                    else:
-                        value = -stuck(play(state, move), p + 1)
-                    if obs is not None:
-                        obs.leave(Exit(-value, "bound", bound_of(-value, -beta, -alpha), window=(-beta, -alpha)))
+                        obs.enter(play(state, move), height + 1, -beta, -alpha)
+                        report(-value, "bound", -beta, -alpha)
                 else:
-                    value = -node(play(state, move), -beta, -alpha, deeper)
+                    value = -node(play(state, move), -beta, -alpha, height + 1)
                 if value > best:
                     best = value
                     best_move = move
@@ -457,7 +469,7 @@ class Engine:
                             if move is not moves[-1]:
                                 counters.cutoffs += 1  # moves were left untried
                                 if obs is not None:
-                                    obs.prune(moves[list(moves).index(move) + 1 :], f"beta cutoff: {number(value)} >= {number(beta)}")
+                                    cutoff(moves, move, value, beta)
                             break
 
             if height == 0:
@@ -465,27 +477,25 @@ class Engine:
                 root[1] = best > alpha0
             if table is not None:  # as TranspositionTable.put
                 stores += 1
-                current = table.current
-                if len(current) >= half and key not in current:
-                    table.old = current
-                    table.current = current = {}
-                stored = limit - height if store_depth is None else store_depth
+                if len(table.current) >= half and key not in table.current:
+                    table.old = table.current
+                    table.current = {}
                 if best <= alpha0:
-                    current[key] = (NEG_INF, best, best_move, stored)
+                    table.current[key] = (NEG_INF, best, best_move, horizon)
                 elif best >= beta:
-                    current[key] = (best, INF, best_move, stored)
+                    table.current[key] = (best, INF, best_move, horizon)
                 else:
-                    current[key] = (best, best, best_move, stored)
+                    table.current[key] = (best, best, best_move, horizon)
             if obs is not None:
                 if prune:
-                    obs.leave(Exit(best, "searched", bound_of(best, a_in, b_in), window=(alpha0, beta), cache=cache_use(entry, height)))
+                    report(best, "searched", alpha0, beta, entry)
                 else:
                     obs.leave(Exit(best, "searched"))
             return best
 
         def search(state: Any, alpha: float, beta: float, height: int = 0) -> float:
             """Fail-soft negamax from any position (see :class:`Engine`)."""
-            nonlocal base, probes, hits, stores
+            nonlocal base, horizon, probes, hits, stores
             p = ply(state)
             if threats is not None:
                 # Inside the search every position is entered by a safe move (never over, no
@@ -494,12 +504,13 @@ class Engine:
                 if out is not None or win_now(state):
                     counters.grow(height)
                     counters.per_depth[height] += 1
-                    score = terminal(state, out.winner, p) if out is not None else tops[p]
+                    value = terminal(state, out.winner, p) if out is not None else win_score(C, p)
                     if obs is not None:
                         obs.enter(state, height, alpha, beta)
-                        obs.leave(Exit(score, "terminal" if out is not None else "bound", winner=out.winner if out is not None else None))
-                    return score
+                        obs.leave(Exit(value, "terminal" if out is not None else "bound", winner=out.winner if out is not None else None, exact=True))
+                    return value
             base = p - height
+            horizon = UNLIMITED_DEPTH if unlimited else base + limit
             try:
                 return node(state, alpha, beta, height)
             finally:

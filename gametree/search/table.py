@@ -1,8 +1,10 @@
 """A bounded transposition table that is correct with alpha-beta windows.
 
 Each entry stores a *lower* and an *upper* bound on a position's score, the
-best move found and the search depth the bounds are valid for.  An exact
-value is simply ``lower == upper``; a bound is never used as an exact value.
+best move found and the horizon the bounds are valid for (the ply down to
+which the position was searched: a later search may use them if it looks no
+deeper).  An exact value is simply ``lower == upper``; a bound is never used
+as an exact value.
 
 Size is bounded in entries (``max_entries``) or megabytes
 (:meth:`TranspositionTable.from_megabytes`).  Replacement is by generations:
@@ -21,7 +23,7 @@ from typing import Any
 
 __all__ = ["Bound", "Entry", "TranspositionTable", "parse_cache_size", "table_of", "UNLIMITED_DEPTH"]
 
-#: Depth stored for entries whose subtree was searched without a depth limit.
+#: The horizon of entries whose subtree was searched without a depth limit: to the end.
 UNLIMITED_DEPTH = 1 << 30
 
 #: Rough bytes one entry costs in CPython (dict slot, tuple, key, move), rounded up.
@@ -45,13 +47,13 @@ class Entry:
     tuples, which the engine reads directly).
 
     The score lies in ``[lower, upper]`` (``-inf``/``inf`` when unbounded) for a
-    search to ``depth`` (:data:`UNLIMITED_DEPTH`: to the end); ``move`` was the best move found.
+    search down to ply ``horizon`` (:data:`UNLIMITED_DEPTH`: to the end); ``move`` was the best move found.
     """
 
     lower: float
     upper: float
     move: Any
-    depth: int
+    horizon: int
 
     @property
     def bound(self) -> Bound:
@@ -61,7 +63,7 @@ class Entry:
 
 
 class TranspositionTable:
-    """Maps ``game.key(state)`` to ``(lower, upper, move, depth)`` tuples.
+    """Maps ``game.key(state)`` to ``(lower, upper, move, horizon)`` tuples.
 
     The engine's node reads the ``current`` and ``old`` dictionaries and stores
     into ``current`` directly, as :meth:`get` and :meth:`put` do (starting a new
@@ -100,14 +102,14 @@ class TranspositionTable:
         self.hits += 1
         return Entry(*entry)
 
-    def put(self, key: Hashable, lower: float, upper: float, move: Any, depth: int) -> None:
+    def put(self, key: Hashable, lower: float, upper: float, move: Any, horizon: int) -> None:
         """Store bounds for ``key``; a full current generation becomes the old one first."""
         self.stores += 1
         current = self.current
         if len(current) >= self.generation_size and key not in current:
             self.old = current
             self.current = current = {}
-        current[key] = (lower, upper, move, depth)
+        current[key] = (lower, upper, move, horizon)
 
     def clear(self) -> None:
         self.current, self.old = {}, {}

@@ -206,9 +206,10 @@ class TreeRecorder:
             order += 1
 
     def leave(self, exit: Exit) -> None:
-        value, kind, bound, window, cache, winner = exit
+        value, kind, window, cache, winner, _ = exit
         node, _state, _path = self._stack.pop()
         data = self.graph.nodes[node]
+        bound = exit.bound(data["alpha"], data["beta"])
         data.update(value=value, kind=kind, bound=bound, cache=cache, winner=winner)
         if kind == "terminal":
             names = self.game.info.player_names
