@@ -455,3 +455,37 @@ def test_prepare_binds_any_algorithm(ttt3):
     assert prepare(alphabeta, ttt3, cache=table, all_moves=False)(state).score == alphabeta(ttt3, state, all_moves=False).score
     limited = prepare(solver, ttt3, depth=2)(state)
     assert limited.depth == 2 and limited.algorithm == "alphabeta"
+
+
+def test_spacious_calls_through_a_frame_too_large_for_an_ordinary_chunk() -> None:
+    """Deep searches run from a frame that starts its own chunk of CPython's frame stack (see
+    gametree.search.engine._make_spacious); the call itself is just a call."""
+    import sys
+
+    from gametree.search import engine
+
+    assert engine.spacious(divmod, 7, 2) == (3, 1)
+    if sys.implementation.name == "cpython":
+        made = engine._make_spacious()
+        assert made.__code__.co_nlocals >= engine.SPACIOUS_SLOTS
+        assert made(divmod, 9, 4) == (2, 1)
+
+
+def test_deep_and_shallow_entries_agree(registry, monkeypatch) -> None:
+    """The same deep position searched through spacious and, with spacious made a plain call, without it."""
+    from gametree.search import engine
+
+    game = registry.game("connect4").create(width=5, height=4)
+    state = play_text(game, "3")
+    assert game.info.max_plies - game.ply(state) > engine.SPACIOUS_PLIES
+    calls = []
+
+    def plain(function, *args):
+        calls.append(function)
+        return function(*args)
+
+    deep = Solver(game).solve(state, all_moves=False)
+    monkeypatch.setattr(engine, "spacious", plain)
+    shallow = Solver(game).solve(state, all_moves=False)
+    assert calls, "the deep search went through spacious"
+    assert (deep.score, deep.stats.nodes, deep.pv) == (shallow.score, shallow.stats.nodes, shallow.pv)

@@ -28,6 +28,7 @@ solver.  What differs between them is chosen once, when the engine is built:
 from __future__ import annotations
 
 import functools
+import sys
 import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Literal, NamedTuple, Protocol
@@ -191,6 +192,42 @@ def _no_evaluation(state: Any) -> float:
     return 0.0
 
 
+#: Frame slots (8 bytes each) of :func:`spacious`'s frame: 40 KiB, which no ordinary chunk of
+#: CPython's frame stack (16 KiB) can hold, so that it starts a 64 KiB chunk of its own.
+SPACIOUS_SLOTS = 5000
+#: Searches with more plies left than this run through :func:`spacious`.
+SPACIOUS_PLIES = 16
+
+
+@functools.cache
+def _make_spacious() -> Callable[..., Any]:
+    """A function ``(function, *args) -> function(*args)`` whose frame starts a chunk of CPython's
+    frame stack, with room after it for about 45 nested node frames.
+
+    CPython keeps Python frames in chunks of 16 KiB and frees a chunk as soon as the frame at
+    its base returns.  A deep recursion that crosses from one chunk into the next at a busy
+    depth allocates and frees a chunk on every call there: a search of 6x5 Connect Four ran
+    twice as long when it happened to start a few frames deeper (docs/performance-log.md).
+    Where that boundary falls depends on everything below the search, so it is moved out of
+    the way: this frame is too large for any ordinary chunk, so CPython gives it a 64 KiB
+    chunk of its own, kept while the search recurses in the 24 KiB after it.  The frame's size
+    comes from its local variables, which is why the function is written by code.
+    """
+    if sys.implementation.name != "cpython":
+        return lambda function, *args: function(*args)
+    names = " = ".join(f"_{i}" for i in range(SPACIOUS_SLOTS))
+    namespace: dict[str, Any] = {}
+    exec(f"def spacious(function, *args):\n    if function is None:\n        {names} = None\n    return function(*args)\n", namespace)
+    spacious: Callable[..., Any] = namespace["spacious"]
+    return spacious
+
+
+def spacious(function: Callable[..., Any], *args: Any) -> Any:
+    """``function(*args)`` with room on CPython's frame stack: see :func:`_make_spacious`
+    (made on first use: compiling it costs more than a short search)."""
+    return _make_spacious()(function, *args)
+
+
 class Engine:
     """One game's search, set up once: the game's functions bound, a table, counters.
 
@@ -242,6 +279,10 @@ class Engine:
         #: ``[move, improved]`` of the last node completed at height 0: the best move found,
         #: and whether it scored above the window's low end (then it scores at least the value).
         self.root: list[Any] = [None, False]
+        #: ``with_room(plies, function, *args)``: ``function(*args)`` with room on CPython's frame
+        #: stack for a search ``plies`` deep (see :func:`spacious`); drivers that search one
+        #: position several times (the solver's probes) call through it once.
+        self.with_room: Callable[..., Any]
         self.search = self._build()
 
     @property
@@ -304,6 +345,7 @@ class Engine:
 
             uppers, lowers = threat_bounds(C)
         base = 0  # the ply at height 0, set by each search from outside
+        in_room = False  # running through spacious()
         # The ply down to which this search looks: what a table entry records, so that an entry
         # serves any later search that looks no deeper (UNLIMITED_DEPTH: to the end of the game).
         horizon = UNLIMITED_DEPTH
@@ -493,6 +535,20 @@ class Engine:
                     obs.leave(Exit(best, "searched"))
             return best
 
+        def with_room(plies: int, function: Callable[..., Any], *args: Any) -> Any:
+            """``function(*args)``, through :func:`spacious` if it may search more than
+            :data:`SPACIOUS_PLIES` plies deep (once: the searches it makes run in its room)."""
+            nonlocal in_room
+            if in_room or plies <= SPACIOUS_PLIES:
+                return function(*args)
+            in_room = True
+            try:
+                return spacious(function, *args)
+            finally:
+                in_room = False
+
+        self.with_room = with_room
+
         def search(state: Any, alpha: float, beta: float, height: int = 0) -> float:
             """Fail-soft negamax from any position (see :class:`Engine`)."""
             nonlocal base, horizon, probes, hits, stores
@@ -512,6 +568,8 @@ class Engine:
             base = p - height
             horizon = UNLIMITED_DEPTH if unlimited else base + limit
             try:
+                if not in_room and min(C, horizon) - p > SPACIOUS_PLIES:
+                    return with_room(min(C, horizon) - p, node, state, alpha, beta, height)  # type: ignore[no-any-return]
                 return node(state, alpha, beta, height)
             finally:
                 if table is not None:

@@ -52,6 +52,13 @@ def _half(x: float) -> float:
 
 
 def exact_score(engine: Engine, state: Any, height: int = 0, at_least: float | None = None, weak: bool = False) -> float:
+    """The exact score of ``state`` by null-window searches of ``engine`` (see :func:`_exact_score`),
+    with room on the frame stack for all of them."""
+    result: float = engine.with_room(engine.C - engine.game.ply(state), _exact_score, engine, state, height, at_least, weak)
+    return result
+
+
+def _exact_score(engine: Engine, state: Any, height: int, at_least: float | None, weak: bool) -> float:
     """The exact score of ``state`` by null-window searches of ``engine``.
 
     Pascal Pons's bisection biased towards 0 for the first two probes
