@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .game import State
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -39,7 +41,7 @@ def _score(value: float) -> str:
     return f"{value:+.3f}"
 
 
-def print_result(game: Any, state: Any, result: SearchResult) -> None:
+def print_result(game: Any, state: State, result: SearchResult) -> None:
     from rich.table import Table
 
     out = console()

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 __all__ = [
     "Game",
+    "Move",
+    "State",
     "GameError",
     "GameOverError",
     "GameInfo",
@@ -39,6 +41,12 @@ __all__ = [
     "play_text",
     "win_score",
 ]
+
+#: A position as the core sees it: the game's own (hashable, immutable) state type.
+State: TypeAlias = Hashable
+#: A move as the core sees it: whatever the game's ``legal_moves`` gives; the core only
+#: hands it back to the game and compares it.
+Move: TypeAlias = object
 
 S = TypeVar("S", bound=Hashable)
 M = TypeVar("M")

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .game import Game, GameError, capabilities
+from .game import Game, GameError, State, capabilities
 
 __all__ = ["DEFAULT_TABLE", "FORMAT", "LearnedPlayer", "LearnedTable", "TableError", "game_seed", "learn", "play_random_games"]
 
@@ -123,12 +123,12 @@ class LearnedTable:
     key: str
     positions: dict[str, list[int]] = field(default_factory=dict)
 
-    def stats(self, game: Game[Any, Any], state: Any) -> tuple[int, int, int]:
+    def stats(self, game: Game[Any, Any], state: State) -> tuple[int, int, int]:
         """``(games, wins of player 0, wins of player 1)`` through ``state`` (zeros if never met)."""
         keyf, _ = _key_function(game)
         return self._counts(keyf, state)
 
-    def _counts(self, keyf: Callable[[Any], Hashable], state: Any) -> tuple[int, int, int]:
+    def _counts(self, keyf: Callable[[Any], Hashable], state: State) -> tuple[int, int, int]:
         """:meth:`stats` with the game's key function already found (a player asks once per game)."""
         n, w0, w1 = self.positions.get(repr(keyf(state)), (0, 0, 0))
         return n, w0, w1
@@ -262,7 +262,7 @@ class LearnedPlayer:
             self._table = LearnedTable.load(path)
         return self._table
 
-    def values(self, game: Game[Any, Any], state: Any) -> list[tuple[Any, float]]:
+    def values(self, game: Game[Any, Any], state: State) -> list[tuple[Any, float]]:
         """Every legal move with its learned value for the side to move."""
         table = self.table()
         checked = self._checked
@@ -284,7 +284,7 @@ class LearnedPlayer:
             out.append((move, value))
         return out
 
-    def choose(self, game: Game[Any, Any], state: Any, rng: random.Random) -> Any:
+    def choose(self, game: Game[Any, Any], state: State, rng: random.Random) -> Any:
         try:
             values = self.values(game, state)
         except TableError as exc:

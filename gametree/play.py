@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar, runtime_checkable
 
 from .search.table import TranspositionTable
-from .game import Game, GameError, capabilities, checked_play
+from .game import Game, GameError, Move, State, capabilities, checked_play
 from .search import SearchResult, solver
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ class Player(Protocol):
 
     human: bool
 
-    def choose(self, game: Game[Any, Any], state: Any, rng: random.Random) -> Any:
+    def choose(self, game: Game[Any, Any], state: State, rng: random.Random) -> Any:
         """A legal move in ``state`` (ties broken with ``rng`` so games replay from a seed)."""
         ...
 
@@ -110,14 +110,14 @@ class MatchResult:
         return MatchResult(players, len(records), wins, len(records) - wins[0] - wins[1], tuple(records))
 
 
-def _apply(game: Game[Any, Any], state: Any, move: Any, who: str) -> Any:
+def _apply(game: Game[Any, Any], state: State, move: Move, who: str) -> Any:
     try:
         return checked_play(game, state, move)
     except GameError as exc:
         raise PlayError(f"player {who} chose an illegal move: {exc}") from None
 
 
-def play_game(game: Game[Any, Any], players: Sequence[Player], rng: random.Random, state: Any = None) -> GameRecord:
+def play_game(game: Game[Any, Any], players: Sequence[Player], rng: random.Random, state: State | None = None) -> GameRecord:
     """Play one game between two computer players, from ``state`` (default: the start)."""
     if any(p.human for p in players):
         raise PlayError("play_game needs two computer players")
@@ -138,7 +138,7 @@ def play_match(
     games: int,
     seed: int | None = None,
     names: tuple[str, str] = ("first", "second"),
-    start: Any = None,
+    start: State = None,
 ) -> MatchResult:
     """Play ``games`` games between two computer players with one seeded random generator."""
     rng = random.Random(seed)
@@ -161,7 +161,7 @@ def _marks(names: tuple[str, str]) -> dict[str, str]:
 
 
 def board_rows(
-    game: Any, state: Any, *, last: tuple[int, int] | None = None, winning: Sequence[tuple[int, int]] = (), plain: bool = True
+    game: Any, state: State, *, last: tuple[int, int] | None = None, winning: Sequence[tuple[int, int]] = (), plain: bool = True
 ) -> list[list[tuple[str, str | None]]]:
     """The board as rows of ``(text, style)`` pieces, labels on top and left.
 
@@ -345,7 +345,7 @@ class Session:
     seed: int | None = None
     games: int = 1
     delay: float | None = None
-    start: Any = None
+    start: State = None
     title: str = ""
     notes: tuple[str, ...] = ()
     records: list[GameRecord] = field(default_factory=list)
@@ -381,7 +381,7 @@ class Session:
             return f"{self.names[side]} (you)"
         return f"{self.names[side]} ({seat.kind})"
 
-    def move_help(self, state: Any) -> str:
+    def move_help(self, state: State) -> str:
         text = self.caps.help.move_help if self.caps.help is not None else None
         if isinstance(text, str) and text:
             return text
@@ -493,7 +493,7 @@ class Session:
             self.ui.say(f"The game is over: answer y to play again, n to stop{undo}.", style="yellow")
 
     # -- the human's turn --------------------------------------------------------------------
-    def human_move(self, state: Any, side: int, *, can_undo: bool) -> Any:
+    def human_move(self, state: State, side: int, *, can_undo: bool) -> Any:
         game, ui = self.game, self.ui
         prompt = f"{self.names[side]} to move: " if self.humans == 1 else f"{self.label(side)} to move: "
         while True:
@@ -542,7 +542,7 @@ class Session:
         del moves[point:]
         self.ui.say(f"Took back {' '.join(taken)}.")
 
-    def show_help(self, state: Any) -> None:
+    def show_help(self, state: State) -> None:
         say = self.ui.say
         say("Commands:")
         say(f"  MOVE      play a move: {self.move_help(state)}")
@@ -551,14 +551,14 @@ class Session:
         say("  help      show this help")
         say("  quit, x   leave (Ctrl-D and Ctrl-C also leave)")
 
-    def hint(self, state: Any) -> SearchResult:
+    def hint(self, state: State) -> SearchResult:
         """Every legal move's value under perfect play (a full solve, cached between hints)."""
         if self._hint_table is None:
             self._hint_table = TranspositionTable()
         table = self._hint_table
         return solver(self.game, state, cache=table, all_moves=True, pv=True)
 
-    def show_hint(self, state: Any) -> None:
+    def show_hint(self, state: State) -> None:
         result = self.ui.think(lambda: self.hint(state), "Solving...")
         self.ui.say("Under perfect play from both sides (moves counted for both sides):")
         values = sorted(result.move_values, key=lambda mv: -mv.score)
@@ -578,7 +578,7 @@ class Session:
             self.ui.say(f"  {mv.move:<{width}}  {text}", style=style)
 
     # -- showing ----------------------------------------------------------------------------
-    def show_board(self, state: Any, history: list[Any], moves: list[Any], *, winning: Sequence[tuple[int, int]] = ()) -> None:
+    def show_board(self, state: State, history: list[Any], moves: list[Any], *, winning: Sequence[tuple[int, int]] = ()) -> None:
         game, ui = self.game, self.ui
         ui.say()
         board = self.caps.board
@@ -594,7 +594,7 @@ class Session:
         rows = board_rows(game, state, last=last, winning=winning, plain=not ui.fancy)
         ui.show_rows(rows, self._styles)
 
-    def show_end(self, state: Any, history: list[Any], moves: list[Any], winner: int | None, number: int) -> None:
+    def show_end(self, state: State, history: list[Any], moves: list[Any], winner: int | None, number: int) -> None:
         game, ui = self.game, self.ui
         plies = game.ply(state)
         after = f"after {plies} move{'s' if plies != 1 else ''}"

@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from ..game import GameError, capabilities, play_text
+from ..game import GameError, State, capabilities, play_text
 from ..plugin import AlgorithmSpec, GameSpec, Option, Registry
 from .common import GameGroup, click_option, progress_bar, game_group, game_options, make_game, position_of, registry_of, split_game_options
 
@@ -168,7 +168,7 @@ def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any]) -> dict[st
     return options
 
 
-def _run(algorithm: AlgorithmSpec, game: Any, state: Any, options: dict[str, Any]) -> Any:
+def _run(algorithm: AlgorithmSpec, game: Any, state: State, options: dict[str, Any]) -> Any:
     try:
         return algorithm.search(game, state, **options)
     except GameError as exc:
@@ -244,7 +244,7 @@ def _solve_batch(game: Any, algorithm: AlgorithmSpec, options: dict[str, Any], s
         sys.exit(1)
 
 
-def _solve_parallel(game: Any, state: Any, algorithm: str, options: dict[str, Any], params: dict[str, Any]) -> Any:
+def _solve_parallel(game: Any, state: State, algorithm: str, options: dict[str, Any], params: dict[str, Any]) -> Any:
     """``gametree solve --workers N`` / ``--scheduler ADDRESS``: one-line errors for the CLI."""
     from ..search.parallel import EXACT_ALGORITHMS, WORKER_TABLE_ENTRIES, solve_parallel
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from ..game import GameError
+from ..game import GameError, State
 from ..plugin import Exporter, GameSpec, Registry
 from .common import GameGroup, game_group, game_options, make_game, position_of, registry_of, split_game_options
 
@@ -136,7 +136,7 @@ def _tree_command(spec: GameSpec) -> click.Command:
     return command
 
 
-def _mcts_tree(game: Any, state: Any, params: dict[str, Any]) -> Any:
+def _mcts_tree(game: Any, state: State, params: dict[str, Any]) -> Any:
     """Capture a Monte Carlo search tree (visits and values on the nodes)."""
     from ..tree import TreeTooLargeError, capture_mcts
 

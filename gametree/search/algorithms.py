@@ -14,7 +14,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from ..game import Game
+from ..game import Game, State
 from ..hookspecs import hookimpl
 from ..plugin import AlgorithmSpec, Option, Registry
 from . import exact
@@ -79,7 +79,7 @@ def spec_of(algorithm: AlgorithmSpec | str | Callable[..., SearchResult]) -> Alg
     return AlgorithmSpec(getattr(algorithm, "__name__", "algorithm"), algorithm)
 
 
-def run(game: Game[Any, Any], state: Any = None, *, algorithm: AlgorithmSpec | str = "alphabeta", **options: Any) -> SearchResult:
+def run(game: Game[Any, Any], state: State | None = None, *, algorithm: AlgorithmSpec | str = "alphabeta", **options: Any) -> SearchResult:
     """Run a search by algorithm name or spec: ``run(game, state, algorithm="solver", weak=True)``."""
     result: SearchResult = spec_of(algorithm).search(game, state, **options)
     return result

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..game import Game
+from ..game import Game, State
 from .engine import Engine, SearchTimeout
 from .results import Root, SearchResult, best_move, build_result, freeze, start
 from .table import TranspositionTable, table_of
@@ -21,7 +21,7 @@ __all__ = ["alphabeta", "iterative_deepening", "minimax", "root_search", "root_v
 
 
 def minimax(
-    game: Game[Any, Any], state: Any = None, *, depth: int | None = None, all_moves: bool = True, pv: bool = True
+    game: Game[Any, Any], state: State | None = None, *, depth: int | None = None, all_moves: bool = True, pv: bool = True
 ) -> SearchResult:
     """Plain minimax: every node of the tree, no pruning, no cache.
 
@@ -39,7 +39,7 @@ def minimax(
     return build_result("minimax", game, state, root, lines, depth, stats, heuristic=engine.counters.heuristic > 0)
 
 
-def root_values(engine: Engine, state: Any) -> Root:
+def root_values(engine: Engine, state: State) -> Root:
     """Every root move's exact value (each with the whole window), the root counted as a node."""
     game = engine.game
     engine.counters.per_depth[0] += 1
@@ -47,7 +47,7 @@ def root_values(engine: Engine, state: Any) -> Root:
     return Root(moves, [-engine.exact(game.play(state, m), 1) for m in moves])
 
 
-def root_search(engine: Engine, state: Any) -> Root:
+def root_search(engine: Engine, state: State) -> Root:
     """The root's value and one best move, from one search of the root."""
     engine.root[0] = None
     value = engine.exact(state, 0)
@@ -60,7 +60,7 @@ def root_search(engine: Engine, state: Any) -> Root:
 
 def alphabeta(
     game: Game[Any, Any],
-    state: Any = None,
+    state: State | None = None,
     *,
     depth: int | None = None,
     cache: TranspositionTable | bool | None = True,
@@ -102,7 +102,7 @@ def alphabeta(
 def iterative_deepening(
     function: Callable[..., SearchResult],
     game: Game[Any, Any],
-    state: Any = None,
+    state: State | None = None,
     *,
     time_limit: float,
     depth: int | None = None,

@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Literal, NamedTuple, Protocol
 
-from ..game import Game, capabilities, win_score
+from ..game import Game, Move, State, capabilities, win_score
 from .table import UNLIMITED_DEPTH, TranspositionTable
 
 __all__ = [
@@ -98,9 +98,9 @@ class SearchObserver(Protocol):
     observer may raise to stop the search (a node limit does).
     """
 
-    def enter(self, state: Any, height: int, alpha: float | None, beta: float | None) -> None: ...
+    def enter(self, state: State, height: int, alpha: float | None, beta: float | None) -> None: ...
 
-    def child(self, move: Any) -> None: ...
+    def child(self, move: Move) -> None: ...
 
     def prune(self, moves: Sequence[Any], reason: str) -> None: ...
 
@@ -178,7 +178,7 @@ def _with_deadline(evaluate: Callable[[Any], float], deadline: float) -> Callabl
     calls = 0
     clock = time.perf_counter
 
-    def timed(state: Any) -> float:
+    def timed(state: State) -> float:
         nonlocal calls
         calls += 1
         if not calls & 63 and clock() > deadline:
@@ -188,7 +188,7 @@ def _with_deadline(evaluate: Callable[[Any], float], deadline: float) -> Callabl
     return timed
 
 
-def _no_evaluation(state: Any) -> float:
+def _no_evaluation(state: State) -> float:
     return 0.0
 
 
@@ -290,7 +290,7 @@ class Engine:
         """The best move of the last search's root node (None if the root was settled without trying moves)."""
         return self.root[0]
 
-    def exact(self, state: Any, height: int = 0) -> float:
+    def exact(self, state: State, height: int = 0) -> float:
         """The value of ``state`` with the whole window."""
         return self.search(state, NEG_INF, INF, height)
 
@@ -300,7 +300,7 @@ class Engine:
         # opponent's next move.  Without them (misere games!) one can lose by one's own move.
         return -win_score(self.C, p + 1) if self.threats is not None else -win_score(self.C, p)
 
-    def wins_now(self, state: Any) -> bool:
+    def wins_now(self, state: State) -> bool:
         """Whether the threat-aware strategy settles ``state`` at once: the side to move wins next move."""
         return self.threats is not None and self.threats.immediate_win(state)
 
@@ -340,7 +340,7 @@ class Engine:
             else:
                 unordered = safe
 
-                def reply(state: Any, move: Any) -> bool:
+                def reply(state: State, move: Move) -> bool:
                     return has_safe(play(state, move))
 
             uppers, lowers = threat_bounds(C)
@@ -353,14 +353,14 @@ class Engine:
         # the counts are added to the table's own after each search from outside.
         probes = hits = stores = 0
 
-        def terminal(state: Any, winner: int | None, p: int) -> int:
+        def terminal(state: State, winner: int | None, p: int) -> int:
             counters.terminals += 1
             if winner is None:
                 return 0
             magnitude = win_score(C, p - 1)  # the game-ending move was the p-th
             return magnitude if winner == to_move(state) else -magnitude
 
-        def stuck(state: Any, p: int) -> float:
+        def stuck(state: State, p: int) -> float:
             """The score of a position at ply ``p`` where the side to move has no safe move."""
             out = outcome(state)  # a full board (or another end) leaves no moves either
             if out is not None:
@@ -379,11 +379,11 @@ class Engine:
             exact = kind == "cache" and entry[0] == entry[1] and alpha < value < beta
             obs.leave(Exit(value, kind, (alpha, beta) if prune else None, cache, exact=exact))
 
-        def cutoff(moves: Sequence[Any], move: Any, value: float, beta: float) -> None:
+        def cutoff(moves: Sequence[Any], move: Move, value: float, beta: float) -> None:
             assert obs is not None
             obs.prune(moves[list(moves).index(move) + 1 :], f"beta cutoff: {number(value)} >= {number(beta)}")
 
-        def node(state: Any, alpha: float, beta: float, height: int) -> float:
+        def node(state: State, alpha: float, beta: float, height: int) -> float:
             nonlocal per_depth, probes, hits, stores
             value: float
             try:
@@ -549,7 +549,7 @@ class Engine:
 
         self.with_room = with_room
 
-        def search(state: Any, alpha: float, beta: float, height: int = 0) -> float:
+        def search(state: State, alpha: float, beta: float, height: int = 0) -> float:
             """Fail-soft negamax from any position (see :class:`Engine`)."""
             nonlocal base, horizon, probes, hits, stores
             p = ply(state)

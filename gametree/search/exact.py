@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..game import Game, win_score
+from ..game import Game, State, win_score
 from .classic import alphabeta
 from .engine import INF, Engine
 from .results import Root, Scored, SearchResult, best_move, build_result, check_game, freeze, scores_of, start
@@ -51,14 +51,14 @@ def _half(x: float) -> float:
     return -(-x // 2) if x < 0 else x // 2
 
 
-def exact_score(engine: Engine, state: Any, height: int = 0, at_least: float | None = None, weak: bool = False) -> float:
+def exact_score(engine: Engine, state: State, height: int = 0, at_least: float | None = None, weak: bool = False) -> float:
     """The exact score of ``state`` by null-window searches of ``engine`` (see :func:`_exact_score`),
     with room on the frame stack for all of them."""
     result: float = engine.with_room(engine.C - engine.game.ply(state), _exact_score, engine, state, height, at_least, weak)
     return result
 
 
-def _exact_score(engine: Engine, state: Any, height: int, at_least: float | None, weak: bool) -> float:
+def _exact_score(engine: Engine, state: State, height: int, at_least: float | None, weak: bool) -> float:
     """The exact score of ``state`` by null-window searches of ``engine``.
 
     Pascal Pons's bisection biased towards 0 for the first two probes
@@ -162,7 +162,7 @@ class Solver:
         #: Follows lines to the end for principal variations, without counting (built on first use).
         self._lines: Engine | None = None
 
-    def solve(self, state: Any = None, *, all_moves: bool = True, pv: bool = True, weak: bool = False) -> SearchResult:
+    def solve(self, state: State | None = None, *, all_moves: bool = True, pv: bool = True, weak: bool = False) -> SearchResult:
         """Solve ``state`` (default: the start): see :func:`solver`."""
         game, engine, table = self.game, self.engine, self.table
         state = start(game, state, checked=True)  # checked when the solver was built
@@ -190,7 +190,7 @@ class Solver:
         lines = self._line_engine() if pv and not weak else None
         return build_result("solver", game, state, root, lines, None, stats, weak=weak)
 
-    def score(self, state: Any = None, *, weak: bool = False) -> Scored:
+    def score(self, state: State | None = None, *, weak: bool = False) -> Scored:
         """The score of ``state`` (default: the start) alone, and what proving it cost.
 
         The score :meth:`solve` gives, proved by the same searches, but without a
@@ -207,7 +207,7 @@ class Solver:
         seconds = time.perf_counter() - started
         return Scored(_sign(value) if weak else value, weak, sum(counters.per_depth), seconds)
 
-    def _weak_root(self, state: Any, all_moves: bool) -> Root:
+    def _weak_root(self, state: State, all_moves: bool) -> Root:
         """The root's value +1, 0 or -1 (win, draw or loss) and a best move, or every move's value."""
         game, engine = self.game, self.engine
         value = _sign(exact_score(engine, state, weak=True))
@@ -233,7 +233,7 @@ class Solver:
 
 def solver(
     game: Game[Any, Any],
-    state: Any = None,
+    state: State | None = None,
     *,
     depth: int | None = None,
     cache: TranspositionTable | bool | None = True,

@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..game import Game, UnsupportedGameError, capabilities, win_score
+from ..game import Game, Move, State, UnsupportedGameError, capabilities, win_score
 from .engine import INF, clamp
 from .results import MoveValue, SearchResult, assemble, start, stats_of
 
@@ -63,7 +63,7 @@ class MCTSNode:
 
     __slots__ = ("state", "move", "ply", "height", "children", "untried", "visits", "total", "lo", "hi")
 
-    def __init__(self, state: Any, move: Any, ply: int, height: int) -> None:
+    def __init__(self, state: State, move: Move, ply: int, height: int) -> None:
         self.state = state
         self.move = move
         self.ply = ply
@@ -121,7 +121,7 @@ class _Search:
         self.nodes = self.terminals = self.heuristic = 0
         self.per_depth = [0] * 64
 
-    def node(self, state: Any, move: Any, height: int) -> MCTSNode:
+    def node(self, state: State, move: Move, height: int) -> MCTSNode:
         game = self.game
         ply = game.ply(state)
         node = MCTSNode(state, move, ply, height)
@@ -187,7 +187,7 @@ class _Search:
                 best_u, best = u, child
         return best
 
-    def playout(self, state: Any) -> float:
+    def playout(self, state: State) -> float:
         """A random game from ``state``: the reward for the side to move there."""
         game = self.game
         rng = self.rng
@@ -264,7 +264,7 @@ def _check_options(iterations: int | None, time_limit: float | None, exploration
 
 def run(
     game: Game[Any, Any],
-    state: Any = None,
+    state: State | None = None,
     *,
     iterations: int | None = None,
     time_limit: float | None = None,
@@ -401,7 +401,7 @@ def result_of(game: Game[Any, Any], outcome: MCTSRun, depth: int | None = None) 
 
 def mcts(
     game: Game[Any, Any],
-    state: Any = None,
+    state: State | None = None,
     *,
     iterations: int | None = None,
     time_limit: float | None = None,
@@ -446,7 +446,7 @@ class MCTSPlayer:
         self.depth = depth
         self.exploration = exploration
 
-    def choose(self, game: Game[Any, Any], state: Any, rng: random.Random) -> Any:
+    def choose(self, game: Game[Any, Any], state: State, rng: random.Random) -> Any:
         depth = self.depth
         if depth == "auto":
             depth = 0 if capabilities(game).heuristic is not None else None

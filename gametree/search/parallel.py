@@ -40,7 +40,7 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..game import Game, GameError, capabilities, win_score
+from ..game import Game, GameError, State, capabilities, win_score
 from .engine import Engine
 from .results import MoveValue, SearchResult, SearchStats, assemble, freeze, start, stats_of
 
@@ -129,7 +129,7 @@ def _frontier(game: Game[Any, Any], root: Any, ply: int, keyf: Callable[[Any], H
     return found, count
 
 
-def split(game: Game[Any, Any], state: Any, *, target: int, ply: int | None = None) -> Split:
+def split(game: Game[Any, Any], state: State, *, target: int, ply: int | None = None) -> Split:
     """The shallowest split with at least ``target`` distinct subproblems (or the given ``ply``)."""
     keyf = _keyf(game)
     if ply is not None:
@@ -176,7 +176,7 @@ class _Task:
     """Solve ``state`` exactly (``window`` None), or search it with the null window ``window``."""
 
     game: Any
-    state: Any
+    state: State
     algorithm: str
     entries: int
     window: tuple[int, int] | None = None
@@ -379,7 +379,7 @@ class _Search:
         self.on_change: Callable[[], None] = lambda: None
 
     # -- subproblems ---------------------------------------------------------------
-    def _ask(self, state: Any, window: tuple[int, int] | None) -> Any:
+    def _ask(self, state: State, window: tuple[int, int] | None) -> Any:
         with self.lock:
             self.submitted += 1
         self.on_change()
@@ -394,7 +394,7 @@ class _Search:
         return answer
 
     # -- values ----------------------------------------------------------------------
-    def _terminal(self, state: Any) -> int | None:
+    def _terminal(self, state: State) -> int | None:
         out = self.game.outcome(state)
         if out is None:
             return None
@@ -403,7 +403,7 @@ class _Search:
         magnitude = win_score(self.C, self.game.ply(state) - 1)  # the game-ending move was the last
         return magnitude if out.winner == self.game.to_move(state) else -magnitude
 
-    def exact(self, state: Any, handle: Any = None) -> tuple[int, list[str]]:
+    def exact(self, state: State, handle: Any = None) -> tuple[int, list[str]]:
         """The exact score of ``state`` and an optimal line from it to the end (move texts)."""
         end = self._terminal(state)
         if end is not None:
@@ -419,7 +419,7 @@ class _Search:
         rep, value, line = slot.result()
         return value, _carry(self.game, self.keyf, rep, line, state)
 
-    def _exact(self, state: Any, handle: Any) -> tuple[int, list[str]]:
+    def _exact(self, state: State, handle: Any) -> tuple[int, list[str]]:
         game = self.game
         if game.ply(state) >= self.cut:
             answer = self._wait(handle if handle is not None else self._ask(state, None))
@@ -451,7 +451,7 @@ class _Search:
         return best, [game.format_move(state, moves[best_index]), *best_line]
 
 
-def _carry(game: Game[Any, Any], keyf: Callable[[Any], Hashable], rep: Any, line: Sequence[str], state: Any) -> list[str]:
+def _carry(game: Game[Any, Any], keyf: Callable[[Any], Hashable], rep: State, line: Sequence[str], state: State) -> list[str]:
     """A line played from ``rep``, carried over to the symmetric position ``state``
     (move by move: the successor with the same canonical key)."""
     if game.key(rep) == game.key(state):
@@ -481,7 +481,7 @@ def _carry(game: Game[Any, Any], keyf: Callable[[Any], Hashable], rep: Any, line
     return out
 
 
-def _plies(game: Game[Any, Any], start: Any, line: Sequence[str]) -> int | None:
+def _plies(game: Game[Any, Any], start: State, line: Sequence[str]) -> int | None:
     state = start
     for text in line:
         state = game.play(state, game.parse_move(state, text))
@@ -496,7 +496,7 @@ def _runner(workers: int, scheduler: Any) -> _Runner:
 
 def solve_parallel(
     game: Game[Any, Any],
-    state: Any = None,
+    state: State | None = None,
     *,
     workers: int = 2,
     algorithm: str = "solver",
@@ -555,7 +555,7 @@ def solve_parallel(
 
 def _result(
     game: Game[Any, Any],
-    state: Any,
+    state: State,
     algorithm: str,
     moves: list[Any],
     answers: list[tuple[int, list[str]]],

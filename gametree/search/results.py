@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from ..game import Game, GameOverError, UnsupportedGameError
+from ..game import Game, GameOverError, Move, State, UnsupportedGameError
 from .engine import Counters, Engine
 from .table import TranspositionTable
 
@@ -143,7 +143,7 @@ def check_game(game: Game[Any, Any]) -> None:
             raise UnsupportedGameError(f"minimax search needs a two-player, zero-sum, deterministic, perfect-information game ({prop} fails)")
 
 
-def start(game: Game[Any, Any], state: Any, *, checked: bool = False) -> Any:
+def start(game: Game[Any, Any], state: State, *, checked: bool = False) -> Any:
     """The state to search (the start if None), refused if the game is over; ``checked``: the game was checked before."""
     if not checked:
         check_game(game)
@@ -195,7 +195,7 @@ def freeze(counters: Counters, table: TranspositionTable | None, seconds: float,
     return stats_of(counters.per_depth, seconds, terminals=counters.terminals, heuristic=counters.heuristic, cutoffs=counters.cutoffs, table=counts)
 
 
-def best_move(engine: Engine, state: Any, value: float, height: int = 0) -> Any:
+def best_move(engine: Engine, state: State, value: float, height: int = 0) -> Any:
     """A move from ``state`` that keeps its ``value``: the child's value, confirmed
     with a narrow window around ``-value``, is exactly ``-value``."""
     game = engine.game
@@ -214,7 +214,7 @@ def best_move(engine: Engine, state: Any, value: float, height: int = 0) -> Any:
     raise AssertionError("no move keeps the value: the search is inconsistent")  # pragma: no cover
 
 
-def principal_variation(engine: Engine, state: Any, first: Any, value: float) -> tuple[list[Any], bool]:
+def principal_variation(engine: Engine, state: State, first: Move, value: float) -> tuple[list[Any], bool]:
     """Follow moves that keep ``value`` from ``state`` (whose best move is ``first``).
 
     Returns the moves and whether the line reaches the end of the game.  Each
@@ -250,7 +250,7 @@ def value_and_winner(score: float, me: int, proven: bool) -> tuple[Value, int | 
 def assemble(
     algorithm: str,
     game: Game[Any, Any],
-    state: Any,
+    state: State,
     score: float,
     proven: bool,
     plies_to_end: int | None,
@@ -271,7 +271,7 @@ def assemble(
 def build_result(
     algorithm: str,
     game: Game[Any, Any],
-    state: Any,
+    state: State,
     root: Root,
     lines: Engine | None,
     depth: int | None,
@@ -302,7 +302,7 @@ def build_result(
     proven = not heuristic or abs(best_value) >= 1
     plies = len(pv_raw) if ended else None
 
-    def plies_of(i: int, move: Any, v: float) -> int | None:
+    def plies_of(i: int, move: Move, v: float) -> int | None:
         if not ended or lines is None:
             return None
         if i == best:
@@ -326,7 +326,7 @@ def build_result(
 def scores_of(solve: Callable[[Any], SearchResult]) -> Callable[[Any], Scored]:
     """``solve`` with its results cut down to :class:`Scored`."""
 
-    def scored(state: Any) -> Scored:
+    def scored(state: State) -> Scored:
         result = solve(state)
         return Scored(result.score, result.weak, result.stats.nodes, result.stats.seconds)
 

@@ -21,6 +21,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from ..game import Move
+
 __all__ = ["Bound", "Entry", "TranspositionTable", "parse_cache_size", "table_of", "UNLIMITED_DEPTH"]
 
 #: The horizon of entries whose subtree was searched without a depth limit: to the end.
@@ -52,7 +54,7 @@ class Entry:
 
     lower: float
     upper: float
-    move: Any
+    move: Move
     horizon: int
 
     @property
@@ -102,7 +104,7 @@ class TranspositionTable:
         self.hits += 1
         return Entry(*entry)
 
-    def put(self, key: Hashable, lower: float, upper: float, move: Any, horizon: int) -> None:
+    def put(self, key: Hashable, lower: float, upper: float, move: Move, horizon: int) -> None:
         """Store bounds for ``key``; a full current generation becomes the old one first."""
         self.stores += 1
         current = self.current

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..game import Game, capabilities
+from ..game import Game, Move, State, capabilities
 
 __all__ = ["board_attributes", "board_labels", "last_move_cell"]
 
@@ -32,7 +32,7 @@ def board_attributes(game: Game[Any, Any]) -> Callable[[Any], dict[str, Any]] | 
         return None
     cells_of, winning = board.board_cells, board.winning_cells
 
-    def attributes(state: Any) -> dict[str, Any]:
+    def attributes(state: State) -> dict[str, Any]:
         rows = [[str(cell) for cell in row] for row in cells_of(state)]
         return {"cells": "\n".join("\t".join(row) for row in rows), "highlight": " ".join(f"{r},{c}" for r, c in winning(state) or ())}
 
@@ -46,7 +46,7 @@ def last_move_cell(game: Game[Any, Any]) -> Callable[[Any, Any], str] | None:
         return None
     move_cell = board.move_cell
 
-    def cell(state: Any, move: Any) -> str:
+    def cell(state: State, move: Move) -> str:
         r, c = move_cell(state, move)
         return f"{int(r)},{int(c)}"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..game import Game
+from ..game import Game, State
 from ..search.montecarlo import MCTSNode, result_of, run
 from .board import board_attributes, board_labels, last_move_cell
 from .model import SearchTree, TreeTooLargeError, mark_pv
@@ -24,7 +24,7 @@ __all__ = ["capture_mcts"]
 
 def capture_mcts(
     game: Game[Any, Any],
-    state: Any = None,
+    state: State | None = None,
     *,
     iterations: int = 100,
     exploration: float | None = None,

@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from ..game import Game
+from ..game import Game, Move, State
 from ..search.classic import root_search
 from ..search.engine import INF, Engine, Exit, SearchObserver
 from ..search.results import Root, build_result, freeze, start
@@ -45,7 +45,7 @@ def check_algorithm(algorithm: str) -> None:
         raise ValueError(f"cannot trace algorithm {algorithm!r}: tree capture supports minimax and alphabeta")
 
 
-def observed_root(engine: Engine, state: Any, all_moves: bool) -> Root:
+def observed_root(engine: Engine, state: State, all_moves: bool) -> Root:
     """The root of :func:`gametree.minimax` / ``alphabeta``, with the root node reported too."""
     obs = engine.observer
     if not engine.prune or all_moves:
@@ -70,12 +70,12 @@ class NodeLimit:
         self.limit = limit
         self.visits = 0
 
-    def enter(self, state: Any, height: int, alpha: float | None, beta: float | None) -> None:
+    def enter(self, state: State, height: int, alpha: float | None, beta: float | None) -> None:
         self.visits += 1
         if self.visits > self.limit:
             raise TreeTooLargeError(self.visits, self.limit)
 
-    def child(self, move: Any) -> None:
+    def child(self, move: Move) -> None:
         pass
 
     def prune(self, moves: Sequence[Any], reason: str) -> None:
@@ -95,7 +95,7 @@ class TreeSearch(TypedDict, total=False):
     all_moves: bool
 
 
-def count_nodes(game: Game[Any, Any], state: Any = None, *, limit: int = 2_000_000, **search: Unpack[TreeSearch]) -> int | None:
+def count_nodes(game: Game[Any, Any], state: State | None = None, *, limit: int = 2_000_000, **search: Unpack[TreeSearch]) -> int | None:
     """How many nodes the search (and so its tree) has, or None if more than ``limit``.
 
     Runs the search observed only by a counter, so asking is cheap, and stops
@@ -147,7 +147,7 @@ class TreeRecorder:
         self._ids += 1
         return node
 
-    def enter(self, state: Any, height: int, alpha: float | None, beta: float | None) -> None:
+    def enter(self, state: State, height: int, alpha: float | None, beta: float | None) -> None:
         self.visits += 1
         if self.max_nodes is not None and self.visits > self.max_nodes:
             raise TreeTooLargeError(self.visits, self.max_nodes)
@@ -186,7 +186,7 @@ class TreeRecorder:
             self.graph.add_edge(parent, node, move=move_text, order=self._order, pruned=False, reason=None, pv=False)
         self._stack.append((node, state, path))
 
-    def child(self, move: Any) -> None:
+    def child(self, move: Move) -> None:
         node = self._stack[-1][0]
         self._move = move
         self._order = self.graph.out_degree(node)
@@ -222,7 +222,7 @@ class TreeRecorder:
 
 def capture(
     game: Game[Any, Any],
-    state: Any = None,
+    state: State | None = None,
     *,
     algorithm: str = "alphabeta",
     depth: int | None = None,
