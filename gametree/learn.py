@@ -34,15 +34,28 @@ True
 from __future__ import annotations
 
 import json
+import math
+import os
 import random
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .files import write_atomically
 from .game import Game, GameError, State, capabilities
 
-__all__ = ["DEFAULT_TABLE", "FORMAT", "LearnedPlayer", "LearnedTable", "TableError", "game_seed", "learn", "play_random_games"]
+__all__ = [
+    "DEFAULT_TABLE",
+    "FORMAT",
+    "LearnedPlayer",
+    "LearnedTable",
+    "TableError",
+    "game_seed",
+    "learn",
+    "max_workers",
+    "play_random_games",
+]
 
 FORMAT = "gametree-learned-table"
 VERSION = 1
@@ -54,6 +67,70 @@ TABLE_ENV = "GAMETREE_TABLE"
 
 class TableError(GameError):
     """A table file that cannot be read, or that was learned for another game."""
+
+
+#: At most this many worker processes per CPU ...
+WORKERS_PER_CPU = 4
+#: ... and never fewer than this many allowed.
+MIN_MAX_WORKERS = 8
+
+
+def max_workers() -> int:
+    """The most worker processes :func:`learn` starts: 4 per CPU, at least 8 (a guard against typos like 10**9)."""
+    return max(MIN_MAX_WORKERS, WORKERS_PER_CPU * (os.cpu_count() or 1))
+
+
+def _shown(value: object, limit: int = 60) -> str:
+    """A value read from a table file as an error shows it: ``repr`` (so control characters such as
+    terminal escapes are escaped), cut to about ``limit`` characters; containers by their size."""
+    if isinstance(value, list) and len(value) <= 5 and all(v is None or isinstance(v, (bool, int, float)) for v in value):
+        text = repr(value)
+    elif isinstance(value, list):
+        return f"a list of {len(value):,} item{'' if len(value) == 1 else 's'}"
+    elif isinstance(value, dict):
+        return f"an object of {len(value):,} item{'' if len(value) == 1 else 's'}"
+    else:
+        text = repr(value[: limit + 1] if isinstance(value, str) else value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _printable(text: str) -> str:
+    """``text`` with characters that are not printable (escapes, newlines) written as Python escapes."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+class _BadNumber(ValueError):
+    """A number in a table file that no table holds (raised from inside :func:`json.loads`)."""
+
+
+def _reject_constant(name: str) -> float:
+    raise _BadNumber(f"{name} is not a count")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _BadNumber(f"the number {text[:30]} is too large")  # 1e400 would read as infinity
+    return value
+
+
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:  # beyond sys.get_int_max_str_digits()
+        raise _BadNumber(f"a number of {len(text):,} digits") from None
+
+
+#: The fields of a table file and their JSON types (``bool`` is not an ``int`` here).
+_FIELDS: dict[str, tuple[type, str]] = {
+    "game": (str, "a string"),
+    "options": (dict, "an object"),
+    "variant": (str, "a string"),
+    "games": (int, "a whole number"),
+    "seed": (int, "a whole number"),
+    "key": (str, "a string"),
+    "positions": (dict, "an object"),
+}
 
 
 def game_seed(seed: int, index: int) -> str:
@@ -148,36 +225,69 @@ class LearnedTable:
         return json.dumps(data, separators=(",", ":")) + "\n"
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.to_json(), encoding="utf-8")
+        """Write the table to ``path`` atomically: if anything fails, an old file there is kept as it was."""
+        write_atomically(path, self.to_json().encode("utf-8"))
 
     @classmethod
     def from_json(cls, text: str, source: str = "table") -> LearnedTable:
+        """The table in ``text``; a one-line :class:`TableError` naming ``source`` for anything that is not
+        a valid table (bad JSON, nesting too deep for the parser, non-finite or overlong numbers, wrong types
+        or shapes, negative counts or more wins than games)."""
+        source = _printable(source)
         try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise TableError(f"{source}: not a learned table (bad JSON: {exc})") from None
+            data = json.loads(text, parse_float=_finite_float, parse_int=_integer, parse_constant=_reject_constant)
+        except _BadNumber as exc:
+            raise TableError(f"{source}: not a learned table ({exc})") from None
+        except RecursionError:
+            raise TableError(f"{source}: not a learned table (nested too deeply)") from None
+        except ValueError as exc:  # json.JSONDecodeError: its message gives the place, not the text
+            raise TableError(f"{source}: not a learned table (bad JSON: {_printable(str(exc))[:120]})") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise TableError(f"{source}: not a learned table (no \"format\": \"{FORMAT}\"); write one with 'gametree learn'")
-        if data.get("version") != VERSION:
-            raise TableError(f"{source}: table version {data.get('version')!r}, this gametree reads version {VERSION}")
-        try:
-            positions = {str(k): [int(v[0]), int(v[1]), int(v[2])] for k, v in data["positions"].items()}
-            return cls(str(data["game"]), dict(data["options"]), str(data["variant"]), int(data["games"]), int(data["seed"]), str(data["key"]), positions)
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-            raise TableError(f"{source}: malformed learned table ({type(exc).__name__}: {exc})") from None
+        version = data.get("version")
+        if type(version) is not int or version != VERSION:
+            raise TableError(f"{source}: table version {_shown(version)}, this gametree reads version {VERSION}")
+        for name, (kind, described) in _FIELDS.items():
+            if name not in data:
+                raise TableError(f"{source}: malformed learned table (no {name!r})")
+            if type(data[name]) is not kind:
+                raise TableError(f"{source}: malformed learned table ({name!r} is {_shown(data[name])}, not {described})")
+        if data["games"] < 0:
+            raise TableError(f"{source}: malformed learned table ('games' is {_shown(data['games'])}, not a count)")
+        positions: dict[str, list[int]] = {}
+        for key, counts in data["positions"].items():
+            if not (
+                type(counts) is list
+                and len(counts) == 3
+                and all(type(c) is int and c >= 0 for c in counts)
+                and counts[1] + counts[2] <= counts[0]
+            ):
+                raise TableError(
+                    f"{source}: malformed learned table (position {_shown(key)} holds {_shown(counts)}, "
+                    "not three counts [games, wins0, wins1] with wins0 + wins1 <= games)"
+                )
+            positions[key] = [counts[0], counts[1], counts[2]]
+        return cls(data["game"], data["options"], data["variant"], data["games"], data["seed"], data["key"], positions)
 
     @classmethod
     def load(cls, path: str | Path) -> LearnedTable:
+        """The table in the file ``path``; a one-line :class:`TableError` naming the file if it cannot be
+        read or is not a valid table (see :meth:`from_json`)."""
+        shown = _printable(str(path))
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            raw = Path(path).read_bytes()
         except OSError as exc:
-            raise TableError(f"cannot read the learned table {path}: {exc.strerror or exc}; write one with 'gametree learn GAME -o {path}'") from None
+            raise TableError(f"cannot read the learned table {shown}: {exc.strerror or exc}; write one with 'gametree learn GAME -o {shown}'") from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise TableError(f"{shown}: not a learned table (not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start:,})") from None
         return cls.from_json(text, str(path))
 
     def check(self, game: Game[Any, Any]) -> None:
         """Raise :class:`TableError` unless the table was learned for this very game (same variant)."""
         if self.variant != repr(game):
-            raise TableError(f"this table was learned for {self.variant}, not for {game!r}: learn one with 'gametree learn'")
+            raise TableError(f"this table was learned for {_shown(self.variant, 120)}, not for {_shown(repr(game), 120)}: learn one with 'gametree learn'")
 
 
 def _chunks(games: int, pieces: int) -> list[range]:
@@ -212,6 +322,8 @@ def learn(
         raise ValueError(f"the number of games must be at least 1, not {games}")
     if workers < 1:
         raise ValueError(f"the number of workers must be at least 1, not {workers}")
+    if workers > max_workers():
+        raise ValueError(f"the number of workers must be at most {max_workers()} on this machine ({os.cpu_count() or 1} CPUs), not {workers:,}")
     _, key_kind = _key_function(game)
     pieces = 1 if workers == 1 and progress is None else max(workers * 8, min(100, games // 1000))
     tasks = [(game, seed, r.start, r.stop) for r in _chunks(games, pieces)]
@@ -255,8 +367,6 @@ class LearnedPlayer:
 
     def table(self) -> LearnedTable:
         if self._table is None:
-            import os
-
             source = self._source
             path = source if isinstance(source, (str, Path)) and source else os.environ.get(TABLE_ENV) or DEFAULT_TABLE
             self._table = LearnedTable.load(path)

@@ -546,3 +546,46 @@ def test_docs_diagrams_are_up_to_date():
 
     done = subprocess.run([sys.executable, str(DOCS / "make_diagrams.py"), "--check"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# The -o file is written atomically: a failed write keeps the old file and leaves no temporary.
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX resource limits")
+def test_cli_output_survives_a_full_disk(tmp_path):
+    import resource
+    import signal
+    import subprocess
+
+    def limit_file_size() -> None:  # files stop at 8 KiB with EFBIG, as on a full disk
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (8192, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+    out = tmp_path / "tree.dot"
+    out.write_text("digraph old {}\n")
+    done = subprocess.run(
+        [sys.executable, "-c", "from gametree.cli import main; main()", "tree", "tictactoe", "--moves", "A1 B2 C3 A3", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limit_file_size,
+    )
+    assert done.returncode == 1 and done.stderr.startswith(f"Error: cannot write {out}: ") and done.stderr.count("\n") == 1, done.stderr
+    assert out.read_text() == "digraph old {}\n" and os.listdir(tmp_path) == ["tree.dot"]
+
+
+def test_cli_output_failed_replace_is_one_line(tmp_path, monkeypatch):
+    out = tmp_path / "tree.dot"
+    out.write_text("digraph old {}\n")
+
+    def no_replace(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", no_replace)
+    result = run("tree", "tictactoe", "--moves", "A1 B2 C3 A3", "-o", str(out))
+    assert result.exit_code == 1 and result.output == f"Error: cannot write {out}: Permission denied\n"
+    assert out.read_text() == "digraph old {}\n" and os.listdir(tmp_path) == ["tree.dot"]
+    monkeypatch.undo()
+    ok = run("tree", "tictactoe", "--moves", "A1 B2 C3 A3", "-o", str(out))
+    assert ok.exit_code == 0 and out.read_text().startswith("digraph") and os.listdir(tmp_path) == ["tree.dot"]

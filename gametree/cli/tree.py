@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from ..files import write_atomically
 from ..game import GameError, State
 from ..plugin import Exporter, GameSpec, Registry
 from .common import GameGroup, game_group, game_options, make_game, position_of, registry_of, split_game_options
@@ -126,8 +127,7 @@ def _tree_command(spec: GameSpec) -> click.Command:
             sys.stdout.flush()
         else:
             try:
-                with open(output, "wb") as f:
-                    f.write(data)
+                write_atomically(output, data)  # a failed write keeps an old file whole
             except OSError as exc:
                 raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
             pruned = len(tree.pruned_edges())

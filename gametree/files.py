@@ -1,0 +1,95 @@
+"""Writing files atomically: a reader finds the old content or the new, never a part of either.
+
+>>> import os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "table.json")
+>>> write_atomically(path, b'{"games": 1}')
+>>> write_atomically(path, b'{"games": 2}')
+>>> open(path, "rb").read(), os.listdir(os.path.dirname(path))
+(b'{"games": 2}', ['table.json'])
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+__all__ = ["write_atomically"]
+
+#: How many random names to try before giving up (tempfile.mkstemp tries as many).
+_ATTEMPTS = 10_000
+
+
+def write_atomically(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` so that ``path`` holds either its old content or all of ``data``.
+
+    The data go to a new file in the same folder, which is flushed, fsynced and
+    then renamed onto ``path`` with :func:`os.replace` (one atomic step on one
+    file system).  On any error, a full disk or Ctrl-C included, the temporary
+    file is removed, ``path`` is left as it was and the exception propagates.
+    A process killed outright (SIGKILL, power loss) may leave a temporary
+    ``.NAME.*.tmp`` beside ``path``, but never a truncated ``path``.
+
+    A symlink is written through (the file it names is replaced, the link
+    stays).  What is not a regular file (``/dev/null``, ``/dev/stdout``, a
+    FIFO) is written to directly, since it cannot be replaced.  A new file gets
+    the permissions ``open(path, "w")`` would give it (0o666 less the umask); a
+    replaced file keeps its permission bits, though the new file belongs to
+    whoever wrote it.
+    """
+    target = os.path.realpath(path)
+    try:
+        old: os.stat_result | None = os.stat(target)
+    except OSError:
+        old = None  # none yet (or unreachable: then creating the temporary fails and says why)
+    if old is not None and not stat.S_ISREG(old.st_mode):
+        with open(target, "wb") as stream:
+            stream.write(data)
+        return
+    folder, name = os.path.split(target)
+    fd, temporary = _create_beside(folder, name)
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            if old is not None and hasattr(os, "fchmod"):
+                os.fchmod(stream.fileno(), stat.S_IMODE(old.st_mode))
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+    _sync_folder(folder)
+
+
+def _create_beside(folder: str, name: str) -> tuple[int, str]:
+    """A new, empty file in ``folder`` named after ``name``: its descriptor and path.
+
+    Like :func:`tempfile.mkstemp` (``O_EXCL`` on a random name), but created
+    with mode 0o666 so the umask applies, as it does to ``open(path, "w")``
+    (mkstemp's files are 0o600 whatever the umask).
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    for _ in range(_ATTEMPTS):
+        temporary = os.path.join(folder, f".{name[:200]}.{os.urandom(6).hex()}.tmp")  # (a name of 255 bytes leaves no room)
+        try:
+            return os.open(temporary, flags, 0o666), temporary
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name in {folder} after {_ATTEMPTS:,} tries")
+
+
+def _sync_folder(folder: str) -> None:
+    """Make the rename itself durable (POSIX); where folders cannot be opened or synced, do nothing."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
