@@ -431,7 +431,9 @@ def play_text(game: Game[Any, Any], text: str, state: Any = None) -> Any:
     """Play a whitespace-separated move sequence from ``state`` (default: the start).
 
     Raises :class:`MoveParseError` or :class:`IllegalMoveError` naming the
-    offending move and its position in the sequence.
+    offending move (cut to 60 characters) and its position in the sequence.
+    A plain ``ValueError`` from the game's ``parse_move`` (its ``int()`` of a
+    number over 4,300 digits, say) is a :class:`MoveParseError` too.
     """
     if state is None:
         state = game.initial_state()
@@ -442,10 +444,17 @@ def play_text(game: Game[Any, Any], text: str, state: Any = None) -> Any:
             return replayable.replay(state, tokens)
         except GameError:
             pass  # one by one below, to say which move is wrong and why
+
+    def failed(kind: type[GameError], number: int, token: str, exc: Exception) -> GameError:
+        shown = token if len(token) <= 60 else token[:57] + "..."  # a megabyte of input is not echoed (twice)
+        return kind(f"move {number} ({shown!r}): {str(exc).replace(token, shown)}")
+
     for number, token in enumerate(tokens, start=1):
         try:
             move = game.parse_move(state, token)
             state = checked_play(game, state, move)
         except GameError as exc:
-            raise type(exc)(f"move {number} ({token!r}): {exc}") from None
+            raise failed(type(exc), number, token, exc) from None
+        except ValueError as exc:  # bad input all the same (the play prompt treats it so too)
+            raise failed(MoveParseError, number, token, exc) from None
     return state

@@ -53,7 +53,6 @@ __all__ = [
     "TableError",
     "game_seed",
     "learn",
-    "max_workers",
     "play_random_games",
 ]
 
@@ -67,17 +66,6 @@ TABLE_ENV = "GAMETREE_TABLE"
 
 class TableError(GameError):
     """A table file that cannot be read, or that was learned for another game."""
-
-
-#: At most this many worker processes per CPU ...
-WORKERS_PER_CPU = 4
-#: ... and never fewer than this many allowed.
-MIN_MAX_WORKERS = 8
-
-
-def max_workers() -> int:
-    """The most worker processes :func:`learn` starts: 4 per CPU, at least 8 (a guard against typos like 10**9)."""
-    return max(MIN_MAX_WORKERS, WORKERS_PER_CPU * (os.cpu_count() or 1))
 
 
 def _shown(value: object, limit: int = 60) -> str:
@@ -322,8 +310,11 @@ def learn(
         raise ValueError(f"the number of games must be at least 1, not {games}")
     if workers < 1:
         raise ValueError(f"the number of workers must be at least 1, not {workers}")
-    if workers > max_workers():
-        raise ValueError(f"the number of workers must be at most {max_workers()} on this machine ({os.cpu_count() or 1} CPUs), not {workers:,}")
+    from .search.parallel import workers_limit_message
+
+    too_many = workers_limit_message(workers)
+    if too_many is not None:
+        raise ValueError(f"the number of workers must be {too_many}")
     _, key_kind = _key_function(game)
     pieces = 1 if workers == 1 and progress is None else max(workers * 8, min(100, games // 1000))
     tasks = [(game, seed, r.start, r.stop) for r in _chunks(games, pieces)]

@@ -11,6 +11,7 @@ exit, never a traceback.
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -18,31 +19,88 @@ from typing import Any
 import click
 
 from ..game import GameError, play_text
-from ..plugin import GameSpec, Option, PluginError, Registry, build_registry, make_plugin_manager
+from ..plugin import GameSpec, Option, PluginError, PluginLoadError, Registry, build_registry, make_plugin_manager
 
-__all__ = ["GameGroup", "click_option", "game_group", "progress_bar", "game_options", "make_game", "position_of", "registry_of", "split_game_options"]
+__all__ = [
+    "FINITE_FLOAT",
+    "FiniteFloatRange",
+    "GameGroup",
+    "click_option",
+    "clip",
+    "game_group",
+    "progress_bar",
+    "game_options",
+    "make_game",
+    "position_of",
+    "registry_of",
+    "split_game_options",
+]
+
+
+def clip(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters with ``...``: user input echoed in an error message."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 # -- plugin registry on the root context ---------------------------------------------
 def registry_of(ctx: click.Context) -> Registry:
-    """The registry for this run, built on first use from the root's ``-p`` options."""
+    """The registry for this run, built on first use from the root's ``-p`` options.
+
+    Plugins are imported and registered with standard output sent to standard error,
+    so a plugin that prints cannot corrupt a command's result (``--json``).  A broken
+    entry-point plugin is a warning; a ``-p MODULE`` that fails to load or register is
+    an error, as with ``pytest -p``: the user asked for it by name.
+    """
     root = ctx.find_root()
     registry = root.meta.get("gametree.registry")
+    plugins = root.params.get("plugins") or ()
     if registry is None:
-        plugins = root.params.get("plugins") or ()
-        registry = build_registry(make_plugin_manager(extra=plugins))
+        with contextlib.redirect_stdout(sys.stderr):
+            registry = build_registry(make_plugin_manager(extra=plugins))
         root.meta["gametree.registry"] = registry
         for error in registry.errors:
-            click.echo(f"warning: {error}", err=True)
+            if not _requested(error, plugins):
+                click.echo(f"warning: {error}", err=True)
+    for error in registry.errors:
+        if _requested(error, plugins):
+            raise click.ClickException(f"-p {clip(error.name)}: {error.error.replace(error.name, clip(error.name))}")
     return registry
 
 
+def _requested(error: PluginLoadError, plugins: tuple[str, ...]) -> bool:
+    """Whether ``error`` is about a ``-p MODULE`` of ``plugins``: its import or registration
+    (no distribution) or its hook (the origin the loader gives -p modules)."""
+    return error.name in plugins and (not error.dist or error.dist.endswith("(-p)"))
+
+
+class _FiniteFloat(click.types.FloatParamType):
+    """click's FLOAT without ``nan`` and ``inf`` (which ``float()`` reads, and no option means)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{clip(str(value))!r} is not a finite number", param, ctx)
+        return number
+
+
+#: A float option's type: any finite number.
+FINITE_FLOAT = _FiniteFloat()
+
+
+class FiniteFloatRange(click.FloatRange):
+    """click's FloatRange without ``nan`` (which passes every bound check) and ``inf``."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return super().convert(FINITE_FLOAT.convert(value, param, ctx), param, ctx)
+
+
 def click_option(option: Option) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The click option for a game's or algorithm's declared :class:`Option` (a float one is finite)."""
     flag = "--" + option.name.replace("_", "-")
     default_text = "" if option.default is None else f" [default: {option.default}]"
     if option.type is bool:
         return click.option(f"{flag}/--no-{option.name.replace('_', '-')}", option.name, default=option.default, help=option.help)
-    kind: Any = click.Choice(option.choices) if option.choices else option.type
+    kind: Any = click.Choice(option.choices) if option.choices else FINITE_FLOAT if option.type is float else option.type
     return click.option(flag, option.name, type=kind, default=None, help=option.help + default_text)
 
 
@@ -98,7 +156,7 @@ class GameGroup(click.Group):
         command = self.get_command(ctx, name)  # built once
         if command is None:
             known = ", ".join(registry_of(ctx).games) or "none"
-            raise click.UsageError(f"unknown game {name!r} (installed: {known}; see 'gametree games')")
+            raise click.UsageError(f"unknown game {clip(name)!r} (installed: {known}; see 'gametree games')")
         return name, command, args[1:]
 
 
@@ -137,3 +195,15 @@ def progress_bar(what: str) -> Iterator[Callable[[int, int], None]]:
             bar.update(task, completed=done, total=total)
 
         yield update
+
+
+def check_workers(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """A ``--workers`` callback refusing more processes than :func:`gametree.search.parallel.max_workers`
+    (checked here, not by ``IntRange(max=...)``, so that ``--help`` and docs/cli.md do not depend
+    on the machine's CPU count)."""
+    from ..search.parallel import workers_limit_message
+
+    too_many = workers_limit_message(value) if value is not None else None
+    if too_many is not None:
+        raise click.BadParameter(too_many)
+    return value

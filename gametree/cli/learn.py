@@ -16,28 +16,9 @@ import click
 
 from ..files import write_atomically
 from ..plugin import GameSpec
-from .common import game_group, game_options, make_game, progress_bar, split_game_options
+from .common import check_workers, game_group, game_options, make_game, progress_bar, split_game_options
 
 __all__ = ["learn"]
-
-
-class _OptionError(click.ClickException):
-    """A bad option value, said in one line (no usage text), with click's usage-error status."""
-
-    exit_code = 2
-
-
-def _check_workers(ctx: click.Context, param: click.Parameter, value: int) -> int:
-    """Refuse more worker processes than :func:`gametree.learn.max_workers` (a typo must not fork a thousand).
-
-    Checked here rather than with ``IntRange(max=...)`` so that ``--help`` (and docs/cli.md,
-    generated from it) does not depend on the machine's CPU count."""
-    from ..learn import MIN_MAX_WORKERS, WORKERS_PER_CPU, max_workers
-
-    limit = max_workers()
-    if value > limit:
-        raise _OptionError(f"--workers {value:,} is more than the maximum of {limit} on this machine ({WORKERS_PER_CPU} per CPU, at least {MIN_MAX_WORKERS})")
-    return value
 
 
 def _learn_command(spec: GameSpec) -> click.Command:
@@ -50,7 +31,7 @@ def _learn_command(spec: GameSpec) -> click.Command:
     )
     @game_options(spec)
     @click.option("--games", "-n", type=click.IntRange(min=1), default=10_000, show_default=True, help="Random games to play.")
-    @click.option("--workers", "-w", type=click.IntRange(min=1), default=1, show_default=True, callback=_check_workers, help="Play the games in this many processes (same table as one).")
+    @click.option("--workers", "-w", type=click.IntRange(min=1), default=1, show_default=True, callback=check_workers, help="Play the games in this many processes (same table as one).")
     @click.option("--seed", type=int, default=0, show_default=True, help="Master seed: game i uses a seed made from it and i.")
     @click.option("-o", "--output", default=DEFAULT_TABLE, show_default=True, metavar="FILE", help="Where to write the table ('-': standard output).")
     @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary line instead of text.")

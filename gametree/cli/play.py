@@ -16,18 +16,20 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import GameGroup, game_options, make_game, registry_of, split_game_options
+from .common import FiniteFloatRange, GameGroup, clip, game_options, make_game, registry_of, split_game_options
 
 if TYPE_CHECKING:
     from ..plugin import GameSpec
 
-__all__ = ["DEFAULT_GAME", "PlayerKind", "play", "session_options"]
+__all__ = ["DEFAULT_GAME", "MAX_DELAY", "PlayerKind", "play", "session_options"]
 
 #: What ``gametree play`` with no game argument plays.
 DEFAULT_GAME = "tictactoe"
 #: ``perfect`` solves the whole game before moving; beyond this many plies (cells) that is
 #: slow in Python, so the default second player becomes ``hard`` and choosing ``perfect`` warns.
 PERFECT_MAX_PLIES = 20
+#: The longest ``--delay`` in seconds: a pause to watch a move, not a way to hang the game.
+MAX_DELAY = 60
 
 
 if TYPE_CHECKING:
@@ -53,7 +55,7 @@ class PlayerKind(_ParamType):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         names = self.names(ctx)
         if names and value not in names:
-            self.fail(f"unknown player {value!r} (choose from {', '.join(names)})", param, ctx)
+            self.fail(f"unknown player {clip(str(value))!r} (choose from {', '.join(names)})", param, ctx)
         return str(value)
 
 
@@ -72,7 +74,7 @@ _SESSION_OPTIONS = (
     click.option("--games", type=click.IntRange(min=1), default=1, show_default=True, help="Play a match of this many games and print the tally."),
     click.option(
         "--delay",
-        type=click.FloatRange(min=0),
+        type=FiniteFloatRange(min=0, max=MAX_DELAY),
         default=None,
         metavar="SECONDS",
         help="Pause before each computer move when two computers play (default 0.8 s for a single game on a terminal, else 0).",
@@ -137,8 +139,12 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
         factory = registry.players.get(kind)
         if factory is None:
             known = ", ".join(registry.players) or "none"
-            raise click.BadParameter(f"unknown player {kind!r} (installed: {known})", param_hint=option)
-        seats.append(Seat(kind, factory()))
+            raise click.BadParameter(f"unknown player {clip(kind)!r} (installed: {known})", param_hint=option)
+        try:
+            player = factory()
+        except (ValueError, GameError) as exc:  # e.g. mcts with a bad $GAMETREE_MCTS_SECONDS
+            raise click.ClickException(f"player {kind} ({option}): {exc}") from None
+        seats.append(Seat(kind, player))
     if big and "perfect" in (params["first"], params["second"]):
         notes.append(f"note: 'perfect' solves the game completely before it moves; with {game.info.max_plies} plies that can take very long (Ctrl-C stops).")
     try:

@@ -18,13 +18,15 @@ import click
 
 from ..game import GameError, State, capabilities, play_text
 from ..plugin import AlgorithmSpec, GameSpec, Option, Registry
-from .common import GameGroup, click_option, progress_bar, game_group, game_options, make_game, position_of, registry_of, split_game_options
+from .common import FiniteFloatRange, GameGroup, check_workers, click_option, clip, progress_bar, game_group, game_options, make_game, position_of, registry_of, split_game_options
 
 __all__ = ["CACHE_SIZE", "solve"]
 
 
 #: Default transposition-table bound of the search commands.
 CACHE_SIZE = "3M"
+
+
 
 
 #: The parameters of every solve command; any other (beside the game's) is an algorithm's own option.
@@ -35,7 +37,7 @@ _COMMAND_PARAMS = frozenset(
 #: The shared search flags: the search option each sets, and its click declaration.
 _SHARED_FLAGS: tuple[tuple[str, Callable[[Callable[..., Any]], Callable[..., Any]]], ...] = (
     ("depth", click.option("--depth", type=click.IntRange(min=1), default=None, help="Depth limit; leaves are scored by the game's heuristic.")),
-    ("time_limit", click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Anytime search (iterative deepening): the best answer found in SECONDS, marked unproven if cut short; mcts: stop after SECONDS.")),
+    ("time_limit", click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Anytime search (iterative deepening): the best answer found in SECONDS, marked unproven if cut short; mcts: stop after SECONDS.")),
     ("all_moves", click.option("--best-only", is_flag=True, help="Only the position's score and one best move with its line, not every move's score: much faster on big boards.")),
     ("weak", click.option("--weak", is_flag=True, help="Prove only who wins (win, draw or loss), not how fast: much faster on won and lost positions.")),
     ("cache", click.option("--no-cache", is_flag=True, help="Search without a transposition cache.")),
@@ -92,7 +94,14 @@ def _solve_command(spec: GameSpec) -> click.Command:
     @_algorithm_options(registry, taken)
     @click.option("--batch", type=click.File("r"), default=None, metavar="FILE", help="Solve one position per line of FILE ('-' for stdin); print 'position score'.")
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (one per line with --batch).")
-    @click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N", help="Solve subproblems in N processes (exact algorithms; see docs/parallel.md).")
+    @click.option(
+        "--workers",
+        type=click.IntRange(min=1),
+        default=None,
+        callback=check_workers,
+        metavar="N",
+        help="Solve subproblems in N processes (exact algorithms; see docs/parallel.md): at most 4 per CPU, or 8 on small machines.",
+    )
     @click.option("--scheduler", default=None, metavar="ADDRESS", help="Solve subproblems on a Dask cluster, e.g. tcp://host:8786 (needs gametree[dask]).")
     @click.option("--split-ply", type=click.IntRange(min=1), default=None, metavar="PLY", help="With --workers/--scheduler: split this many moves down [default: automatic].")
     @click.pass_context
@@ -102,7 +111,7 @@ def _solve_command(spec: GameSpec) -> click.Command:
         game = make_game(spec, game_params)
         name = params["algorithm"]
         if name not in registry.algorithms:
-            raise click.BadParameter(f"unknown algorithm {name!r} (choose from {', '.join(registry.algorithms)})", param_hint="--algorithm")
+            raise click.BadParameter(f"unknown algorithm {clip(name)!r} (choose from {', '.join(registry.algorithms)})", param_hint="--algorithm")
         algorithm = registry.algorithms[name]
         options = _search_options(algorithm, params)
         parallel = params["workers"] is not None or params["scheduler"] is not None
@@ -173,6 +182,8 @@ def _run(algorithm: AlgorithmSpec, game: Any, state: State, options: dict[str, A
         return algorithm.search(game, state, **options)
     except GameError as exc:
         raise click.ClickException(str(exc)) from None
+    except ValueError as exc:  # an option value the algorithm refuses (mcts --iterations 0)
+        raise click.ClickException(f"--algorithm {algorithm.name}: {exc}") from None
 
 
 def _split_batch_line(compact: bool, line: str) -> tuple[str, int | None]:
@@ -193,7 +204,10 @@ def _solve_batch(game: Any, algorithm: AlgorithmSpec, options: dict[str, Any], s
     from ..search import prepare_scores
 
     # One search set up for the whole batch (the solver's functions are built once), for the scores alone.
-    solve = prepare_scores(algorithm, game, **options)
+    try:
+        solve = prepare_scores(algorithm, game, **options)
+    except ValueError as exc:  # an option value the algorithm refuses (mcts --iterations 0)
+        raise click.ClickException(f"--algorithm {algorithm.name}: {exc}") from None
     # One line per position, buffered as stdout is (click.echo would flush every line: a
     # write and a wake-up of the reader per position).
     write = sys.stdout.write
@@ -215,12 +229,14 @@ def _solve_batch(game: Any, algorithm: AlgorithmSpec, options: dict[str, Any], s
         try:
             moves, expected = _split_batch_line(compact, line)
         except ValueError:
-            raise click.ClickException(f"{name}:{number}: the expected score must be an integer: {line!r}") from None
+            raise click.ClickException(f"{name}:{number}: the expected score must be an integer: {clip(line)!r}") from None
         try:
             state = play_text(game, moves)
             result = solve(state)
         except GameError as exc:
             raise click.ClickException(f"{name}:{number}: {exc}") from None
+        except ValueError as exc:  # an option value the algorithm refuses only when it runs
+            raise click.ClickException(f"{name}:{number}: --algorithm {algorithm.name}: {exc}") from None
         count += 1
         nodes += result.nodes
         seconds += result.seconds

@@ -427,7 +427,8 @@ def mcts(
 class MCTSPlayer:
     """A ``gametree play`` player: Monte Carlo tree search for ``seconds`` a move.
 
-    ``seconds`` defaults to ``$GAMETREE_MCTS_SECONDS`` or 1.  Playouts are
+    ``seconds`` defaults to ``$GAMETREE_MCTS_SECONDS`` (unset or empty: 1); a value that is
+    not a finite number above 0 is a one-line :class:`ValueError`.  Playouts are
     cut at once by the game's ``evaluate`` heuristic when it has one (a new
     node is scored by the heuristic, which is the strongest setting at a second a move on
     Connect Four), else they are random games played to the end.  The
@@ -440,7 +441,14 @@ class MCTSPlayer:
         if seconds is None and iterations is None:
             import os
 
-            seconds = float(os.environ.get("GAMETREE_MCTS_SECONDS", "1"))
+            text = os.environ.get("GAMETREE_MCTS_SECONDS", "").strip() or "1"
+            try:
+                seconds = float(text)
+            except ValueError:
+                seconds = math.nan
+            if not (math.isfinite(seconds) and seconds > 0):
+                shown = text if len(text) <= 60 else text[:57] + "..."
+                raise ValueError(f"GAMETREE_MCTS_SECONDS={shown!r}: expected the seconds per move, a number above 0 (e.g. 0.5)")
         self.seconds = seconds
         self.iterations = iterations
         self.depth = depth

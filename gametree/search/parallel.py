@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import signal
 import threading
 import time
@@ -47,7 +48,7 @@ from .results import MoveValue, SearchResult, SearchStats, assemble, freeze, sta
 if TYPE_CHECKING:
     from multiprocessing.pool import Pool
 
-__all__ = ["EXACT_ALGORITHMS", "ParallelError", "Split", "process_pool", "solve_parallel", "split"]
+__all__ = ["EXACT_ALGORITHMS", "ParallelError", "Split", "max_workers", "process_pool", "solve_parallel", "split", "workers_limit_message"]
 
 #: The exact algorithms a subproblem can be solved with.
 EXACT_ALGORITHMS = ("solver", "alphabeta")
@@ -57,6 +58,23 @@ TASKS_PER_WORKER = 6
 MAX_SPLIT_NODES = 200_000
 #: Default transposition-table size of each worker, in entries.
 WORKER_TABLE_ENTRIES = 1_000_000
+#: At most this many worker processes per CPU, and never a maximum under MIN_MAX_WORKERS: more
+#: only adds memory and start-up time, and a typo of a few zeros must not fork a million processes.
+WORKERS_PER_CPU = 4
+MIN_MAX_WORKERS = 8
+
+
+def max_workers() -> int:
+    """The most worker processes a parallel solve or ``learn`` starts on this machine."""
+    return max(MIN_MAX_WORKERS, WORKERS_PER_CPU * (os.cpu_count() or 1))
+
+
+def workers_limit_message(workers: int) -> str | None:
+    """Why ``workers`` processes are too many here, or None when they are not."""
+    limit = max_workers()
+    if workers <= limit:
+        return None
+    return f"at most {limit} processes on this machine ({WORKERS_PER_CPU} per CPU, at least {MIN_MAX_WORKERS}), not {workers:,}"
 
 
 class ParallelError(GameError):
@@ -519,6 +537,9 @@ def solve_parallel(
         raise ParallelError(f"parallel solving needs an exact algorithm ({' or '.join(EXACT_ALGORITHMS)}), not {algorithm!r}")
     if workers < 1:
         raise ParallelError(f"the number of workers must be at least 1, not {workers}")
+    too_many = workers_limit_message(workers)
+    if too_many is not None:
+        raise ParallelError(f"the number of workers must be {too_many}")
     state = start(game, state)
     started = time.perf_counter()
     runner = _runner(workers, scheduler)

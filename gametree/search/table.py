@@ -127,15 +127,29 @@ def table_of(cache: TranspositionTable | bool | None) -> TranspositionTable | No
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(k|m|g|kb|mb|gb)?\s*$", re.IGNORECASE)
 
 
+#: The largest cache :func:`parse_cache_size` accepts: 1 TiB, at :data:`BYTES_PER_ENTRY` an entry
+#: (about 5.5 billion entries).  Beyond it a size is a typo, not a plan.
+MAX_CACHE_BYTES = 1 << 40
+
+
 def parse_cache_size(text: str) -> TranspositionTable:
-    """``"500000"`` (entries), ``"2M"`` (entries) or ``"256MB"`` (memory)."""
+    """``"500000"`` (entries), ``"2M"`` (entries) or ``"256MB"`` (memory).
+
+    Between 2 entries and :data:`MAX_CACHE_BYTES` of memory (1 TiB), whichever
+    way it is written; else a one-line :class:`ValueError`.
+    """
+    shown = text if len(text) <= 60 else text[:57] + "..."
     match = _SIZE.match(text)
     if not match:
-        raise ValueError(f"cache size {text!r}: expected a number of entries (e.g. 500000, 2M) or megabytes (e.g. 256MB)")
-    number, unit = float(match.group(1)), (match.group(2) or "").lower()
+        raise ValueError(f"cache size {shown!r}: expected a number of entries (e.g. 500000, 2M) or megabytes (e.g. 256MB)")
+    number, unit = float(match.group(1)), (match.group(2) or "").lower()  # (float: inf for hundreds of digits)
     if unit.endswith("b"):
-        return TranspositionTable.from_megabytes(number * {"kb": 1 / 1024, "mb": 1, "gb": 1024}[unit])
-    entries = int(number * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[unit])
+        entries = number * {"kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30}[unit] / BYTES_PER_ENTRY
+    else:
+        entries = number * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[unit]
+    most = MAX_CACHE_BYTES // BYTES_PER_ENTRY
+    if not entries < most + 1:  # (whole entries: 1024GB is ``most`` and a bit)
+        raise ValueError(f"cache size {shown!r}: at most 1 TiB ({most} entries, 1024GB)")
     if entries < 2:
-        raise ValueError(f"cache size {text!r}: at least 2 entries")
-    return TranspositionTable(entries)
+        raise ValueError(f"cache size {shown!r}: at least 2 entries ({2 * BYTES_PER_ENTRY} bytes)")
+    return TranspositionTable(int(entries))

@@ -1,0 +1,301 @@
+"""Limits on the command line's input: absurd numbers, huge tokens and failing plugins give a
+one-line error and a non-zero exit, never a traceback, a fork bomb or corrupted ``--json`` output."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from gametree import MoveParseError, load, play_text
+from gametree.cli.common import click_option
+from gametree.plugin import Option
+from gametree.search.montecarlo import MCTSPlayer
+from gametree.search.table import BYTES_PER_ENTRY, parse_cache_size
+
+HUGE = "9" * 5000  # over the interpreter's 4,300-digit limit of int()
+
+
+def gametree(*args: str, path: Path | None = None, env: dict[str, str] | None = None, input: str | None = None) -> subprocess.CompletedProcess[str]:
+    """The real command line in a fresh interpreter, with ``path`` on PYTHONPATH."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("GAMETREE_") or k == "GAMETREE_CACHE_DIR"}
+    if path is not None:
+        environment["PYTHONPATH"] = os.pathsep.join([str(path), *filter(None, [environment.get("PYTHONPATH")])])
+    environment.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-c", "from gametree.cli import main; main()", *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        input=input,
+        timeout=120,
+    )
+
+
+def assert_one_line_error(out: subprocess.CompletedProcess[str], *needles: str) -> str:
+    """A non-zero exit with exactly one ``Error:`` line (containing ``needles``) and no traceback; that line."""
+    assert out.returncode != 0, out.stdout
+    assert "Traceback" not in out.stderr, out.stderr[-2000:]
+    errors = [line for line in out.stderr.splitlines() if line.startswith("Error")]
+    assert len(errors) == 1, out.stderr[-2000:]
+    for needle in needles:
+        assert needle in errors[0], errors[0]
+    return errors[0]
+
+
+# -- F8: --workers has a maximum ----------------------------------------------------------------
+def test_workers_has_a_maximum_named_in_the_error():
+    from gametree.search.parallel import max_workers
+
+    limit = max_workers()
+    assert limit >= 8 and limit >= 4 * (os.cpu_count() or 1)
+    out = gametree("solve", "tictactoe", "--workers", "1000000000")
+    assert out.returncode == 2
+    assert_one_line_error(out, "--workers", f"at most {limit}")
+    out = gametree("solve", "tictactoe", "--workers", str(limit + 1), "--moves", "A1 B1 A2 B2")
+    assert_one_line_error(out, "--workers", f"at most {limit}")
+
+
+# -- F10: --cache-size has a minimum and a maximum, however written -------------------------------
+@pytest.mark.parametrize("text", ["1", "0", "1.9", "0kb", "0.0001MB", "0GB", "0.001k"])
+def test_cache_size_under_two_entries_is_refused_in_every_unit(text):
+    with pytest.raises(ValueError, match="at least 2 entries") as caught:
+        parse_cache_size(text)
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("text", ["9" * 400, "9" * 5000, "1" + "0" * 30 + "GB", "2000GB", "1025GB", "6G", "1e3"])
+def test_cache_size_beyond_the_maximum_or_unreadable_is_a_value_error(text):
+    with pytest.raises(ValueError) as caught:
+        parse_cache_size(text)
+    message = str(caught.value)
+    assert "\n" not in message and len(message) < 200
+
+
+def test_cache_size_limits_are_documented_and_inclusive():
+    from gametree.search.table import MAX_CACHE_BYTES
+
+    assert MAX_CACHE_BYTES == 1 << 40
+    assert parse_cache_size("1024GB").max_entries == MAX_CACHE_BYTES // BYTES_PER_ENTRY
+    assert parse_cache_size("2").max_entries == 2
+    assert parse_cache_size("1kb").max_entries == 1024 // BYTES_PER_ENTRY
+    assert parse_cache_size("2M").max_entries == 2_000_000
+    with pytest.raises(ValueError, match="at most 1 TiB"):
+        parse_cache_size(f"{MAX_CACHE_BYTES // BYTES_PER_ENTRY + 1}")
+
+
+@pytest.mark.parametrize("size", ["9" * 400, "0kb", "1"])
+def test_cache_size_errors_on_the_command_line(size):
+    out = gametree("solve", "tictactoe", "--cache-size", size)
+    assert out.returncode == 2
+    assert_one_line_error(out, "--cache-size")
+
+
+# -- F11: huge move tokens ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "game, moves",
+    [
+        ("nim", f"1:{HUGE}"),
+        ("nim", f"{HUGE}:1"),
+        ("tictactoe", HUGE),
+        ("tictactoe", f"A{HUGE}"),
+        ("connect4", f"1 {HUGE}"),
+    ],
+)
+def test_a_move_number_over_4300_digits_is_a_one_line_error(game, moves):
+    line = assert_one_line_error(gametree("solve", game, "--moves", moves), "move")
+    assert len(line) < 300  # the token is shortened, not echoed whole
+
+
+@pytest.mark.parametrize("game", ["nim", "tictactoe", "connect4"])
+@pytest.mark.parametrize("token", ["?" * 1_000_000, "7" * 1_000_000, "A" + "1" * 1_000_000, "1:" + "2" * 1_000_000])
+def test_a_huge_bad_token_gives_a_short_message(game, token):
+    spec = load().game(game)
+    with pytest.raises(MoveParseError) as caught:
+        play_text(spec.create(), f"1 {token}" if game == "connect4" else token)
+    message = str(caught.value)
+    assert len(message) < 300 and "..." in message, message[:300]
+
+
+def test_a_huge_bad_token_in_a_batch_gives_a_short_line():
+    out = gametree("solve", "tictactoe", "--batch", "-", input="?" * 1_000_000 + "\n")
+    line = assert_one_line_error(out, "<stdin>:1", "...")
+    assert len(line) < 300
+
+
+class _IntParsingGame:
+    """A third-party game whose parse_move calls int() and lets its ValueError escape."""
+
+    def __init__(self) -> None:
+        self.inner = load().game("nim").create()
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    def parse_move(self, state: object, text: str) -> object:
+        return (0, int(text))
+
+
+def test_play_text_turns_a_games_value_error_into_a_short_move_parse_error():
+    game = _IntParsingGame()
+    with pytest.raises(MoveParseError, match=r"^move 1 \('9{57}\.\.\.'\): ") as caught:
+        play_text(game, HUGE)
+    assert len(str(caught.value)) < 300
+    with pytest.raises(MoveParseError, match=r"^move 2 \('x'\): invalid literal"):
+        play_text(game, "1 x")
+
+
+# -- F13: --delay ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("delay, needle", [("inf", "finite"), ("nan", "finite"), ("1e308", "0<=x<=60"), ("61", "0<=x<=60"), ("-1", "0<=x<=60")])
+def test_play_refuses_absurd_delays(delay, needle):
+    out = gametree("play", "tictactoe", "--x", "random", "--o", "random", "--json", "--delay", delay)
+    assert out.returncode == 2
+    assert_one_line_error(out, "--delay", needle)
+
+
+def test_play_accepts_a_delay_up_to_a_minute():
+    out = gametree("play", "tictactoe", "--x", "random", "--o", "random", "--seed", "1", "--json", "--delay", "60")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["game"] == "tictactoe"
+
+
+# -- F14: NaN and infinity in float options ----------------------------------------------------------
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--time-limit", "nan"],
+        ["--time-limit", "inf"],
+        ["--time-limit", "1e400"],
+        ["-a", "mcts", "--exploration", "nan"],
+        ["-a", "mcts", "--exploration", "inf"],
+        ["-a", "mcts", "--exploration", "-inf"],
+    ],
+)
+def test_solve_refuses_non_finite_numbers(args):
+    out = gametree("solve", "tictactoe", "--moves", "B2", *args)
+    assert out.returncode == 2
+    assert_one_line_error(out, args[-2], "finite")
+
+
+@pytest.mark.parametrize("batch", [False, True])
+@pytest.mark.parametrize("args, needle", [(["--exploration", "-1"], "exploration"), (["--iterations", "0"], "iterations")])
+def test_an_algorithm_refusing_an_option_value_is_a_one_line_error(args, needle, batch):
+    more = ["--batch", "-"] if batch else ["--moves", "B2"]
+    out = gametree("solve", "tictactoe", "-a", "mcts", *args, *more, input="B2\n" if batch else None)
+    assert_one_line_error(out, needle)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "NaN", "1e999"])
+def test_every_declared_float_option_refuses_non_finite_numbers(value):
+    """A game's or algorithm's float option (as solve, play and tree offer them) is finite."""
+
+    @click.command()
+    @click_option(Option("ratio", float, 0.5, "a ratio"))
+    def command(ratio: float | None) -> None:
+        click.echo(repr(ratio))
+
+    refused = CliRunner().invoke(command, ["--ratio", value])
+    assert refused.exit_code == 2 and "finite" in refused.output
+    accepted = CliRunner().invoke(command, ["--ratio", "0.25"])
+    assert accepted.exit_code == 0 and accepted.output.strip() == "0.25"
+
+
+# -- F15: GAMETREE_MCTS_SECONDS ------------------------------------------------------------------------
+@pytest.mark.parametrize("value", ["abc", "-1", "0", "nan", "inf", "1e999"])
+def test_mcts_seconds_from_the_environment_must_be_a_positive_number(monkeypatch, value):
+    monkeypatch.setenv("GAMETREE_MCTS_SECONDS", value)
+    with pytest.raises(ValueError, match="GAMETREE_MCTS_SECONDS") as caught:
+        MCTSPlayer()
+    assert "\n" not in str(caught.value)
+
+
+def test_mcts_seconds_from_the_environment(monkeypatch):
+    monkeypatch.setenv("GAMETREE_MCTS_SECONDS", "0.25")
+    assert MCTSPlayer().seconds == 0.25
+    monkeypatch.setenv("GAMETREE_MCTS_SECONDS", " ")  # set but empty: the default
+    assert MCTSPlayer().seconds == 1.0
+    monkeypatch.delenv("GAMETREE_MCTS_SECONDS")
+    assert MCTSPlayer().seconds == 1.0
+    monkeypatch.setenv("GAMETREE_MCTS_SECONDS", "abc")
+    assert MCTSPlayer(0.5).seconds == 0.5  # given explicitly: the environment is not read
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "0", "nan"])
+def test_play_reports_a_bad_mcts_seconds_in_one_line(value):
+    out = gametree("play", "tictactoe", "--x", "mcts", "--o", "random", "--json", env={"GAMETREE_MCTS_SECONDS": value})
+    assert_one_line_error(out, "GAMETREE_MCTS_SECONDS", "mcts")
+
+
+# -- S4: a -p plugin that fails is an error ------------------------------------------------------------
+def test_a_dash_p_module_that_cannot_be_imported_is_an_error():
+    out = gametree("-p", "no_such_module_xyz", "games", "--json")
+    assert out.stdout == ""
+    assert_one_line_error(out, "no_such_module_xyz", "ModuleNotFoundError")
+    out = gametree("-p", "no_such_module_xyz", "solve", "tictactoe", "--moves", "A1 B1 A2 B2")
+    assert_one_line_error(out, "no_such_module_xyz")
+
+
+def test_a_dash_p_module_that_raises_on_import_or_in_its_hook_is_an_error(tmp_path):
+    (tmp_path / "raises_on_import.py").write_text("raise RuntimeError('broken on purpose')\n")
+    (tmp_path / "raises_in_hook.py").write_text(
+        "from gametree import hookimpl\n\n@hookimpl\ndef gametree_register_games(registry):\n    raise RuntimeError('hook broken on purpose')\n"
+    )
+    out = gametree("-p", "raises_on_import", "games", path=tmp_path)
+    assert_one_line_error(out, "raises_on_import", "broken on purpose")
+    out = gametree("-p", "raises_in_hook", "games", path=tmp_path)
+    assert_one_line_error(out, "raises_in_hook", "hook broken on purpose")
+
+
+def test_a_broken_entry_point_plugin_stays_a_warning(tmp_path):
+    (tmp_path / "broken_ep.py").write_text("raise RuntimeError('broken on purpose')\n")
+    info = tmp_path / "broken_ep-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken_ep\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[gametree]\nbroken_ep = broken_ep\n")
+    out = gametree("games", "--json", path=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert [e["name"] for e in json.loads(out.stdout)["errors"]] == ["broken_ep"]
+    assert "warning: plugin broken_ep" in out.stderr
+    # -p no:NAME still switches a plugin off without complaint.
+    out = gametree("-p", "no:broken_ep", "games", "--json", path=tmp_path)
+    assert out.returncode == 0 and json.loads(out.stdout)["errors"] == []
+
+
+# -- S1: plugins cannot write to standard output ----------------------------------------------------
+CHATTY = '''
+from gametree import hookimpl
+
+print("chatty: imported")
+
+@hookimpl
+def gametree_register_games(registry):
+    print("chatty: registering games")
+
+@hookimpl
+def gametree_register_players(registry):
+    print("chatty: registering players")
+'''
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("solve", "tictactoe", "--moves", "A1 B1 A2 B2", "--json"),
+        ("games", "--json"),
+        ("play", "tictactoe", "--x", "random", "--o", "random", "--seed", "1", "--json"),
+    ],
+)
+def test_a_plugin_printing_does_not_corrupt_json_output(tmp_path, args):
+    (tmp_path / "chatty.py").write_text(CHATTY)
+    out = gametree("-p", "chatty", *args, path=tmp_path)
+    assert out.returncode == 0, out.stderr
+    json.loads(out.stdout)  # nothing but the result
+    for line in ("chatty: imported", "chatty: registering games", "chatty: registering players"):
+        assert line in out.stderr
+
