@@ -13,6 +13,10 @@ Lines of ``k`` are found with shifts in the four directions (1 = vertical,
 Positions are written as the sequence of played columns, ``4453`` (Pons's
 notation); on boards wider than 9 columns the numbers are separated by spaces.
 Scores are the core's depth-aware scores; on 7x6 they are exactly Pons's.
+
+Boards are at most :data:`MAX_SIDE` x :data:`MAX_SIDE` (100x100), checked before
+anything is built: the game keeps a few bitboards of the whole board for every
+cell, so the memory it takes grows with the square of the number of cells.
 """
 
 from __future__ import annotations
@@ -31,7 +35,10 @@ from gametree import (
     hookimpl,
 )
 
-__all__ = ["C4State", "ConnectFour"]
+__all__ = ["C4State", "ConnectFour", "MAX_SIDE"]
+
+#: The largest width and height (checked before anything is built; see the module docstring).
+MAX_SIDE = 100
 
 _WINS = (Outcome(0), Outcome(1))
 #: Builds a state from a full tuple without NamedTuple's Python-level ``__new__`` (hot path).
@@ -61,8 +68,10 @@ class ConnectFour:
     """Connect Four on a ``width`` x ``height`` board with ``k`` in a row to win."""
 
     def __init__(self, width: int = 7, height: int = 6, k: int = 4) -> None:
-        if width < 1 or height < 1:
-            raise ValueError(f"board {width}x{height}: width and height must be at least 1")
+        for option, side in (("width", width), ("height", height)):
+            if not 1 <= side <= MAX_SIDE:  # the value is not echoed: it may have thousands of digits
+                limit = "at least 1" if side < 1 else f"at most {MAX_SIDE}"
+                raise ValueError(f"--{option} must be {limit} (width and height must be between 1 and {MAX_SIDE})")
         if not 1 <= k <= max(width, height):
             raise ValueError(f"k={k} cannot fit on a {width}x{height} board (1 <= k <= {max(width, height)})")
         self.width, self.height, self.k = width, height, k
@@ -535,11 +544,15 @@ class ConnectFour:
         t = text.strip()
         if not t:
             raise MoveParseError("empty move")
+        shown = t if len(t) <= 60 else t[:57] + "..."  # input echoed in a message is cut short
         if not t.isdecimal():
-            raise MoveParseError(f"cannot read {t!r}: write a column number 1..{self.width}")
-        column = int(t)
+            raise MoveParseError(f"cannot read {shown!r}: write a column number 1..{self.width}")
+        try:
+            column = int(t)
+        except ValueError:  # over the 4,300 digits int() reads: off the board
+            column = 0
         if not 1 <= column <= self.width:
-            raise MoveParseError(f"column {column} is off the board (columns 1..{self.width})")
+            raise MoveParseError(f"column {column if len(t) <= 60 else shown} is off the board (columns 1..{self.width})")
         return column - 1
 
     def format_move(self, state: C4State, move: int) -> str:
@@ -648,8 +661,8 @@ def gametree_register_games(registry) -> None:  # type: ignore[no-untyped-def]
             factory=ConnectFour,
             summary="Connect Four: drop discs, k in a row on a width x height board",
             options=(
-                Option("width", int, 7, "board width (columns)"),
-                Option("height", int, 6, "board height (rows)"),
+                Option("width", int, 7, f"board width (columns, 1 to {MAX_SIDE})"),
+                Option("height", int, 6, f"board height (rows, 1 to {MAX_SIDE})"),
                 Option("k", int, 4, "discs in a row to win"),
             ),
         )

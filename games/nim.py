@@ -141,12 +141,16 @@ class Nim:
     # -- text ----------------------------------------------------------------------------
     def parse_move(self, state: NimState, text: str) -> tuple[int, int]:
         t = text.strip()
+        shown = t if len(t) <= 60 else t[:57] + "..."  # input echoed in a message is cut short
         heap, sep, count = t.partition(":")
         if not sep or not heap.strip().isdecimal() or not count.strip().isdecimal():
-            raise MoveParseError(f"cannot read {t!r}: write HEAP:COUNT, e.g. 2:3 takes 3 objects from heap 2")
-        h, n = int(heap), int(count)
+            raise MoveParseError(f"cannot read {shown!r}: write HEAP:COUNT, e.g. 2:3 takes 3 objects from heap 2")
+        try:
+            h, n = int(heap), int(count)
+        except ValueError:  # over the 4,300 digits int() reads
+            raise MoveParseError(f"cannot read {shown!r}: too many digits") from None
         if not 1 <= h <= len(state.heaps):
-            raise MoveParseError(f"there is no heap {h} (heaps 1..{len(state.heaps)})")
+            raise MoveParseError(f"there is no heap {h if len(heap) <= 60 else shown} (heaps 1..{len(state.heaps)})")
         if n < 1:
             raise MoveParseError("take at least one object")
         return (h - 1, n)

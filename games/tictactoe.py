@@ -299,17 +299,26 @@ class TicTacToe:
         t = text.strip().upper()
         if not t:
             raise MoveParseError("empty move")
+        shown = t if len(t) <= 60 else t[:57] + "..."  # input echoed in a message is cut short
         if t.isdecimal():
-            number = int(t)
+            try:
+                number = int(t)
+            except ValueError:  # over the 4,300 digits int() reads: off the board
+                number = 0
             if not 1 <= number <= self.cells:
-                raise MoveParseError(f"cell {number} is off the board (cells are 1..{self.cells})")
+                raise MoveParseError(f"cell {number if len(t) <= 60 else shown} is off the board (cells are 1..{self.cells})")
             return number - 1
         row, col = t[0], t[1:]
         if not ("A" <= row <= "Z" and col.isdecimal()):
-            raise MoveParseError(f"cannot read {text.strip()!r}: write a row letter and column number like A1, or a cell number 1..{self.cells}")
-        r, c = ord(row) - ord("A"), int(col) - 1
+            written = text.strip() if len(text.strip()) <= 60 else text.strip()[:57] + "..."
+            raise MoveParseError(f"cannot read {written!r}: write a row letter and column number like A1, or a cell number 1..{self.cells}")
+        r = ord(row) - ord("A")
+        try:
+            c = int(col) - 1
+        except ValueError:  # over the 4,300 digits int() reads: off the board
+            c = -1
         if not (0 <= r < self.height and 0 <= c < self.width):
-            raise MoveParseError(f"{t} is off the board (rows A..{chr(ord('A') + self.height - 1)}, columns 1..{self.width})")
+            raise MoveParseError(f"{shown} is off the board (rows A..{chr(ord('A') + self.height - 1)}, columns 1..{self.width})")
         return r * self.width + c
 
     def format_move(self, state: TTTState, move: int) -> str:
@@ -318,6 +327,8 @@ class TicTacToe:
 
     def check_move(self, state: TTTState, move: int) -> None:
         """Raise :class:`IllegalMoveError` with the reason a move cannot be played."""
+        if not 0 <= move < self.cells:  # (a negative move would also be a ValueError of the shift below)
+            raise IllegalMoveError(f"cell {move + 1} is off the board (cells are 1..{self.cells})")
         if (state.x | state.o) >> move & 1:
             raise IllegalMoveError(f"{self.format_move(state, move)} is already taken")
 

@@ -511,7 +511,10 @@ class Session:
                 self.show_help(state)
                 continue
             if command == "hint":
-                self.show_hint(state)
+                try:
+                    self.show_hint(state)
+                except GameError as exc:  # a game the solver cannot search to the end (too large, say): the game goes on
+                    ui.say(f"No hint: {exc}", style="yellow")
                 continue
             if command == "undo":
                 if can_undo:

@@ -526,3 +526,35 @@ def test_cli_rejects_bad_board_in_one_line() -> None:
     assert "cannot fit" in result.output and "Traceback" not in result.output
     result = CliRunner().invoke(cli, ["solve", "connect4", "--moves", "4444444"])
     assert result.exit_code != 0 and "column 4 is full" in result.output
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"width": 101}, "--width must be at most 100"),
+        ({"height": 101}, "--height must be at most 100"),
+        ({"width": 101, "height": 101, "k": 0}, "--width must be at most 100"),
+        ({"height": 99999999999999999999}, "--height must be at most 100"),
+        ({"width": 10**4000, "height": 10**4000}, "--width must be at most 100"),
+    ],
+)
+def test_boards_over_the_maximum_are_refused_before_any_allocation(options: dict[str, int], message: str) -> None:
+    """F6: the board has a documented maximum (MAX_SIDE), checked first: no bitboard of the
+    requested size is built (a height of 10**20 was an OverflowError from ``1 << height``;
+    100000x1, which took 6 GB, is run in a memory-capped process in tests/test_limits.py).
+    The message does not echo the value (10**4000 has 4001 digits)."""
+    from gametree_builtins.games import connect4
+
+    spec = load().game("connect4")
+    with pytest.raises(ValueError, match=message) as caught:
+        spec.create(**options)
+    text = str(caught.value)
+    assert connect4.MAX_SIDE == 100 and "between 1 and 100" in text
+    assert "\n" not in text and len(text) < 200
+
+
+def test_the_largest_board_is_accepted() -> None:
+    game = load().game("connect4").create(width=100, height=100, k=4)
+    assert game.info.max_plies == 10_000
+    state = play_text(game, "50 51 50 51 50")
+    assert game.legal_moves(state)[0] == 49  # the block of the vertical three

@@ -489,3 +489,118 @@ def test_deep_and_shallow_entries_agree(registry, monkeypatch) -> None:
     shallow = Solver(game).solve(state, all_moves=False)
     assert calls, "the deep search went through spacious"
     assert (deep.score, deep.stats.nodes, deep.pv) == (shallow.score, shallow.stats.nodes, shallow.pv)
+
+
+# ---------------------------------------------------------------------------------------------
+# F12: the engine recurses once per ply; a search that goes deeper than Python allows ends with a
+# one-line UnsupportedGameError, not a RecursionError.
+
+from gametree import Outcome  # noqa: E402  (this section's own import)
+
+
+class Line:
+    """``length`` forced moves, then a draw: a search to the end recurses ``length`` plies deep.
+
+    ``generated`` counts the calls of ``legal_moves`` (a search that started calls it)."""
+
+    def __init__(self, length: int) -> None:
+        self.info = GameInfo(max_plies=length)
+        self.length = length
+        self.generated = 0
+
+    def initial_state(self):
+        return 0
+
+    def to_move(self, s):
+        return s % 2
+
+    def ply(self, s):
+        return s
+
+    def legal_moves(self, s):
+        self.generated += 1
+        return [0] if s < self.length else []
+
+    def play(self, s, m):
+        return s + 1
+
+    def outcome(self, s):
+        return Outcome(None) if s >= self.length else None
+
+    def key(self, s):
+        return s
+
+    def evaluate(self, s):
+        return 0.0
+
+    def parse_move(self, s, text):
+        return int(text)
+
+    def format_move(self, s, m):
+        return str(m)
+
+    def render(self, s):
+        return str(s)
+
+
+def _search_budget() -> int:
+    import sys
+
+    from gametree.search import engine
+
+    return engine.max_search_plies()
+
+
+@pytest.mark.parametrize("algorithm", [minimax, alphabeta, solver])
+def test_a_search_deeper_than_python_allows_is_refused_in_one_line(algorithm) -> None:
+    import sys
+
+    game = Line(sys.getrecursionlimit() + 10)
+    with pytest.raises(UnsupportedGameError, match="too large for a search to the end") as caught:
+        algorithm(game)
+    message = str(caught.value)
+    assert "--depth" in message and "\n" not in message
+    # From a position near the end the same game is searched to the end.
+    near_end = game.length - 5
+    assert algorithm(game, near_end).score == 0
+
+
+@pytest.mark.parametrize("algorithm", [minimax, alphabeta, solver])
+def test_a_depth_limit_makes_a_long_game_searchable_unless_it_is_too_deep(algorithm) -> None:
+    import sys
+
+    game = Line(sys.getrecursionlimit() + 10)
+    assert algorithm(game, depth=20).score == 0
+    too_deep = sys.getrecursionlimit() + 5
+    with pytest.raises(UnsupportedGameError, match=f"depth {too_deep} is too deep") as caught:
+        algorithm(game, depth=too_deep)
+    assert f"about {_search_budget():,} plies" in str(caught.value)
+
+
+@pytest.mark.parametrize("algorithm", [minimax, alphabeta, solver])
+def test_the_deepest_search_allowed_runs_without_recursion_error(algorithm) -> None:
+    """The budget leaves room for what is below the search (pytest's frames here) and for the
+    game's own calls at the deepest node."""
+    game = Line(_search_budget())
+    result = algorithm(game)
+    assert result.score == 0 and result.stats.max_depth == game.length
+
+
+def test_connect4_100x100_to_the_end_is_refused_at_once(registry) -> None:
+    import time
+
+    game = registry.game("connect4").create(width=100, height=100)
+    start = time.perf_counter()
+    with pytest.raises(UnsupportedGameError, match="10,000 more plies"):
+        solver(game)
+    assert time.perf_counter() - start < 5
+
+
+def test_a_long_game_decided_early_is_still_solved(registry) -> None:
+    """A game that could last far longer than Python's recursion allows is searched all the same
+    when its value is decided high up the tree (Nim with one heap: take it all)."""
+    import sys
+
+    game = registry.game("nim").create(heaps="2000")
+    assert game.info.max_plies > sys.getrecursionlimit()
+    assert solver(game, all_moves=False, pv=False).value == "win"

@@ -172,3 +172,17 @@ def test_check_move_rejects_exactly_the_illegal_moves(registry, data, shape):
         except IllegalMoveError:
             accepted = False
         assert accepted == (move in legal)
+
+
+@pytest.mark.parametrize("move", [9, 10, 999, -1, -9, -10])
+def test_check_move_rejects_cells_off_the_board(registry, move):
+    """F22: checked_play trusts check_move, so a cell outside 0..cells-1 must be an IllegalMoveError
+    (9 was accepted and played onto bit 9; -1 was a negative-shift ValueError)."""
+    from gametree.game import checked_play
+
+    g = make(registry, size=3)
+    for state in (g.initial_state(), play_text(g, "B2 A1")):
+        with pytest.raises(IllegalMoveError, match=r"off the board \(cells are 1\.\.9\)"):
+            g.check_move(state, move)
+        with pytest.raises(IllegalMoveError, match="off the board"):
+            checked_play(g, state, move)

@@ -33,11 +33,12 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Literal, NamedTuple, Protocol
 
-from ..game import Game, Move, State, capabilities, win_score
+from ..game import Game, Move, State, UnsupportedGameError, capabilities, win_score
 from .table import UNLIMITED_DEPTH, TranspositionTable
 
 __all__ = [
     "INF",
+    "RECURSION_MARGIN",
     "BoundKind",
     "Counters",
     "Engine",
@@ -192,11 +193,51 @@ def _no_evaluation(state: State) -> float:
     return 0.0
 
 
+#: Games at most this long get their scores by ply as tables; longer ones compute them.
+TABLED_PLIES = 1 << 16
+
+
+class WinScores(Sequence[int]):
+    """``win_score(C, p)`` by ply ``p``, computed when asked: for games too long to table (a Nim
+    of millions of objects)."""
+
+    def __init__(self, max_plies: int) -> None:
+        self.C = max_plies
+
+    def __len__(self) -> int:
+        return self.C + 2
+
+    def __getitem__(self, p: int) -> int:  # type: ignore[override]
+        return win_score(self.C, p)
+
+
 #: Frame slots (8 bytes each) of :func:`spacious`'s frame: 40 KiB, which no ordinary chunk of
 #: CPython's frame stack (16 KiB) can hold, so that it starts a 64 KiB chunk of its own.
 SPACIOUS_SLOTS = 5000
 #: Searches with more plies left than this run through :func:`spacious`.
 SPACIOUS_PLIES = 16
+#: Frames of Python's recursion limit kept for what is not one node per ply: the callers below
+#: a search (the command line, a driver, a test runner, :func:`spacious`) and the calls a node
+#: makes into the game and an observer (only for the message of :func:`too_deep`).
+RECURSION_MARGIN = 200
+
+
+def max_search_plies() -> int:
+    """How many plies deep a search may recurse here (one frame per ply): Python's recursion
+    limit less :data:`RECURSION_MARGIN`."""
+    return sys.getrecursionlimit() - RECURSION_MARGIN
+
+
+def too_deep(plies: int, depth: int | None) -> UnsupportedGameError:
+    """The one-line error for a search that recursed deeper than Python allows (one frame per ply);
+    ``plies``: how deep it could go; ``depth``: its depth limit (None: to the end of the game)."""
+    budget = max_search_plies()
+    if depth is not None:
+        return UnsupportedGameError(f"depth {depth} is too deep: Python's recursion limit allows a search about {budget:,} plies deep")
+    return UnsupportedGameError(
+        f"this game is too large for a search to the end: it can last {plies:,} more plies, and Python's recursion "
+        f"limit allows a search about {budget:,} plies deep; search it with a depth limit (gametree solve --depth N)"
+    )
 
 
 @functools.cache
@@ -328,7 +369,7 @@ class Engine:
         unlimited = limit >= UNLIMITED_DEPTH
         # The best score at ply p: winning with the next move (in the threat-aware strategy, with
         # the next move but one); the worst, in that strategy, with a safe move: losing after it.
-        uppers = tuple(win_score(C, p) for p in range(C + 2))
+        uppers: Sequence[int] = tuple(win_score(C, p) for p in range(C + 2)) if C <= TABLED_PLIES else WinScores(C)
         lowers = uppers
 
         threats = self.threats
@@ -567,10 +608,15 @@ class Engine:
                     return value
             base = p - height
             horizon = UNLIMITED_DEPTH if unlimited else base + limit
+            plies = min(C, horizon) - p  # the recursion's depth at most: one node frame per ply
             try:
-                if not in_room and min(C, horizon) - p > SPACIOUS_PLIES:
-                    return with_room(min(C, horizon) - p, node, state, alpha, beta, height)  # type: ignore[no-any-return]
+                if not in_room and plies > SPACIOUS_PLIES:
+                    return with_room(plies, node, state, alpha, beta, height)  # type: ignore[no-any-return]
                 return node(state, alpha, beta, height)
+            except RecursionError:
+                # One frame per ply: a line of play longer than Python allows.  Searched until it
+                # happens, as most long games are decided far above their longest line.
+                raise too_deep(plies, None if unlimited else limit) from None
             finally:
                 if table is not None:
                     table.probes += probes
