@@ -201,9 +201,11 @@ def check_workers(ctx: click.Context, param: click.Parameter, value: int | None)
     """A ``--workers`` callback refusing more processes than :func:`gametree.search.parallel.max_workers`
     (checked here, not by ``IntRange(max=...)``, so that ``--help`` and docs/cli.md do not depend
     on the machine's CPU count)."""
+    if value is None:  # not given: nothing to check (and the process pools' module stays unloaded)
+        return value
     from ..search.parallel import workers_limit_message
 
-    too_many = workers_limit_message(value) if value is not None else None
+    too_many = workers_limit_message(value)
     if too_many is not None:
         raise click.BadParameter(too_many)
     return value
