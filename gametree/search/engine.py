@@ -193,6 +193,9 @@ def _no_evaluation(state: State) -> float:
     return 0.0
 
 
+#: What an observer's report gets for a node left before the table was asked.
+NOT_PROBED = object()
+
 #: Games at most this long get their scores by ply as tables; longer ones compute them.
 TABLED_PLIES = 1 << 16
 
@@ -408,13 +411,13 @@ class Engine:
                 return terminal(state, out.winner, p)
             return -win_score(C, p + 1)  # whatever we play, the opponent wins next move
 
-        def report(value: float, kind: NodeKind, alpha: float, beta: float, entry: Any = None, p: int = 0) -> None:
-            """Tell the observer how a node was left (``entry``: the table's, for what the table did)."""
+        def report(value: float, kind: NodeKind, alpha: float, beta: float, entry: Any = NOT_PROBED) -> None:
+            """Tell the observer how a node was left; ``entry``: what the table held, if it was probed."""
             assert obs is not None
             cache: CacheUse | None = None
             if kind == "cache":
                 cache = "hit"
-            elif table is not None and kind != "terminal" and kind != "heuristic":
+            elif table is not None and entry is not NOT_PROBED:
                 cache = "miss" if entry is None else "partial" if entry[3] >= horizon else "shallow"
             # A table's exact value inside the window is exact, whatever the window on entry.
             exact = kind == "cache" and entry[0] == entry[1] and alpha < value < beta
