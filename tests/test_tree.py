@@ -589,3 +589,20 @@ def test_cli_output_failed_replace_is_one_line(tmp_path, monkeypatch):
     monkeypatch.undo()
     ok = run("tree", "tictactoe", "--moves", "A1 B2 C3 A3", "-o", str(out))
     assert ok.exit_code == 0 and out.read_text().startswith("digraph") and os.listdir(tmp_path) == ["tree.dot"]
+
+
+def test_node_attributes_match_the_engine_before_the_redesign(registry) -> None:
+    """What each node records (how it was settled, what its value bounds, what the table did),
+    counted on one capture and compared with the counts the separate traced engine gave (93edcbb)."""
+    from collections import Counter
+
+    game = registry.game("tictactoe").create(size=3)
+    tree = capture(game, play_text(game, "A1 B2 C3"))
+    nodes = [d for _, d in tree.graph.nodes(data=True) if not d["pruned"]]
+    assert Counter((d["kind"], d["cache"]) for d in nodes) == {
+        ("searched", "miss"): 33, ("terminal", None): 24, ("cache", "hit"): 19, ("bound", None): 5, ("searched", None): 1, ("searched", "partial"): 1,
+    }
+    assert Counter((d["kind"], d["bound"]) for d in nodes) == {
+        ("terminal", "exact"): 24, ("searched", "lower"): 20, ("searched", "exact"): 15, ("cache", "lower"): 10, ("cache", "exact"): 9,
+        ("bound", "lower"): 4, ("bound", "upper"): 1,
+    }
