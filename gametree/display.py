@@ -41,7 +41,21 @@ def _score(value: float) -> str:
     return f"{value:+.3f}"
 
 
-def print_result(game: Any, state: State, result: SearchResult) -> None:
+#: At most this many move rows in the table :func:`print_result` prints (``--json`` gives them all).
+MAX_MOVE_ROWS = 200
+
+
+def _clipped(moves: tuple[str, ...], limit: int) -> str:
+    """The first ``limit`` moves, and how many more there are."""
+    text = " ".join(moves[:limit])
+    return text if len(moves) <= limit else f"{text} ... ({len(moves) - limit:,} more)"
+
+
+def print_result(game: Any, state: State, result: SearchResult, max_rows: int = MAX_MOVE_ROWS) -> None:
+    """Print the position, its value and a table of the ``max_rows`` best moves,
+    then one line saying how many rows were left out, if any."""
+    import heapq
+
     from rich.table import Table
 
     out = console()
@@ -57,7 +71,10 @@ def print_result(game: Any, state: State, result: SearchResult) -> None:
     if monte_carlo:
         table.add_column("visits", justify="right")
         table.add_column("mean", justify="right")
-    for mv in sorted(result.move_values, key=lambda m: -m.score):
+    # The best rows first, as sorted() orders them (nsmallest is stable too), without sorting them all.
+    rows = heapq.nsmallest(max_rows, result.move_values, key=lambda m: -m.score)
+    omitted = len(result.move_values) - len(rows)
+    for mv in rows:
         outcome = "?" if not result.proven and abs(mv.score) < 1 else "win" if mv.score > 0 else "loss" if mv.score < 0 else "draw"
         style = "bold green" if mv.best else None
         cells = [mv.move, _score(mv.score), outcome, "-" if mv.plies_to_end is None else str(mv.plies_to_end)]
@@ -65,9 +82,11 @@ def print_result(game: Any, state: State, result: SearchResult) -> None:
             cells += [f"{mv.visits or 0:,}", "-" if mv.mean is None else f"{mv.mean:+.3f}"]
         table.add_row(*cells, style=style)
     out.print(table)
-    out.print(f"Best moves: {' '.join(result.best_moves)}")
+    if omitted:
+        out.print(f"... {omitted:,} more move{'s' if omitted != 1 else ''} not shown (the best {len(rows):,} are); --json gives them all")
+    out.print(f"Best moves: {_clipped(result.best_moves, max_rows)}")
     if not result.weak:  # a weak result has no line to the end
-        out.print(f"Principal variation: {' '.join(result.pv)}")
+        out.print(f"Principal variation: {_clipped(result.pv, max_rows)}")
     s = result.stats
     hit_rate = f" ({100 * s.cache_hits / s.cache_probes:.0f}% hits)" if s.cache_probes else ""
     out.print(

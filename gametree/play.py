@@ -263,15 +263,21 @@ class Terminal:
             self.console.print(line)
 
     def ask(self, prompt: str) -> str:
-        """One line of input; ``EOFError`` at end of input, ``KeyboardInterrupt`` on Ctrl-C."""
+        """One line of input; ``EOFError`` at end of input, ``KeyboardInterrupt`` on Ctrl-C,
+        ``PlayError`` for input that is not text in the stream's encoding."""
         if self.fancy:
             self.console.print(prompt, end="", style="bold", markup=False)
         else:
             self.stdout.write(prompt)
             self.stdout.flush()
-        if self.interactive and self.stdin is sys.stdin:
-            return input()
-        line = self.stdin.readline()
+        try:
+            if self.interactive and self.stdin is sys.stdin:
+                return input()
+            line = self.stdin.readline()
+        except UnicodeDecodeError as exc:  # bytes that are not text under strict decoding
+            self.stdout.write("\n")  # end the prompt's line
+            self.stdout.flush()
+            raise PlayError(f"cannot read the input: {exc}") from None
         if not line:
             raise EOFError
         self.stdout.write(line if line.endswith("\n") else line + "\n")  # echo piped input

@@ -378,10 +378,13 @@ def entry_point_list() -> list[tuple[str, str, str]]:
     try:
         with open(path, encoding="utf-8") as f:
             kept = json.load(f)
-        if kept["format"] == _CACHE_FORMAT and kept["fingerprint"] == fingerprint:
-            return [(str(name), str(value), str(dist)) for name, value, dist in kept["entry_points"]]
-    except (OSError, ValueError, KeyError, TypeError):
-        pass  # none yet, or unreadable: scan again
+        if isinstance(kept, dict) and kept.get("format") == _CACHE_FORMAT and kept.get("fingerprint") == fingerprint:
+            entries = kept.get("entry_points")
+            # Only a list of [name, value, dist] strings; any other shape is a miss, rewritten below.
+            if isinstance(entries, list) and all(isinstance(e, list) and len(e) == 3 and all(isinstance(field, str) for field in e) for e in entries):
+                return [(name, value, dist) for name, value, dist in entries]
+    except (OSError, ValueError, RecursionError, MemoryError):
+        pass  # none yet, or unreadable (too deeply nested, say): scan again
     found = _scan()
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -438,7 +441,9 @@ def make_plugin_manager(
             try:
                 plugin = _load_entry_point(value)
                 pm._register_checked(plugin, name, f"{dist} (entry point {value})" if dist else f"entry point {value}")
-            except Exception as exc:  # a plugin's import can raise anything
+            except KeyboardInterrupt:  # Ctrl-C stops the command
+                raise
+            except BaseException as exc:  # a plugin's import can raise anything, sys.exit() too
                 pm.load_errors.append(PluginLoadError(name, dist, f"{type(exc).__name__}: {exc}"))
     for item in names:
         if isinstance(item, str):
@@ -447,13 +452,17 @@ def make_plugin_manager(
             try:
                 plugin = importlib.import_module(item)
                 pm._register_checked(plugin, item, f"module {item} (-p)")
-            except Exception as exc:
+            except KeyboardInterrupt:  # Ctrl-C stops the command
+                raise
+            except BaseException as exc:
                 pm.load_errors.append(PluginLoadError(item, "", f"{type(exc).__name__}: {exc}"))
         else:
             name = getattr(item, "__name__", None) or repr(item)
             try:
                 pm._register_checked(item, name, f"object {name}")
-            except Exception as exc:
+            except KeyboardInterrupt:  # Ctrl-C stops the command
+                raise
+            except BaseException as exc:
                 pm.load_errors.append(PluginLoadError(name, "", f"{type(exc).__name__}: {exc}"))
     return pm
 
@@ -470,7 +479,9 @@ def build_registry(pm: PluginManager) -> Registry:
             try:
                 # Through pluggy (so tracing and hook monitoring see it), one plugin at a time.
                 pm.subset_hook_caller(hook_name, remove_plugins=others)(registry=registry)
-            except Exception as exc:
+            except KeyboardInterrupt:  # Ctrl-C stops the command
+                raise
+            except BaseException as exc:
                 registry.errors.append(PluginLoadError(plugin_name, pm.origins.get(plugin_name, ""), f"{hook_name}: {type(exc).__name__}: {exc}"))
     registry.current = ""
     return registry

@@ -258,3 +258,41 @@ def test_every_built_in_plugin_is_an_entry_point() -> None:
     for game in ("tictactoe", "connect4", "nim"):
         assert declared[game] == f"gametree_builtins.games.{game}"
         assert f"(entry point gametree_builtins.games.{game})" in registry.game(game).source
+
+
+# -- a plugin that calls sys.exit() while it loads is a broken plugin, not the end of the command --
+EXITS_ON_IMPORT = "import sys\nsys.exit(3)\n"
+
+EXITS_IN_HOOK = '''
+import sys
+from gametree import hookimpl
+
+@hookimpl
+def gametree_register_games(registry):
+    sys.exit(4)
+'''
+
+
+def test_dash_p_plugin_calling_sys_exit_on_import_is_one_error_line(tmp_path: Path) -> None:
+    (tmp_path / "exits_on_import.py").write_text(EXITS_ON_IMPORT)
+    out = gametree("-p", "exits_on_import", "games", "--json", path=tmp_path, check=False)
+    assert out.returncode == 1 and out.stdout == "" and "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines() == ["Error: -p exits_on_import: SystemExit: 3"]
+    (tmp_path / "exits_in_hook.py").write_text(EXITS_IN_HOOK)
+    out = gametree("-p", "exits_in_hook", "solve", "tictactoe", "--json", path=tmp_path, check=False)
+    assert out.returncode == 1 and out.stdout == "" and "Traceback" not in out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: -p exits_in_hook:") and "SystemExit: 4" in lines[0]
+
+
+def test_entry_point_plugin_calling_sys_exit_is_a_warning(tmp_path: Path) -> None:
+    install(tmp_path, "exits-on-import", "1.0", {"exits_on_import": EXITS_ON_IMPORT}, {"exitsonimport": "exits_on_import"})
+    install(tmp_path, "exits-in-hook", "2.0", {"exits_in_hook": EXITS_IN_HOOK}, {"exitsinhook": "exits_in_hook"})
+    solved = gametree("solve", "tictactoe", "--json", path=tmp_path)
+    assert json.loads(solved.stdout)["value"] == "draw"
+    warnings = solved.stderr.strip().splitlines()
+    assert "warning: plugin exitsonimport (from exits-on-import 1.0) failed: SystemExit: 3" in warnings
+    assert any(w.startswith("warning: plugin exitsinhook") and "SystemExit: 4" in w for w in warnings), warnings
+    assert len(warnings) == 2 and "Traceback" not in solved.stderr
+    errors = {e["name"]: e["error"] for e in games_json(tmp_path)["errors"]}
+    assert errors["exitsonimport"] == "SystemExit: 3" and "SystemExit: 4" in errors["exitsinhook"]

@@ -1,0 +1,179 @@
+"""Faults from the reliability audit: bounded output, bad input and broken caches or plugins
+give one clear line and a non-zero exit (or a warning), never a traceback or a hang."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+
+from gametree import display
+from gametree.search.results import MoveValue, SearchResult, SearchStats
+
+
+def gametree(*args: str, input: bytes | None = None, env: dict | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-c", "from gametree.cli import main; main()", *args], input=input, capture_output=True, timeout=120, env=env)
+
+
+# F5: the move table of print_result is bounded; --json keeps every row.
+
+ROWS = getattr(display, "MAX_MOVE_ROWS", 200)
+
+
+def _many_moves_result(count: int) -> SearchResult:
+    stats = SearchStats(nodes=count, terminals=0, heuristic_leaves=0, cutoffs=0, cache_probes=0, cache_hits=0, cache_stores=0, max_depth=1, seconds=0.1, nodes_per_second=1.0, nodes_per_depth=(1, count), iterations=10)
+    moves = tuple(MoveValue(move=f"m{i}", score=i / count - 0.5, plies_to_end=None, best=i == count - 1, visits=1, mean=0.0) for i in range(count))
+    return SearchResult(
+        algorithm="mcts",
+        to_move=0,
+        value="unknown",
+        winner=None,
+        score=0.5,
+        proven=False,
+        plies_to_end=None,
+        best_moves=(f"m{count - 1}",),
+        move_values=moves,
+        pv=(f"m{count - 1}",),
+        depth=None,
+        stats=stats,
+    )
+
+
+def test_print_result_bounds_the_move_table(registry, capsys):
+    game = registry.game("nim").create(heaps="3,4")
+    count = 20_000
+    start = time.perf_counter()
+    display.print_result(game, game.initial_state(), _many_moves_result(count))
+    elapsed = time.perf_counter() - start
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) < ROWS + 50, len(lines)
+    assert elapsed < 5, elapsed
+    rows = [line for line in lines if " m" in line and "│" in line]
+    assert len(rows) == ROWS
+    # The best rows, best first, as before.
+    assert rows[0].split()[1] == f"m{count - 1}" and rows[-1].split()[1] == f"m{count - ROWS}"
+    left_out = [line for line in lines if "not shown" in line]
+    assert len(left_out) == 1 and f"{count - ROWS:,} more moves" in left_out[0] and "--json" in left_out[0]
+
+
+def test_print_result_small_tables_are_whole(registry, capsys):
+    game = registry.game("nim").create(heaps="3,4")
+    display.print_result(game, game.initial_state(), _many_moves_result(ROWS))
+    out = capsys.readouterr().out
+    assert "not shown" not in out and "m0 " in out
+
+
+def test_solve_with_many_moves_is_bounded_but_json_is_whole():
+    args = ("solve", "nim", "--heaps", "3000,7", "-a", "mcts", "--iterations", "10")
+    out = gametree(*args)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout.decode()
+    assert len(text.splitlines()) < ROWS + 50
+    assert f"{3007 - ROWS:,} more moves not shown" in text and "--json" in text
+    data = json.loads(gametree(*args, "--json").stdout)
+    assert len(data["move_values"]) == 3007
+
+
+# F16: bytes that are not UTF-8 on stdin, decoded strictly: one error line, exit 1.
+
+
+def _strict_env(**extra: str) -> dict[str, str]:
+    import os
+
+    return {**os.environ, "PYTHONIOENCODING": "utf-8:strict", **extra}
+
+
+def _one_error_line(out: subprocess.CompletedProcess[bytes]) -> str:
+    err = out.stderr.decode(errors="replace")
+    assert out.returncode == 1, (out.returncode, err)
+    assert "Traceback" not in err, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), err
+    return lines[0]
+
+
+def test_batch_stdin_with_invalid_utf8_is_one_error_line():
+    for env in (None, _strict_env()):
+        line = _one_error_line(gametree("solve", "connect4", "--batch", "-", input=b"\xff\xfe\n", env=env))
+        assert "cannot read" in line and "decode" in line
+
+
+def test_play_stdin_with_invalid_utf8_is_one_error_line():
+    line = _one_error_line(gametree("play", "tictactoe", input=b"\xff\xfe\n", env=_strict_env()))
+    assert "cannot read the input" in line and "decode" in line
+    # After a good move, too (the first line is read and played, the second is not text).
+    line = _one_error_line(gametree("play", "tictactoe", input=b"B2\n\xff\n", env=_strict_env()))
+    assert "cannot read the input" in line
+
+
+def test_terminal_ask_raises_play_error_on_undecodable_input():
+    import io
+
+    import pytest
+
+    from gametree.play import PlayError, Terminal
+
+    stdin = io.TextIOWrapper(io.BytesIO(b"\xff\xfe\n"), encoding="utf-8", errors="strict")
+    ui = Terminal(stdin, io.StringIO(), fancy=False)
+    with pytest.raises(PlayError, match="cannot read the input"):
+        ui.ask("move: ")
+
+
+# F19: a malformed plugin cache (too deeply nested, wrong shapes, non-string fields) is a miss, rewritten.
+
+
+def _cache_file(folder) -> object:
+    files = sorted(folder.glob("entry-points-*.json"))
+    assert len(files) == 1, files
+    return files[0]
+
+
+def test_deeply_nested_cache_file_is_a_miss_and_rewritten(tmp_path):
+    import os
+
+    folder = tmp_path / "cache"
+    env = {**os.environ, "GAMETREE_CACHE_DIR": str(folder)}
+    env.pop("GAMETREE_PLUGIN_CACHE", None)
+    first = gametree("games", env=env)
+    assert first.returncode == 0, first.stderr
+    cache = _cache_file(folder)
+    cache.write_text("[" * 100_000)
+    out = gametree("games", env=env)
+    assert out.returncode == 0, out.stderr.decode(errors="replace")
+    assert b"Traceback" not in out.stderr and out.stdout == first.stdout
+    kept = json.loads(cache.read_text())  # valid JSON again
+    assert isinstance(kept, dict) and kept["entry_points"]
+
+
+def test_malformed_cache_shapes_are_misses(tmp_path, monkeypatch):
+    import pytest
+
+    from gametree.plugin import entry_point_list
+
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("GAMETREE_CACHE_DIR", str(folder))
+    monkeypatch.delenv("GAMETREE_PLUGIN_CACHE", raising=False)
+    right = entry_point_list()
+    cache = _cache_file(folder)
+    good = json.loads(cache.read_text())
+    assert right and entry_point_list() == right  # read back from the cache
+    bad = [
+        "[" * 100_000,
+        "[]",
+        "3",
+        json.dumps({**good, "entry_points": 5}),
+        json.dumps({**good, "entry_points": {"a": 1}}),
+        json.dumps({**good, "entry_points": [[1, 2, 3]]}),
+        json.dumps({**good, "entry_points": [["a", "b"]]}),
+        json.dumps({**good, "entry_points": [["a", "b", None]]}),
+        json.dumps({**good, "entry_points": ["abc"]}),
+        json.dumps({k: v for k, v in good.items() if k != "entry_points"}),
+    ]
+    for text in bad:
+        cache.write_text(text)
+        try:
+            assert entry_point_list() == right, text[:60]
+        except RecursionError:  # pragma: no cover - the fault itself
+            pytest.fail("RecursionError escaped")
+        assert json.loads(cache.read_text()) == good, text[:60]
