@@ -308,13 +308,11 @@ def learn(
     """
     if games < 1:
         raise ValueError(f"the number of games must be at least 1, not {games}")
-    if workers < 1:
-        raise ValueError(f"the number of workers must be at least 1, not {workers}")
     from .search.parallel import workers_limit_message
 
-    too_many = workers_limit_message(workers)
-    if too_many is not None:
-        raise ValueError(f"the number of workers must be {too_many}")
+    problem = workers_limit_message(workers)
+    if problem is not None:
+        raise ValueError(f"the number of workers must be {problem}")
     _, key_kind = _key_function(game)
     pieces = 1 if workers == 1 and progress is None else max(workers * 8, min(100, games // 1000))
     tasks = [(game, seed, r.start, r.stop) for r in _chunks(games, pieces)]

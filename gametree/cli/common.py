@@ -205,7 +205,7 @@ def check_workers(ctx: click.Context, param: click.Parameter, value: int | None)
         return value
     from ..search.parallel import workers_limit_message
 
-    too_many = workers_limit_message(value)
-    if too_many is not None:
-        raise click.BadParameter(too_many)
+    problem = workers_limit_message(value)
+    if problem is not None:
+        raise click.BadParameter(problem)
     return value

@@ -70,7 +70,9 @@ def max_workers() -> int:
 
 
 def workers_limit_message(workers: int) -> str | None:
-    """Why ``workers`` processes are too many here, or None when they are not."""
+    """What ``workers`` processes must be, when they are too few or too many here; else None."""
+    if workers < 1:
+        return f"at least 1, not {workers}"
     limit = max_workers()
     if workers <= limit:
         return None
@@ -535,11 +537,9 @@ def solve_parallel(
     """
     if algorithm not in EXACT_ALGORITHMS:
         raise ParallelError(f"parallel solving needs an exact algorithm ({' or '.join(EXACT_ALGORITHMS)}), not {algorithm!r}")
-    if workers < 1:
-        raise ParallelError(f"the number of workers must be at least 1, not {workers}")
-    too_many = workers_limit_message(workers)
-    if too_many is not None:
-        raise ParallelError(f"the number of workers must be {too_many}")
+    problem = workers_limit_message(workers)
+    if problem is not None:
+        raise ParallelError(f"the number of workers must be {problem}")
     state = start(game, state)
     started = time.perf_counter()
     runner = _runner(workers, scheduler)
