@@ -94,14 +94,7 @@ def _solve_command(spec: GameSpec) -> click.Command:
     @_algorithm_options(registry, taken)
     @click.option("--batch", type=click.File("r"), default=None, metavar="FILE", help="Solve one position per line of FILE ('-' for stdin); print 'position score'.")
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (one per line with --batch).")
-    @click.option(
-        "--workers",
-        type=click.IntRange(min=1),
-        default=None,
-        callback=check_workers,
-        metavar="N",
-        help="Solve subproblems in N processes (exact algorithms; see docs/parallel.md): at most 4 per CPU, or 8 on small machines.",
-    )
+    @click.option("--workers", type=click.IntRange(min=1), default=None, callback=check_workers, metavar="N", help="Solve subproblems in N processes (exact algorithms; see docs/parallel.md): at most 4 per CPU, or 8 on small machines.")
     @click.option("--scheduler", default=None, metavar="ADDRESS", help="Solve subproblems on a Dask cluster, e.g. tcp://host:8786 (needs gametree[dask]).")
     @click.option("--split-ply", type=click.IntRange(min=1), default=None, metavar="PLY", help="With --workers/--scheduler: split this many moves down [default: automatic].")
     @click.pass_context
