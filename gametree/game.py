@@ -369,13 +369,32 @@ class IncompleteCapabilityError(GameError, TypeError):
     """A game has some of a capability's members but not all of them."""
 
 
+#: Games whose capabilities were worked out, by identity (the game itself kept with them, so an
+#: id is never mistaken for a later object's); cleared when it holds ``_KNOWN_GAMES``.
+_known: dict[int, tuple[object, Capabilities]] = {}
+_KNOWN_GAMES = 64
+
+
 def capabilities(game: object) -> Capabilities:
     """Which optional protocols ``game`` follows.
 
     Raises :class:`IncompleteCapabilityError` for a game that has part of a
     capability (``immediate_win`` without ``safe_moves``, say): a half-written
-    capability would silently be ignored otherwise.
+    capability would silently be ignored otherwise.  Worked out once per game
+    object: ``isinstance`` against ten runtime protocols costs more than a small
+    search, and every search asks.
     """
+    known = _known.get(id(game))
+    if known is not None and known[0] is game:
+        return known[1]
+    found = _capabilities_of(game)
+    if len(_known) >= _KNOWN_GAMES:
+        _known.clear()
+    _known[id(game)] = (game, found)
+    return found
+
+
+def _capabilities_of(game: object) -> Capabilities:
     found: dict[str, Any] = {}
     for name, protocol, members in _PROTOCOLS:
         if isinstance(game, protocol):

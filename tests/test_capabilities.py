@@ -58,3 +58,11 @@ def test_move_checks_follow_the_game_at_hand():
     for _ in range(2):
         assert connect4.ply(play_text(connect4, "4453")) == 4  # split_moves and replay
         assert tictactoe.ply(play_text(tictactoe, "B2 A1")) == 2
+
+
+def test_capabilities_are_worked_out_once_per_game(registry) -> None:
+    from gametree.game import capabilities
+
+    first, second = registry.game("nim").create(), registry.game("nim").create()
+    assert capabilities(first) is capabilities(first)
+    assert capabilities(second).symmetric is second and capabilities(second).names() == capabilities(first).names()
