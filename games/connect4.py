@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from gametree import (
+    CompiledRules,
     GameInfo,
     GameOverError,
     GameSpec,
@@ -35,7 +36,7 @@ from gametree import (
     hookimpl,
 )
 
-__all__ = ["C4State", "ConnectFour", "MAX_SIDE"]
+__all__ = ["C4State", "ConnectFour", "MAX_SIDE", "compiled_params"]
 
 #: The largest width and height (checked before anything is built; see the module docstring).
 MAX_SIDE = 100
@@ -46,6 +47,32 @@ _new_state = tuple.__new__
 _DRAW = Outcome(None)
 #: Threat cells remembered before the memo is cleared (about 100 bytes each).
 _MEMO_LIMIT = 200_000
+
+
+#: Where :func:`compiled_params` puts each constant (read by :mod:`connect4_rules`).
+P_WIDTH, P_HEIGHT, P_H1, P_BOTTOM, P_BOARD, P_K, P_SYMMETRIC_PLIES, P_LINES, P_DIRECTIONS, P_ORDER = 0, 1, 2, 3, 4, 5, 6, 7, 8, 12
+
+
+def compiled_params(width: int, height: int, k: int) -> tuple[int, ...]:
+    """The board's constants for the compiled rules: sizes, the bottom row and the board's cells as
+    masks, the shifts of the directions that can hold a line of ``k`` (up to four), the columns
+    centre first."""
+    h1 = height + 1
+    bottom = sum(1 << (c * h1) for c in range(width))
+    board = bottom * ((1 << height) - 1)
+    small = min(width, height)
+    dirs = [d for d, fits in ((1, k <= height), (h1, k <= width), (height, k <= small), (height + 2, k <= small)) if fits]
+    centre = (width - 1) / 2
+    order = sorted(range(width), key=lambda c: (abs(c - centre), c))
+    return (width, height, h1, bottom, board, k, width * height // 2, len(dirs), *dirs, *([0] * (4 - len(dirs))), *order)
+
+
+def _current_and_mask(state: C4State) -> tuple[int, int]:
+    return state.current, state.mask
+
+
+def _same_move(state: C4State, move: int) -> int:
+    return move
 
 
 class C4State(NamedTuple):
@@ -480,6 +507,20 @@ class ConnectFour:
     def key(self, state: C4State) -> int:
         """``current + mask``: unique per position (Pons), and it implies the ply."""
         return state.current + state.mask
+
+    # -- compiled rules --------------------------------------------------------------------
+    def compiled_rules(self) -> CompiledRules | None:
+        """The rules of :mod:`connect4_rules` for this board, if its bitboard fits in 64 bits."""
+        if self.width * self.h1 > 64:
+            return None
+        return CompiledRules(
+            module=f"{__package__}.connect4_rules" if __package__ else "connect4_rules",
+            params=compiled_params(self.width, self.height, self.k),
+            encode=_current_and_mask,
+            encode_move=_same_move,
+            decode_move=_same_move,
+            max_moves=2 * self.width,
+        )
 
     # -- symmetry ------------------------------------------------------------------------
     def mirror_bits(self, bits: int) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .search.table import Bound, Entry, TranspositionTable
 from .game import (
+    CompiledRules,
     Game,
     GameError,
     GameInfo,
@@ -32,6 +33,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AlgorithmSpec",
     "Bound",
+    "CompiledRules",
     "Entry",
     "Exporter",
     "Game",

@@ -99,20 +99,24 @@ def print_result(game: Any, state: State, result: SearchResult, max_rows: int = 
         out.print(f"[dim]{s.iterations:,} Monte Carlo iterations[/]")
 
 
-def print_games(registry: Registry) -> None:
+def print_games(registry: Registry, engines: dict[str, tuple[tuple[str, ...], str]]) -> None:
+    """The games, their options, engines (``engines``: by game, as
+    :func:`gametree.search.compiled.engines_of` gives for its default board) and sources."""
     from rich.table import Table
 
     out = console()
     table = Table(title="Installed games", title_justify="left")
     table.add_column("game", style="bold")
     table.add_column("options")
+    table.add_column("engines")
     table.add_column("from")
     for spec in registry.games.values():
         options = "\n".join(
             f"--{o.name.replace('_', '-')} ({o.type.__name__}{'' if o.default is None else ', default ' + str(o.default)}): {o.help}"
             for o in spec.options
         )
-        table.add_row(f"{spec.name}\n[dim]{spec.summary}[/]", options or "-", spec.source)
+        names, why = engines.get(spec.name, (("python",), ""))
+        table.add_row(f"{spec.name}\n[dim]{spec.summary}[/]", options or "-", ", ".join(names) + (f"\n[dim]({why})[/]" if why else ""), spec.source)
     out.print(table)
     out.print(f"Algorithms: {', '.join(sorted(registry.algorithms))}")
     for error in registry.errors:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import stat
 
-__all__ = ["write_atomically"]
+__all__ = ["user_cache_folder", "write_atomically"]
 
 #: How many random names to try before giving up (tempfile.mkstemp tries as many).
 _ATTEMPTS = 10_000
@@ -93,3 +93,9 @@ def _sync_folder(folder: str) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def user_cache_folder() -> str:
+    """gametree's folder in the user's cache: ``$GAMETREE_CACHE_DIR``, else ``$XDG_CACHE_HOME/gametree``
+    or ``~/.cache/gametree`` (not created here)."""
+    return os.environ.get("GAMETREE_CACHE_DIR") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "gametree")

@@ -10,7 +10,7 @@ point of view of the side to move (negamax convention).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
@@ -27,6 +27,8 @@ __all__ = [
     "UnsupportedGameError",
     "BoardView",
     "Capabilities",
+    "Compilable",
+    "CompiledRules",
     "FastThreats",
     "Heuristic",
     "MoveChecker",
@@ -38,6 +40,7 @@ __all__ = [
     "ThreatAware",
     "capabilities",
     "checked_play",
+    "game_name",
     "play_text",
     "win_score",
 ]
@@ -98,6 +101,11 @@ class GameInfo:
     deterministic: bool = True
     perfect_information: bool = True
     player_names: tuple[str, str] = ("first", "second")
+
+
+def game_name(game: object) -> str:
+    """How messages name a game: its ``name`` if it has one (an optional member), else its class's."""
+    return str(getattr(game, "name", type(game).__name__))
 
 
 def win_score(max_plies: int, moves_before_win: int) -> int:
@@ -325,6 +333,57 @@ class BoardView(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class CompiledRules:
+    """A game's rules as compiled functions, for the compiled engine (docs/plugins.md, "Compiled rules").
+
+    A position is two unsigned 64-bit words seen from the side to move (for a
+    board game: its stones and all stones, or its stones and the opponent's),
+    a move an integer.  ``module`` names an importable module that defines, as
+    numba ``@njit`` functions over those words (``g`` is ``params`` as a numpy
+    ``uint64`` array, ``out`` an ``int64`` array of ``max_moves`` slots):
+
+    - ``moves(g, a, b, out) -> int``: the legal moves, written into ``out`` in
+      the order to try them; how many (0: the game is over, scored by ``no_moves``);
+    - ``play(g, a, b, m) -> (a, b)``: the position after move ``m``, seen from the next side to move;
+    - ``ends(g, a, b, m) -> int``: 1 if ``m`` wins at once for the side playing it,
+      -1 if it loses at once, 0 if the game goes on (or ends for want of moves);
+    - ``key(g, a, b, p, symmetric) -> (k1, k2)``: two words that identify the
+      position at ply ``p`` (the same for its symmetric images when ``symmetric``);
+
+    and, optionally, both of these (then the engine searches as Pascal Pons's
+    solver: it never enters a position one move from the end):
+
+    - ``win_now(g, a, b) -> bool``: whether the side to move can win with one move;
+    - ``safe_moves(g, a, b, out) -> int``: as ``moves``, only the moves after
+      which the opponent cannot win at once, best first (never asked when
+      ``win_now`` holds).
+
+    ``encode`` turns one of the game's states into its two words;
+    ``encode_move`` and ``decode_move`` translate a move of a state.
+    ``no_moves`` scores a position whose side to move has no legal move: 0 a
+    draw, -1 a loss, 1 a win (of the game's last move).
+    """
+
+    module: str
+    params: tuple[int, ...]
+    encode: Callable[[Any], tuple[int, int]]
+    encode_move: Callable[[Any, Any], int]
+    decode_move: Callable[[Any, int], Any]
+    no_moves: int = 0
+    max_moves: int = 64
+
+
+@runtime_checkable
+class Compilable(Protocol):
+    """A game that offers compiled rules to the compiled engine."""
+
+    def compiled_rules(self) -> CompiledRules | None:
+        """The rules of this game as compiled functions, or None where they do not apply
+        (a board too large for 64 bits).  Cheap: numba is imported only by the engine."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Capabilities:
     """The optional members a game has, each the game itself typed as that protocol, or None.
@@ -344,6 +403,7 @@ class Capabilities:
     splitter: MoveSplitter | None = None
     help: MoveHelp | None = None
     board: BoardView | None = None
+    compiled: Compilable | None = None
 
     def names(self) -> tuple[str, ...]:
         """The capabilities present, by field name."""
@@ -362,6 +422,7 @@ _PROTOCOLS: tuple[tuple[str, type, tuple[str, ...]], ...] = (
     ("splitter", MoveSplitter, ("split_moves",)),
     ("help", MoveHelp, ("move_help",)),
     ("board", BoardView, ("board_cells", "column_labels", "move_cell", "row_labels", "winning_cells")),
+    ("compiled", Compilable, ("compiled_rules",)),
 )
 
 

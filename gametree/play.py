@@ -42,7 +42,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar, runtime_checka
 
 from .search.table import TranspositionTable
 from .game import Game, GameError, Move, State, capabilities, checked_play
-from .search import SearchResult, solver
+from .search import SearchResult, Solver
+from .search.compiled import EngineChoice
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -356,6 +357,8 @@ class Session:
     notes: tuple[str, ...] = ()
     records: list[GameRecord] = field(default_factory=list)
     ended: str = "done"
+    #: The engine of hints.
+    engine: EngineChoice = "auto"
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
@@ -370,7 +373,7 @@ class Session:
             self.delay = 0.8 if not self.humans and self.games == 1 and self.ui.watching else 0.0
         # Boards are drawn when someone plays or watches; a fast computer match prints one line per game.
         self.show_boards = bool(self.humans or self.games == 1 or self.delay)
-        self._hint_table: TranspositionTable | None = None
+        self._hint_solver: Solver | None = None
         self._styles = {
             LABEL: "dim",
             EMPTY: "dim",
@@ -561,11 +564,11 @@ class Session:
         say("  quit, x   leave (Ctrl-D and Ctrl-C also leave)")
 
     def hint(self, state: State) -> SearchResult:
-        """Every legal move's value under perfect play (a full solve, cached between hints)."""
-        if self._hint_table is None:
-            self._hint_table = TranspositionTable()
-        table = self._hint_table
-        return solver(self.game, state, cache=table, all_moves=True, pv=True)
+        """Every legal move's value under perfect play (a full solve; the solver and its tables
+        are kept between hints)."""
+        if self._hint_solver is None:
+            self._hint_solver = Solver(self.game, cache=TranspositionTable(), engine=self.engine)
+        return self._hint_solver.solve(state, all_moves=True, pv=True)
 
     def show_hint(self, state: State) -> None:
         result = self.ui.think(lambda: self.hint(state), "Solving...")

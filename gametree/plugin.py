@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from . import hookspecs
+from .files import user_cache_folder
 from .game import Game, GameInfo, IncompleteCapabilityError, capabilities
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ class Exporter:
 #: The search options every algorithm may take, by keyword: what ``gametree solve`` offers as
 #: --depth, --time-limit, --no-cache/--cache-size, --no-symmetry, --weak and --best-only, and
 #: ``pv`` (follow the principal variation).  An :class:`AlgorithmSpec` names those it takes.
-SEARCH_OPTIONS = frozenset({"depth", "time_limit", "cache", "symmetry", "weak", "all_moves", "pv"})
+SEARCH_OPTIONS = frozenset({"depth", "time_limit", "cache", "symmetry", "weak", "all_moves", "pv", "engine"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,9 +334,7 @@ def _fingerprint(paths: list[str]) -> list[Any] | None:
 
 def _cache_path(paths: list[str]) -> str:
     """The cache file of this Python environment (its interpreter and ``paths``)."""
-    folder = os.environ.get("GAMETREE_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "gametree"
-    )
+    folder = user_cache_folder()
     environment = "\0".join([sys.executable, *paths])
     return os.path.join(folder, f"entry-points-{zlib.crc32(environment.encode('utf-8', 'surrogatepass')):08x}.json")
 

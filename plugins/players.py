@@ -35,6 +35,8 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from gametree import Game, TranspositionTable, hookimpl, solver
+from gametree.search import Solver
+from gametree.search.compiled import EngineChoice
 
 if TYPE_CHECKING:
     import random  # the players get their generator from the game loop
@@ -104,24 +106,34 @@ class SearchPlayer:
 
     human = False
 
-    def __init__(self, depth: int | None = None, *, table_entries: int = 2_000_000) -> None:
+    def __init__(self, depth: int | None = None, *, table_entries: int = 2_000_000, engine: EngineChoice = "auto") -> None:
         self.depth = depth
         self.table_entries = table_entries
+        #: The search engine of a full solve ("auto", "python" or "compiled"; ``gametree play --engine`` sets it).
+        self.engine = engine
         self._game: Game[Any, Any] | None = None
         self._table = TranspositionTable(table_entries)
+        self._solver: Solver | None = None
 
     def table_for(self, game: Game[Any, Any]) -> TranspositionTable:
         """The transposition table kept for ``game`` (a fresh one for a new game object)."""
         if game is not self._game:
             self._game = game
             self._table = TranspositionTable(self.table_entries)
+            self._solver = None
         return self._table
 
     def best_moves(self, game: Game[Any, Any], state: Any) -> list[Any]:
         """All moves of the best value (exact values of every root move, depth-aware)."""
-        # The exact solver (null-window narrowing, threat pruning) gives alpha-beta's exact values faster;
-        # with a depth limit it runs alpha-beta with the game's heuristic at the leaves.
-        result = solver(game, state, depth=self.depth, cache=self.table_for(game), all_moves=True, pv=False)
+        table = self.table_for(game)
+        if self.depth is None:
+            # The exact solver, kept between moves with its tables (the compiled engine's among them).
+            if self._solver is None or self._solver.choice != self.engine:
+                self._solver = Solver(game, cache=table, engine=self.engine)
+            result = self._solver.solve(state, all_moves=True, pv=False)
+        else:
+            # Alpha-beta with the game's heuristic at the leaves.
+            result = solver(game, state, depth=self.depth, cache=table, all_moves=True, pv=False)
         by_text = {game.format_move(state, m): m for m in game.legal_moves(state)}
         return [by_text[text] for text in result.best_moves]
 

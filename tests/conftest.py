@@ -19,6 +19,22 @@ os.environ["GAMETREE_CACHE_DIR"] = os.path.join(_CACHE, "gametree")
 os.environ["XDG_CACHE_HOME"] = _CACHE
 
 
+#: The exact searches every oracle of the suite checks: alpha-beta, and the solver on each engine.
+EXACT_SEARCHES = {
+    "alphabeta": ("alphabeta", {}),
+    "solver-python": ("solver", {"engine": "python"}),
+    "solver-compiled": ("solver", {"engine": "compiled"}),
+}
+
+
+@pytest.fixture(params=list(EXACT_SEARCHES))
+def exact_search(request: pytest.FixtureRequest) -> tuple[str, dict[str, str]]:
+    """``(algorithm, options)`` of each exact search: ``run(game, state, algorithm=algorithm, **options)``."""
+    if request.param == "solver-compiled":
+        pytest.importorskip("numba")
+    return EXACT_SEARCHES[request.param]
+
+
 @pytest.fixture(scope="session")
 def registry() -> Registry:
     return load()

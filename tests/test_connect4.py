@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gametree.search import run
+from gametree.search.compiled import numba_available
 from gametree import (
     GameError,
     IllegalMoveError,
@@ -373,7 +374,10 @@ def test_every_short_line_matches_brute_force(width: int, height: int, k: int, d
     """Every position up to ``depth`` moves in: the root score and every move's score."""
     game = ConnectFour(width, height, k)
     value, move_values, columns_of = brute_force(width, height, k)
-    tables = {"alphabeta": TranspositionTable(), "solver": TranspositionTable()}
+    searches = [("alphabeta", {}), ("solver", {"engine": "python"})]
+    if numba_available():
+        searches.append(("solver", {"engine": "compiled"}))
+    tables = [TranspositionTable() for _ in searches]
     checked = 0
     for length in range(depth + 1):
         for sequence in itertools.product(range(width), repeat=length):
@@ -387,11 +391,11 @@ def test_every_short_line_matches_brute_force(width: int, height: int, k: int, d
             if not ok or game.outcome(state) is not None:
                 continue
             expected = dict(move_values(columns_of(list(sequence))))
-            for algorithm, table in tables.items():
-                result = run(game, state, algorithm=algorithm, cache=table)
-                assert result.score == max(expected.values()), (algorithm, sequence)
+            for (algorithm, options), table in zip(searches, tables):
+                result = run(game, state, algorithm=algorithm, cache=table, **options)
+                assert result.score == max(expected.values()), (algorithm, options, sequence)
                 got = {game.parse_move(state, mv.move): mv.score for mv in result.move_values}
-                assert got == expected, (algorithm, sequence)
+                assert got == expected, (algorithm, options, sequence)
             checked += 1
     assert checked > 0
 
@@ -424,17 +428,18 @@ def pons_sample(name: str, step: int) -> list[tuple[str, int]]:
     return [(moves, int(score)) for moves, score in lines[::step]]
 
 
-@pytest.mark.parametrize("algorithm", ["alphabeta", "solver"])
 @pytest.mark.parametrize("name", ["pons_end_easy.txt", "pons_middle_easy.txt"])
-def test_pons_positions_have_the_published_score(name: str, algorithm: str) -> None:
-    """Every 20th position of Pons's 7x6 test sets (50 each): his exact score."""
+def test_pons_positions_have_the_published_score(name: str, exact_search: tuple[str, dict[str, str]]) -> None:
+    """Pons's 7x6 test sets: his exact score; all 1000 positions of each on the compiled engine,
+    every 20th (50) on the Python solver, every 40th with alpha-beta."""
+    algorithm, options = exact_search
     game = ConnectFour()
     table = TranspositionTable()
-    sample = pons_sample(name, 20 if algorithm == "solver" else 40)
+    sample = pons_sample(name, 1 if options.get("engine") == "compiled" else 20 if algorithm == "solver" else 40)
     assert len(sample) >= 25
     wrong = []
     for moves, expected in sample:
-        result = run(game, play_text(game, moves), algorithm=algorithm, cache=table, all_moves=False, pv=False)
+        result = run(game, play_text(game, moves), algorithm=algorithm, cache=table, all_moves=False, pv=False, **options)
         if result.score != expected:
             wrong.append((moves, expected, result.score))
     assert wrong == []
@@ -457,22 +462,25 @@ def test_has_safe_reply_along_pons_games() -> None:
     assert checked > 10_000
 
 
+@pytest.mark.parametrize("engine", ["python", "compiled"])
 @pytest.mark.parametrize("name", ["pons_end_easy.txt", "pons_middle_easy.txt"])
-def test_pons_positions_weak(name: str) -> None:
+def test_pons_positions_weak(name: str, engine: str) -> None:
     """Every 20th position again, solved weakly: the sign of his score, and a best move that keeps it."""
+    if engine == "compiled":
+        pytest.importorskip("numba")
     game = ConnectFour()
     table = TranspositionTable()
     wrong = []
     for moves, expected in pons_sample(name, 20):
         state = play_text(game, moves)
-        result = run(game, state, algorithm="solver", weak=True, all_moves=False, cache=table)
+        result = run(game, state, algorithm="solver", weak=True, all_moves=False, cache=table, engine=engine)
         sign = (expected > 0) - (expected < 0)
         after = game.play(state, game.parse_move(state, result.best_moves[0]))
         end = game.outcome(after)
         if end is not None:  # the move ends the game: a win, or a draw on the last cell
             kept = sign == (0 if end.winner is None else 1 if end.winner == game.to_move(state) else -1)
         else:
-            kept = -run(game, after, algorithm="solver", weak=True, all_moves=False, cache=table).score == sign
+            kept = -run(game, after, algorithm="solver", weak=True, all_moves=False, cache=table, engine=engine).score == sign
         if result.score != sign or not kept:
             wrong.append((moves, expected, result.score, result.best_moves))
     assert wrong == []
@@ -483,11 +491,11 @@ def small_boards() -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-@pytest.mark.parametrize("algorithm", ["alphabeta", "solver"])
 @pytest.mark.parametrize(("width", "height"), [(4, 4), (5, 4), (4, 5)])
-def test_small_boards_match_published_results(width: int, height: int, algorithm: str) -> None:
+def test_small_boards_match_published_results(width: int, height: int, exact_search: tuple[str, dict[str, str]]) -> None:
+    algorithm, options = exact_search
     row = next(r for r in small_boards() if (int(r["width"]), int(r["height"])) == (width, height))
-    result = run(ConnectFour(width, height), algorithm=algorithm, all_moves=False)
+    result = run(ConnectFour(width, height), algorithm=algorithm, all_moves=False, **options)
     assert result.winner == {"first": 0, "second": 1, "draw": None}[row["winner"]]
     assert result.plies_to_end + 0 == int(row["last_move"])  # from the empty board: move number = plies
     assert result.score == int(row["empty_board_score"])

@@ -22,6 +22,7 @@ from ..game import GameError, play_text
 from ..plugin import GameSpec, Option, PluginError, PluginLoadError, Registry, build_registry, make_plugin_manager
 
 __all__ = [
+    "ENGINE_OPTION",
     "FINITE_FLOAT",
     "FiniteFloatRange",
     "GameGroup",
@@ -35,6 +36,15 @@ __all__ = [
     "registry_of",
     "split_game_options",
 ]
+
+
+#: ``--engine``, wherever a search runs (the names of :data:`gametree.search.compiled.ENGINES`).
+ENGINE_OPTION = click.option(
+    "--engine",
+    type=click.Choice(["auto", "python", "compiled"]),
+    default=None,
+    help="Search engine: compiled (numba; games with compiled rules), python (the reference) or auto: compiled for searches long enough to pay its start-up [default: auto].",
+)
 
 
 def clip(text: str, limit: int = 60) -> str:

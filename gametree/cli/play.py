@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import FiniteFloatRange, GameGroup, clip, game_options, make_game, registry_of, split_game_options
+from .common import ENGINE_OPTION, FiniteFloatRange, GameGroup, clip, game_options, make_game, registry_of, split_game_options
 
 if TYPE_CHECKING:
     from ..plugin import GameSpec
@@ -81,8 +81,9 @@ _SESSION_OPTIONS = (
     ),
     click.option("--moves", default="", metavar="MOVES", help="Start from the position after these moves, in the game's notation."),
     click.option("--json", "as_json", is_flag=True, help="Print the match result as JSON (two computer players only)."),
+    ENGINE_OPTION,
 )
-_SESSION_KEYS = ("first", "second", "seed", "games", "delay", "moves", "as_json")
+_SESSION_KEYS = ("first", "second", "seed", "games", "delay", "moves", "as_json", "engine")
 _META = "gametree.play.options"
 
 
@@ -124,6 +125,13 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
     from ..play import PlayError, Seat, Session, Terminal, play_match
 
     registry = registry_of(ctx)
+    if params["engine"] == "compiled":  # say now, not at the first hint or computer move
+        from ..search.compiled import use_compiled
+
+        try:
+            use_compiled(game, "compiled", game.info.max_plies)
+        except GameError as exc:
+            raise click.BadParameter(str(exc), param_hint="--engine") from None
     big = game.info.max_plies > PERFECT_MAX_PLIES
     notes = []
     second = params["second"]
@@ -144,6 +152,8 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
             player = factory()
         except (ValueError, GameError) as exc:  # e.g. mcts with a bad $GAMETREE_MCTS_SECONDS
             raise click.ClickException(f"player {kind} ({option}): {exc}") from None
+        if params["engine"] is not None and hasattr(player, "engine"):  # a searching player (see docs/plugins.md)
+            player.engine = params["engine"]
         seats.append(Seat(kind, player))
     if big and "perfect" in (params["first"], params["second"]):
         notes.append(f"note: 'perfect' solves the game completely before it moves; with {game.info.max_plies} plies that can take very long (Ctrl-C stops).")
@@ -173,6 +183,7 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
         start=start,
         title=str(title),
         notes=tuple(notes),
+        engine=params["engine"] or "auto",
     )
     try:
         session.run()

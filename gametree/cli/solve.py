@@ -18,7 +18,7 @@ import click
 
 from ..game import GameError, State, capabilities, play_text
 from ..plugin import AlgorithmSpec, GameSpec, Option, Registry
-from .common import FiniteFloatRange, GameGroup, check_workers, click_option, clip, progress_bar, game_group, game_options, make_game, position_of, registry_of, split_game_options
+from .common import ENGINE_OPTION, FiniteFloatRange, GameGroup, check_workers, click_option, clip, progress_bar, game_group, game_options, make_game, position_of, registry_of, split_game_options
 
 __all__ = ["CACHE_SIZE", "solve"]
 
@@ -31,7 +31,7 @@ CACHE_SIZE = "3M"
 
 #: The parameters of every solve command; any other (beside the game's) is an algorithm's own option.
 _COMMAND_PARAMS = frozenset(
-    {"moves", "algorithm", "depth", "time_limit", "best_only", "weak", "no_cache", "cache_size", "no_symmetry", "batch", "as_json", "workers", "scheduler", "split_ply"}
+    {"moves", "algorithm", "depth", "time_limit", "best_only", "weak", "no_cache", "cache_size", "no_symmetry", "engine", "batch", "as_json", "workers", "scheduler", "split_ply"}
 )
 
 #: The shared search flags: the search option each sets, and its click declaration.
@@ -43,6 +43,7 @@ _SHARED_FLAGS: tuple[tuple[str, Callable[[Callable[..., Any]], Callable[..., Any
     ("cache", click.option("--no-cache", is_flag=True, help="Search without a transposition cache.")),
     ("cache", click.option("--cache-size", default=CACHE_SIZE, show_default=True, metavar="SIZE", help="Cache bound: entries (500000, 2M) or memory (256MB).")),
     ("symmetry", click.option("--no-symmetry", is_flag=True, help="Key the cache by position, not by canonical symmetric key.")),
+    ("engine", ENGINE_OPTION),
 )
 
 
@@ -151,11 +152,13 @@ def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any]) -> dict[st
         "symmetry": (not params.get("no_symmetry"), bool(params.get("no_symmetry")), "--no-symmetry"),
         "weak": (bool(params.get("weak")), bool(params.get("weak")), "--weak"),
         "all_moves": (not params.get("best_only"), bool(params.get("best_only")), "--best-only"),
+        # Only "compiled" is an error for an algorithm without the choice: the others run on Python.
+        "engine": (params.get("engine") or "auto", params.get("engine") == "compiled", "--engine compiled"),
     }
     options: dict[str, Any] = {}
     for name, (value, given, flag) in wanted.items():
         if name in algorithm.takes:
-            if given or name not in ("weak", "all_moves"):  # the algorithms' own defaults
+            if given or name not in ("weak", "all_moves", "engine"):  # the algorithms' own defaults
                 options[name] = value
         elif given:
             raise click.UsageError(f"{flag} does not apply to --algorithm {algorithm.name}")
@@ -278,6 +281,7 @@ def _solve_parallel(game: Any, state: State, algorithm: str, options: dict[str, 
                 split_ply=params.get("split_ply"),
                 table_entries=entries,
                 progress=progress,
+                engine=options.get("engine", "auto"),
             )
     except GameError as exc:
         raise click.ClickException(str(exc)) from None

@@ -34,7 +34,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             "solver",
             exact.solver,
             "exact and fastest: null-window narrowing, threat pruning, a bounds table",
-            takes=_CLASSIC | {"weak"},
+            takes=_CLASSIC | {"weak", "engine"},
             prepare=exact.prepare,
             prepare_scores=exact.prepare_scores,
             exact=True,

@@ -46,6 +46,7 @@ __all__ = [
     "NodeKind",
     "SearchObserver",
     "SearchTimeout",
+    "Searcher",
     "bound_of",
     "clamp",
 ]
@@ -106,6 +107,20 @@ class SearchObserver(Protocol):
     def prune(self, moves: Sequence[Any], reason: str) -> None: ...
 
     def leave(self, exit: Exit) -> None: ...
+
+
+class Searcher(Protocol):
+    """What follows a line of play with an engine: the game, the depth limit, and a fail-soft
+    ``search`` (:class:`Engine`, or the compiled engine of :mod:`gametree.search.compiled`)."""
+
+    @property
+    def game(self) -> Game[Any, Any]: ...
+
+    @property
+    def limit(self) -> int: ...
+
+    @property
+    def search(self) -> Callable[[Any, float, float, int], float]: ...
 
 
 class SearchTimeout(Exception):
@@ -333,6 +348,11 @@ class Engine:
     def root_move(self) -> Any:
         """The best move of the last search's root node (None if the root was settled without trying moves)."""
         return self.root[0]
+
+    def table_counts(self) -> tuple[int, int, int]:
+        """The table's probes, hits and stores so far (zeros without a table)."""
+        table = self.table
+        return (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
 
     def exact(self, state: State, height: int = 0) -> float:
         """The value of ``state`` with the whole window."""

@@ -26,13 +26,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..game import Game, State, win_score
+from ..game import Game, State, UnsupportedGameError, win_score
 from .classic import alphabeta
+from .compiled import CompiledEngine, EngineChoice, compiled_rules, use_compiled
 from .engine import INF, Engine
-from .results import Root, Scored, SearchResult, best_move, build_result, check_game, freeze, scores_of, start
+from .results import Root, Scored, SearchResult, SearchStats, best_move, build_result, check_game, scores_of, start, stats_of
 from .table import TranspositionTable, table_of
 
-__all__ = ["Solver", "exact_score", "prepare", "prepare_scores", "solver"]
+__all__ = ["AnyEngine", "Solver", "exact_score", "prepare", "prepare_scores", "search_stats", "solver"]
 
 #: An exact solve of a position whose score range is at most this wide (about as many moves
 #: left) is one search with the whole range as its window: near the end of a game that costs
@@ -51,14 +52,18 @@ def _half(x: float) -> float:
     return -(-x // 2) if x < 0 else x // 2
 
 
-def exact_score(engine: Engine, state: State, height: int = 0, at_least: float | None = None, weak: bool = False) -> float:
+#: Either engine: the Python reference or the compiled one.
+AnyEngine = Engine | CompiledEngine
+
+
+def exact_score(engine: AnyEngine, state: State, height: int = 0, at_least: float | None = None, weak: bool = False) -> float:
     """The exact score of ``state`` by null-window searches of ``engine`` (see :func:`_exact_score`),
     with room on the frame stack for all of them."""
     result: float = engine.with_room(engine.C - engine.game.ply(state), _exact_score, engine, state, height, at_least, weak)
     return result
 
 
-def _exact_score(engine: Engine, state: State, height: int, at_least: float | None, weak: bool) -> float:
+def _exact_score(engine: AnyEngine, state: State, height: int, at_least: float | None, weak: bool) -> float:
     """The exact score of ``state`` by null-window searches of ``engine``.
 
     Pascal Pons's bisection biased towards 0 for the first two probes
@@ -153,25 +158,58 @@ class Solver:
     share the table.  Not for two threads at once.
     """
 
-    def __init__(self, game: Game[Any, Any], *, cache: TranspositionTable | bool | None = True, symmetry: bool = True) -> None:
+    def __init__(self, game: Game[Any, Any], *, cache: TranspositionTable | bool | None = True, symmetry: bool = True, engine: EngineChoice = "auto") -> None:
         check_game(game)
         self.game = game
         self.table = table_of(cache)
         self.symmetry = symmetry
-        self.engine = Engine(game, table=self.table, symmetry=symmetry, threats=True)
+        self.choice = engine
+        use_compiled(game, engine, game.info.max_plies)  # "compiled" that cannot be: say so now
+        self._python: Engine | None = None
+        self._compiled: CompiledEngine | None = None
         #: Follows lines to the end for principal variations, without counting (built on first use).
         self._lines: Engine | None = None
 
+    @property
+    def engine(self) -> AnyEngine:
+        """The engine of the last search (before any: the engine a search of the start would use)."""
+        if self._compiled is not None:
+            return self._compiled
+        if self._python is not None:
+            return self._python
+        return self.engine_for(self.game.initial_state())
+
+    def engine_for(self, state: State) -> AnyEngine:
+        """The engine that searches ``state``: the compiled one once built (its start-up is paid),
+        else as :func:`gametree.search.compiled.use_compiled` says for the plies left."""
+        if self._compiled is not None:
+            return self._compiled
+        game = self.game
+        if self.choice != "python" and use_compiled(game, self.choice, game.info.max_plies - game.ply(state)):
+            rules = compiled_rules(game)
+            assert rules is not None  # (use_compiled said so)
+            try:
+                self._compiled = CompiledEngine(game, rules, table=self.table, symmetry=self.symmetry)
+                return self._compiled
+            except ImportError as exc:  # numba (or the rules' module) is there but broken
+                if self.choice == "compiled":
+                    raise UnsupportedGameError(f"the compiled engine cannot be loaded ({exc}): use --engine python") from None
+                self.choice = "python"  # auto: the Python engine, from now on
+        if self._python is None:
+            self._python = Engine(game, table=self.table, symmetry=self.symmetry, threats=True)
+        return self._python
+
     def solve(self, state: State | None = None, *, all_moves: bool = True, pv: bool = True, weak: bool = False) -> SearchResult:
         """Solve ``state`` (default: the start): see :func:`solver`."""
-        game, engine, table = self.game, self.engine, self.table
+        game = self.game
         state = start(game, state, checked=True)  # checked when the solver was built
+        engine = self.engine_for(state)
         counters = engine.counters
         counters.reset()
-        base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
+        base = engine.table_counts()
         started = time.perf_counter()
         if weak:
-            root = self._weak_root(state, all_moves)
+            root = self._weak_root(engine, state, all_moves)
         elif all_moves:
             # The root's score first; then each move's score, knowing none beats it.
             best = exact_score(engine, state)
@@ -186,8 +224,8 @@ class Solver:
                 else:
                     move = best_move(engine, state, value)
             root = Root([move], [value])
-        stats = freeze(counters, table, time.perf_counter() - started, base)
-        lines = self._line_engine() if pv and not weak else None
+        stats = search_stats(engine, time.perf_counter() - started, base)
+        lines = self._line_engine(engine) if pv and not weak else None
         return build_result("solver", game, state, root, lines, None, stats, weak=weak)
 
     def score(self, state: State | None = None, *, weak: bool = False) -> Scored:
@@ -198,8 +236,8 @@ class Solver:
         matter (``gametree solve --batch``), the cheapest answer.  ``weak``: the
         score's sign, as ``solve(state, weak=True)``.
         """
-        engine = self.engine
         state = start(self.game, state, checked=True)  # checked when the solver was built
+        engine = self.engine_for(state)
         counters = engine.counters
         counters.reset()
         started = time.perf_counter()
@@ -207,9 +245,9 @@ class Solver:
         seconds = time.perf_counter() - started
         return Scored(_sign(value) if weak else value, weak, sum(counters.per_depth), seconds)
 
-    def _weak_root(self, state: State, all_moves: bool) -> Root:
+    def _weak_root(self, engine: AnyEngine, state: State, all_moves: bool) -> Root:
         """The root's value +1, 0 or -1 (win, draw or loss) and a best move, or every move's value."""
-        game, engine = self.game, self.engine
+        game = self.game
         value = _sign(exact_score(engine, state, weak=True))
         found = engine.root_move  # it made the last probe fail high: it scores at least the bound proved
         # A move's value is at least minus the root's when the root's is exact (a draw) or an
@@ -224,7 +262,9 @@ class Solver:
                     break
         return Root([found], [value])
 
-    def _line_engine(self) -> Engine:
+    def _line_engine(self, engine: AnyEngine) -> AnyEngine:
+        if isinstance(engine, CompiledEngine):
+            return engine  # its lines cost little; the nodes were counted before
         if self._lines is None:
             table = self.table if self.table is not None else TranspositionTable()
             self._lines = Engine(self.game, table=table, symmetry=self.symmetry, threats=True)
@@ -242,6 +282,7 @@ def solver(
     pv: bool = True,
     time_limit: float | None = None,
     weak: bool = False,
+    engine: EngineChoice = "auto",
 ) -> SearchResult:
     """Exact depth-aware values, fast: null-window narrowing, threat pruning, bounds table.
 
@@ -254,13 +295,20 @@ def solver(
     the result says ``weak=True`` and has no line to the end (its PV is the
     best move alone).
 
+    ``engine``: ``"python"`` (the reference), ``"compiled"`` (for a game with
+    compiled rules: :mod:`gametree.search.compiled`) or ``"auto"`` (compiled when
+    it is available and the search is long enough to pay for loading it).
+    Both give the same scores and moves.
+
     For many positions in a row, :class:`Solver` sets the search up once.
     """
     if depth is not None or time_limit is not None:
         if weak:
             raise ValueError("weak solving proves the value; it does not combine with a depth or time limit")
+        if engine == "compiled":
+            raise ValueError("the compiled engine proves values to the end of the game: it does not combine with a depth or time limit")
         return alphabeta(game, state, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv, time_limit=time_limit)
-    return Solver(game, cache=cache, symmetry=symmetry).solve(state, all_moves=all_moves, pv=pv, weak=weak)
+    return Solver(game, cache=cache, symmetry=symmetry, engine=engine).solve(state, all_moves=all_moves, pv=pv, weak=weak)
 
 
 def prepare(
@@ -270,12 +318,13 @@ def prepare(
     time_limit: float | None = None,
     cache: TranspositionTable | bool | None = True,
     symmetry: bool = True,
+    engine: EngineChoice = "auto",
     **options: Any,
 ) -> Callable[[Any], SearchResult]:
     """:func:`solver` bound to ``game`` and ``options``: a :class:`Solver`'s ``solve``, set up once."""
     if depth is not None or time_limit is not None:
-        return functools.partial(solver, game, depth=depth, time_limit=time_limit, cache=cache, symmetry=symmetry, **options)
-    return functools.partial(Solver(game, cache=cache, symmetry=symmetry).solve, **options)
+        return functools.partial(solver, game, depth=depth, time_limit=time_limit, cache=cache, symmetry=symmetry, engine=engine, **options)
+    return functools.partial(Solver(game, cache=cache, symmetry=symmetry, engine=engine).solve, **options)
 
 
 def prepare_scores(
@@ -288,13 +337,22 @@ def prepare_scores(
     weak: bool = False,
     all_moves: bool = True,
     pv: bool = True,
+    engine: EngineChoice = "auto",
 ) -> Callable[[Any], Scored]:
     """:func:`prepare` for the scores alone: a :class:`Solver`'s ``score``, set up once
     (see :func:`gametree.search.prepare_scores`).  ``all_moves`` and ``pv`` do not
     apply to a score; with a ``depth`` or ``time_limit`` it is the heuristic search's."""
     if depth is not None or time_limit is not None:
-        return scores_of(prepare(game, depth=depth, time_limit=time_limit, cache=cache, symmetry=symmetry, weak=weak, all_moves=False, pv=False))
-    return functools.partial(Solver(game, cache=cache, symmetry=symmetry).score, weak=weak)
+        return scores_of(prepare(game, depth=depth, time_limit=time_limit, cache=cache, symmetry=symmetry, engine=engine, weak=weak, all_moves=False, pv=False))
+    return functools.partial(Solver(game, cache=cache, symmetry=symmetry, engine=engine).score, weak=weak)
+
+
+def search_stats(engine: AnyEngine, seconds: float, base: tuple[int, int, int]) -> SearchStats:
+    """The counters of ``engine``'s last search as :class:`SearchStats`; ``base``: its table's counts before it."""
+    counters = engine.counters
+    now = engine.table_counts()
+    table = (now[0] - base[0], now[1] - base[1], now[2] - base[2])
+    return stats_of(counters.per_depth, seconds, terminals=counters.terminals, heuristic=counters.heuristic, cutoffs=counters.cutoffs, table=table)
 
 
 def _sign(x: float) -> int:

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..game import Game, GameError, State, capabilities, win_score
+from .compiled import EngineChoice, use_compiled
 from .engine import Engine
 from .results import MoveValue, SearchResult, SearchStats, assemble, freeze, start, stats_of
 
@@ -200,6 +201,7 @@ class _Task:
     algorithm: str
     entries: int
     window: tuple[int, int] | None = None
+    engine: EngineChoice = "auto"
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,18 +213,46 @@ class _Answer:
     stats: SearchStats
 
 
+def _worker_solver(game: Game[Any, Any], entries: int, engine: EngineChoice) -> Any:
+    """This worker's (thread's) exact solver for the game, kept between subproblems with its
+    tables (the compiled engine's among them)."""
+    from .exact import Solver
+
+    solvers: dict[tuple[str, int, str], Any] = getattr(_local, "solvers", None) or {}
+    _local.solvers = solvers
+    key = (repr(game), entries, engine)
+    solver = solvers.get(key)
+    if solver is None:
+        if len(solvers) > 4:
+            solvers.clear()
+        solver = solvers[key] = Solver(game, cache=_table(game, "solver", entries), engine=engine)
+    return solver
+
+
 def _solve_task(task: _Task) -> _Answer:
     from .algorithms import run
+    from .exact import search_stats
 
+    if task.algorithm == "solver":
+        solver = _worker_solver(task.game, task.entries, task.engine)
+        if task.window is None:
+            result = solver.solve(task.state, all_moves=False, pv=True)
+            return _Answer(int(result.score), result.pv, result.stats)
+        engine = solver.engine_for(task.state)
+        engine.counters.reset()
+        base = engine.table_counts()
+        started = time.perf_counter()
+        value = engine.search(task.state, task.window[0], task.window[1], 0)
+        return _Answer(int(value), (), search_stats(engine, time.perf_counter() - started, base))
     table = _table(task.game, task.algorithm, task.entries)
     if task.window is None:
         result = run(task.game, task.state, algorithm=task.algorithm, cache=table, all_moves=False, pv=True)
         return _Answer(int(result.score), result.pv, result.stats)
-    engine = Engine(task.game, table=table, symmetry=True, threats=task.algorithm == "solver")
+    python = Engine(task.game, table=table, symmetry=True)
     base = (table.probes, table.hits, table.stores)
     started = time.perf_counter()
-    value = engine.search(task.state, task.window[0], task.window[1], 0)
-    return _Answer(int(value), (), freeze(engine.counters, table, time.perf_counter() - started, base))
+    value = python.search(task.state, task.window[0], task.window[1], 0)
+    return _Answer(int(value), (), freeze(python.counters, table, time.perf_counter() - started, base))
 
 
 # -- running subproblems: in this process, in worker processes, on Dask --------------------
@@ -383,8 +413,9 @@ class _Search:
     (equal canonical keys) are solved once and their lines carried over.
     """
 
-    def __init__(self, game: Game[Any, Any], runner: _Runner, algorithm: str, entries: int, cut: int) -> None:
+    def __init__(self, game: Game[Any, Any], runner: _Runner, algorithm: str, entries: int, cut: int, engine: EngineChoice = "auto") -> None:
         self.game = game
+        self.engine = engine
         self.runner = runner
         self.algorithm = algorithm
         self.entries = entries
@@ -403,7 +434,7 @@ class _Search:
         with self.lock:
             self.submitted += 1
         self.on_change()
-        return self.runner.submit(_Task(self.game, state, self.algorithm, self.entries, window))
+        return self.runner.submit(_Task(self.game, state, self.algorithm, self.entries, window, self.engine))
 
     def _wait(self, handle: Any) -> _Answer:
         answer = self.runner.result(handle)
@@ -524,6 +555,7 @@ def solve_parallel(
     split_ply: int | None = None,
     table_entries: int = WORKER_TABLE_ENTRIES,
     progress: Callable[[int, int], None] | None = None,
+    engine: EngineChoice = "auto",
 ) -> SearchResult:
     """Solve ``state`` exactly with subproblems run in ``workers`` processes, or on
     a Dask cluster when ``scheduler`` is given (an address like
@@ -533,7 +565,8 @@ def solve_parallel(
     finish (the total grows while the search above the split goes on).  The
     result equals the single-process ``algorithm`` in value, score, best moves
     and every root move's score.  Ctrl-C (``KeyboardInterrupt``) stops the
-    workers before it propagates.
+    workers before it propagates.  ``engine`` is the workers' (the solver's; see
+    :func:`gametree.search.solver`).
     """
     if algorithm not in EXACT_ALGORITHMS:
         raise ParallelError(f"parallel solving needs an exact algorithm ({' or '.join(EXACT_ALGORITHMS)}), not {algorithm!r}")
@@ -548,7 +581,9 @@ def solve_parallel(
         ply = split_ply if split_ply is not None else split(game, state, target=TASKS_PER_WORKER * slots).ply
         if ply < 1:
             raise ParallelError(f"the split ply must be at least 1, not {ply}")
-        search = _Search(game, runner, algorithm, table_entries, game.ply(state) + ply)
+        if algorithm == "solver":
+            use_compiled(game, engine, game.info.max_plies)  # "compiled" that cannot be: say so before any work
+        search = _Search(game, runner, algorithm, table_entries, game.ply(state) + ply, engine)
         if progress is not None:
             report = progress
             search.on_change = lambda: report(search.finished, search.submitted)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from ..game import Game, GameOverError, Move, State, UnsupportedGameError
-from .engine import Counters, Engine
+from .engine import Counters, Searcher
 from .table import TranspositionTable
 
 __all__ = [
@@ -195,26 +195,21 @@ def freeze(counters: Counters, table: TranspositionTable | None, seconds: float,
     return stats_of(counters.per_depth, seconds, terminals=counters.terminals, heuristic=counters.heuristic, cutoffs=counters.cutoffs, table=counts)
 
 
-def best_move(engine: Engine, state: State, value: float, height: int = 0) -> Any:
-    """A move from ``state`` that keeps its ``value``: the child's value, confirmed
-    with a narrow window around ``-value``, is exactly ``-value``."""
+def best_move(engine: Searcher, state: State, value: float, height: int = 0) -> Any:
+    """The first move of ``state`` (in the game's order) that keeps its ``value``: the child's
+    value, confirmed with a narrow window around ``-value``, is exactly ``-value``."""
     game = engine.game
     target = -value
     lo, hi = target - EPSILON, target + EPSILON
-    moves = game.legal_moves(state)
-    table = engine.table
-    entry = table.get(engine.keyf(state)) if table is not None else None
-    if entry is not None and entry.move in moves and entry.move != moves[0]:
-        # The table's best move (maybe of a symmetric image: still confirmed) first.
-        moves = [entry.move, *(m for m in moves if m != entry.move)]
-    for move in moves:
+    # The first in the game's order, whatever the engine's table holds: both engines give the same line.
+    for move in game.legal_moves(state):
         got = engine.search(game.play(state, move), lo, hi, height + 1)
         if lo < got < hi:
             return move
     raise AssertionError("no move keeps the value: the search is inconsistent")  # pragma: no cover
 
 
-def principal_variation(engine: Engine, state: State, first: Move, value: float) -> tuple[list[Any], bool]:
+def principal_variation(engine: Searcher, state: State, first: Move, value: float) -> tuple[list[Any], bool]:
     """Follow moves that keep ``value`` from ``state`` (whose best move is ``first``).
 
     Returns the moves and whether the line reaches the end of the game.  Each
@@ -273,7 +268,7 @@ def build_result(
     game: Game[Any, Any],
     state: State,
     root: Root,
-    lines: Engine | None,
+    lines: Searcher | None,
     depth: int | None,
     stats: SearchStats,
     *,

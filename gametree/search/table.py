@@ -23,7 +23,7 @@ from typing import Any
 
 from ..game import Move
 
-__all__ = ["Bound", "Entry", "TranspositionTable", "parse_cache_size", "table_of", "UNLIMITED_DEPTH"]
+__all__ = ["DEFAULT_ENTRIES", "Bound", "Entry", "TranspositionTable", "parse_cache_size", "table_of", "UNLIMITED_DEPTH"]
 
 #: The horizon of entries whose subtree was searched without a depth limit: to the end.
 UNLIMITED_DEPTH = 1 << 30

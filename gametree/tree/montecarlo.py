@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..game import Game, State
+from ..game import Game, State, game_name
 from ..search.montecarlo import MCTSNode, result_of, run
 from .board import board_attributes, board_labels, last_move_cell
 from .model import SearchTree, TreeTooLargeError, mark_pv
@@ -114,7 +114,7 @@ def capture_mcts(
             stack.append((node.children[i], me, state_now, here, i))
     graph.graph.update(
         algorithm="mcts",
-        game=str(getattr(game, "name", type(game).__name__)),
+        game=game_name(game),
         players=tuple(names),
         depth=depth,
         cache=False,

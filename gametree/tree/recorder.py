@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from ..game import Game, Move, State
+from ..game import Game, Move, State, game_name
 from ..search.classic import root_search
 from ..search.engine import INF, Engine, Exit, SearchObserver
 from ..search.results import Root, build_result, freeze, start
@@ -257,7 +257,7 @@ def capture(
     graph = recorder.graph
     graph.graph.update(
         algorithm=algorithm,
-        game=str(getattr(game, "name", type(game).__name__)),
+        game=game_name(game),
         players=tuple(game.info.player_names),
         depth=depth,
         cache=table is not None,

@@ -1,0 +1,6 @@
+"""``python -m gametree``: the ``gametree`` command."""
+
+from .cli import main
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,379 @@
+"""The compiled engine: the exact solver's search at compiled speed, for games with compiled rules.
+
+A game that is :class:`gametree.game.Compilable` names a module of numba
+functions (:class:`gametree.game.CompiledRules`); :class:`CompiledEngine` builds
+the compiled negamax of :mod:`gametree.search.kernel` from them and offers the
+interface of :class:`gametree.search.engine.Engine` that the exact solver's
+drivers use (``search``, ``root``, ``counters``, ...), so that
+:func:`gametree.search.exact.exact_score`, best moves and principal variations
+run unchanged on either engine.  The pure-Python engine is the reference: both
+give the same scores and moves; node counts differ (the compiled engine settles
+fewer positions from their parent).
+
+Which engine runs is chosen by ``engine``: ``"python"``, ``"compiled"`` (an error
+for a game without compiled rules, a board they do not cover, or without numba)
+or ``"auto"`` (see :func:`use_compiled`).  numba is imported only when a
+compiled engine is built; its compiled code is cached on disk
+(:func:`cache_folder`), so a process after the first loads it in a fraction of
+a second.
+
+While a compiled search runs, Python code does not: the search releases the
+GIL and a thread of this module, woken by Python's signal wake-up file, asks it
+to stop on Ctrl-C (it looks at every node), so that Ctrl-C ends it at once.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.util
+import math
+import os
+import signal
+import threading
+import types
+from collections.abc import Callable, Hashable
+from typing import Any, Literal
+
+from ..files import user_cache_folder
+from ..game import CompiledRules, Game, State, UnsupportedGameError, capabilities, game_name, win_score
+from .engine import Counters
+from .table import BYTES_PER_ENTRY, DEFAULT_ENTRIES, UNLIMITED_DEPTH, TranspositionTable
+
+__all__ = [
+    "AUTO_PLIES",
+    "ENGINES",
+    "BYTES_PER_COMPILED_ENTRY",
+    "CompiledEngine",
+    "EngineChoice",
+    "cache_folder",
+    "compiled_rules",
+    "engines_of",
+    "numba_available",
+    "use_compiled",
+]
+
+EngineChoice = Literal["auto", "python", "compiled"]
+#: The engines a search may be asked to run on.
+ENGINES: tuple[EngineChoice, ...] = ("auto", "python", "compiled")
+
+#: ``auto`` runs a search with more plies left than this on the compiled engine; a shorter one
+#: finishes on the Python engine before numba would be loaded (docs/performance-log.md).
+AUTO_PLIES = 16
+
+#: Bytes of one entry of the compiled table: two key words and one of data, and a third of the
+#: cache line that holds two (:data:`gametree.search.kernel.BUCKET_WORDS`).
+BYTES_PER_COMPILED_ENTRY = 32
+
+
+@functools.cache
+def numba_available() -> bool:
+    """Whether numba can be imported here (asked without importing it)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def cache_folder() -> str:
+    """Where numba keeps the compiled engines: ``numba`` in gametree's user cache folder."""
+    return os.path.join(user_cache_folder(), "numba")
+
+
+def compiled_rules(game: Game[Any, Any]) -> CompiledRules | None:
+    """The game's compiled rules, or None (no compiled rules, or not for this board)."""
+    compilable = capabilities(game).compiled
+    return compilable.compiled_rules() if compilable is not None else None
+
+
+def use_compiled(game: Game[Any, Any], engine: EngineChoice, plies: int) -> bool:
+    """Whether a search ``plies`` deep at most runs on the compiled engine.
+
+    ``"compiled"``: yes, or :class:`UnsupportedGameError` saying why it cannot;
+    ``"python"``: no; ``"auto"``: when it can and the search may go more than
+    :data:`AUTO_PLIES` plies deep (shorter ones end before the compiled engine would
+    be loaded).
+    """
+    if engine == "python":
+        return False
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
+    if engine == "auto" and plies <= AUTO_PLIES:
+        return False
+    rules = compiled_rules(game)
+    if rules is None:
+        if engine == "auto":
+            return False
+        why = "has no compiled rules" if capabilities(game).compiled is None else "has no compiled rules for this board"
+        raise UnsupportedGameError(f"{game_name(game)} {why}: use --engine python (or auto)")
+    if not numba_available():
+        if engine == "auto":
+            return False
+        raise UnsupportedGameError("the compiled engine needs numba, which is not installed here: pip install numba, or use --engine python")
+    return True
+
+
+def engines_of(game: Game[Any, Any]) -> tuple[tuple[str, ...], str]:
+    """The engines that can search ``game`` here, best first, and why not the compiled one ("" if it can)."""
+    compilable = capabilities(game).compiled
+    if compilable is None:
+        return ("python",), "no compiled rules"
+    if compilable.compiled_rules() is None:
+        return ("python",), "no compiled rules for this board"
+    if not numba_available():
+        return ("python",), "the compiled rules need numba"
+    return ("compiled", "python"), ""
+
+
+# -- stopping a compiled search on Ctrl-C ---------------------------------------------------
+#: The control arrays of the compiled searches running now (asked to stop on a signal).
+_running: list[Any] = []
+_watching: bool | None = None
+_STOP_SIGNALS = frozenset(int(s) for s in (signal.SIGINT, getattr(signal, "SIGTERM", 2), getattr(signal, "SIGHUP", 2)))
+
+
+def _watch_signals() -> None:
+    """Start, once per process, the thread that stops compiled searches on a signal.
+
+    Python runs signal handlers between bytecodes of the main thread, never inside
+    compiled code; but its C-level handler writes the signal's number to the wake-up
+    file at once, and this thread, waiting on it, sets the stop flag the search looks
+    at.  Only from the main thread, and only if no one else uses the wake-up file.
+    """
+    global _watching
+    if _watching is not None:
+        return
+    _watching = False
+    if threading.current_thread() is not threading.main_thread():
+        return
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    try:
+        previous = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    except (ValueError, OSError):
+        previous = None
+    if previous != -1:  # it failed, or someone else's: leave theirs
+        if previous is not None:
+            signal.set_wakeup_fd(previous)
+        os.close(read)
+        os.close(write)
+        return
+    threading.Thread(target=_watchdog, args=(read,), name="gametree-stop", daemon=True).start()
+    _watching = True
+
+
+def _watchdog(fd: int) -> None:
+    from .kernel import STOP
+
+    while True:
+        try:
+            received = os.read(fd, 64)
+        except OSError:
+            return
+        if not received:
+            return
+        if any(number in _STOP_SIGNALS for number in received):
+            for control in list(_running):
+                control[STOP] = 1
+
+
+# -- building ---------------------------------------------------------------------------------
+@functools.cache
+def _numba_cache() -> None:
+    """Point numba's on-disk cache at :func:`cache_folder` (unless ``NUMBA_CACHE_DIR`` says
+    otherwise), before numba is first imported here, and for any process started from this one."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    os.environ["NUMBA_CACHE_DIR"] = cache_folder()
+    import numba
+
+    numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # type: ignore[attr-defined]  # (read at import, if numba was imported already)
+
+
+@functools.cache
+def _kernel(module: str) -> Callable[..., int]:
+    """The compiled search of the rules in ``module`` (built once per process)."""
+    _numba_cache()
+    from .kernel import build
+
+    rules: types.ModuleType = importlib.import_module(module)
+    return build(rules)
+
+
+def _table_budget(table: TranspositionTable | None) -> int:
+    """Buckets (of two entries) of the compiled table in the memory ``table`` may take (a power of
+    two; 0: no table); for a table of the default size, :data:`DEFAULT_COMPILED_BYTES` at most."""
+    if table is None:
+        return 0
+    budget = table.max_entries * BYTES_PER_ENTRY
+    if table.max_entries == DEFAULT_ENTRIES:
+        budget = min(budget, DEFAULT_COMPILED_BYTES)
+    buckets = max(1, budget // (2 * BYTES_PER_COMPILED_ENTRY))
+    return 1 << (buckets.bit_length() - 1)
+
+
+#: The compiled table's memory for a table of the default size (the Python table's default
+#: bound, 600 MB, is far more than the compiled one gains from): a probe of a larger table waits
+#: longer for memory.  Measured on this 2-core machine, 7x6 Connect Four after 44444333 (14M
+#: nodes): 3.1 s with 16 MB, 3.5 s with 64 MB, 4.0 s with 256 MB, 5.8 s with 512 MB; any
+#: ``--cache-size`` given is used as it is.
+DEFAULT_COMPILED_BYTES = 64 << 20
+
+#: The compiled table starts with room for 2 ** (plies left - TABLE_PLIES_OFFSET) buckets (at least
+#: 2 ** MIN_TABLE_BITS, at most the budget), and grows, between searches, for a position with more
+#: plies left: every page of a table is written sooner or later, and the system's zeroing of a
+#: table of the whole budget (400 MB by default) costs more than a short search.
+TABLE_PLIES_OFFSET = 8
+MIN_TABLE_BITS = 16
+
+
+class CompiledEngine:
+    """The compiled exact search of one game, with its table: the interface of
+    :class:`gametree.search.engine.Engine` that the solver's drivers use.
+
+    Searches to the end of the game only (no depth limit, no heuristic, no
+    observer).  ``table`` sets the memory of its own table (a fixed array of
+    :data:`BYTES_PER_COMPILED_ENTRY` bytes an entry, up to the memory the Python
+    table would take); None: no table.
+    """
+
+    def __init__(self, game: Game[Any, Any], rules: CompiledRules, *, table: TranspositionTable | None = None, symmetry: bool = True, counters: Counters | None = None) -> None:
+        _numba_cache()
+        import numpy as np
+
+        from . import kernel
+
+        self._np = np
+        self.game = game
+        self.rules = rules
+        self.search_kernel = _kernel(rules.module)
+        module = importlib.import_module(rules.module)
+        self._win_now = getattr(module, "win_now", None) if hasattr(module, "safe_moves") else None
+        self.C = game.info.max_plies
+        if self.C + 2 > kernel.SCORE_LIMIT:
+            raise UnsupportedGameError(f"{game_name(game)} is too long for the compiled engine ({self.C:,} plies; at most {kernel.SCORE_LIMIT - 2:,})")
+        self.counters = counters if counters is not None else Counters()
+        self.symmetry = symmetry
+        self.table = None  # no Python table: best moves are found by searching, the compiled table warm
+        self.limit = UNLIMITED_DEPTH
+        self.depth = None
+        self.root: list[Any] = [None, False]
+        self._g = np.array(rules.params, dtype=np.uint64)
+        self._budget = _table_budget(table)
+        self._table = kernel.table_words(1)
+        self._mask = -1
+        self._moves = np.zeros((self.C + 2, rules.max_moves), dtype=np.int64)
+        self._control = np.zeros(kernel.CONTROL_SIZE, dtype=np.int64)
+        self._per_height = np.zeros(self.C + 66, dtype=np.int64)
+        self._kernel_module = kernel
+        #: The table's probes, hits and stores so far (as a Python table counts them).
+        self.probes = self.hits = self.stores = 0
+        _watch_signals()
+        # numba loads (or compiles) the search at its first call: make it now, told to stop at
+        # once, so that the time it takes is not counted as the first search's.
+        self._control[kernel.STOP] = 1
+        start = game.initial_state()
+        a, b = rules.encode(start)
+        self.search_kernel(
+            self._g, np.uint64(a), np.uint64(b), 0, 0, -1, 1, self.C, rules.no_moves, self._table, self._mask, symmetry, self._control, self._per_height, self._moves
+        )
+        self._per_height[:] = 0
+
+    @property
+    def root_move(self) -> Any:
+        return self.root[0]
+
+    def keyf(self, state: State) -> Hashable:
+        return self.game.key(state)
+
+    def table_bytes(self) -> int:
+        """The memory of the compiled table now."""
+        return int(self._table.nbytes) if self._mask >= 0 else 0
+
+    def table_counts(self) -> tuple[int, int, int]:
+        """The table's probes, hits and stores so far."""
+        return self.probes, self.hits, self.stores
+
+    def with_room(self, plies: int, function: Callable[..., Any], *args: Any) -> Any:
+        """``function(*args)``: compiled code needs no room on Python's frame stack."""
+        return function(*args)
+
+    def floor(self, p: int) -> int:
+        """The lowest score of a position at ply ``p`` whose side to move cannot win now."""
+        return -win_score(self.C, p + 1) if self._win_now is not None else -win_score(self.C, p)
+
+    def wins_now(self, state: State) -> bool:
+        if self._win_now is None:
+            return False
+        a, b = self.rules.encode(state)
+        return bool(self._win_now(self._g, self._np.uint64(a), self._np.uint64(b)))
+
+    def exact(self, state: State, height: int = 0) -> float:
+        return self.search(state, -math.inf, math.inf, height)
+
+    def search(self, state: State, alpha: float, beta: float, height: int = 0) -> int:
+        """The fail-soft value of ``state`` for the window ``(alpha, beta)`` (as :class:`Engine`'s)."""
+        game, counters, C = self.game, self.counters, self.C
+        p = game.ply(state)
+        counters.grow(height + C - p + 1)
+        out = game.outcome(state)
+        if out is not None:
+            counters.per_depth[height] += 1
+            counters.terminals += 1
+            if out.winner is None:
+                return 0
+            magnitude = win_score(C, p - 1)
+            return magnitude if out.winner == game.to_move(state) else -magnitude
+        if self.wins_now(state):
+            counters.per_depth[height] += 1
+            return win_score(C, p)
+        k = self._kernel_module
+        limit = k.SCORE_LIMIT
+        low = -limit if alpha < -limit else math.floor(alpha)
+        high = limit if beta > limit else math.ceil(beta)
+        if self._mask + 1 < self._budget:
+            self._grow(C - p)
+        a, b = self.rules.encode(state)
+        control = self._control
+        control[:] = 0
+        control[k.ROOT_MOVE] = -1
+        per_height = self._per_height
+        if len(per_height) < height + C - p + 2:
+            per_height = self._per_height = self._np.zeros(height + C - p + 66, dtype=self._np.int64)
+        _running.append(control)
+        try:
+            value = self.search_kernel(
+                self._g, self._np.uint64(a), self._np.uint64(b), p, height, low, high, C, self.rules.no_moves,
+                self._table, self._mask, self.symmetry, control, per_height, self._moves,
+            )
+        finally:
+            _running.remove(control)
+            self._count(height, control, per_height)
+        if control[k.STOP]:
+            raise KeyboardInterrupt
+        if height == 0:
+            move = int(control[k.ROOT_MOVE])
+            self.root[0] = self.rules.decode_move(state, move) if move >= 0 else None
+            self.root[1] = bool(control[k.ROOT_IMPROVED])
+        return int(value)
+
+    def _grow(self, plies: int) -> None:
+        """Make the table large enough for a search ``plies`` deep (see :data:`TABLE_PLIES_OFFSET`)."""
+        wanted = min(self._budget, 1 << max(MIN_TABLE_BITS, min(62, plies - TABLE_PLIES_OFFSET)))
+        if wanted <= self._mask + 1:
+            return
+        kernel = self._kernel_module
+        table = kernel.table_words(wanted)
+        if self._mask >= 0:
+            kernel.rehash(self._table, table)
+        self._table, self._mask = table, wanted - 1
+
+    def _count(self, height: int, control: Any, per_height: Any) -> None:
+        k = self._kernel_module
+        counters = self.counters
+        per_depth = counters.per_depth
+        for h in per_height.nonzero()[0].tolist():
+            per_depth[h] += int(per_height[h])
+        per_height[:] = 0
+        counters.terminals += int(control[k.TERMINALS])
+        counters.cutoffs += int(control[k.CUTOFFS])
+        self.probes += int(control[k.PROBES])
+        self.hits += int(control[k.HITS])
+        self.stores += int(control[k.STORES])

@@ -1,0 +1,223 @@
+"""The compiled engine: the same answers as the Python engine, chosen as asked, within its memory,
+cached on disk, stopped by Ctrl-C.  (The published and brute-force oracles run on both engines
+through the ``exact_search`` fixture; this file checks what is particular to the choice.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gametree import TranspositionTable, UnsupportedGameError, load, play_text
+from gametree.search import Solver, run
+from gametree.search.compiled import AUTO_PLIES, CompiledEngine, engines_of, use_compiled
+from gametree.search.engine import Engine
+from gametree_builtins.games.connect4 import ConnectFour
+
+pytest.importorskip("numba")
+
+
+def same_answers(game, state=None, **options) -> None:  # type: ignore[no-untyped-def]
+    """Both engines: the same score, best moves, every move's score and line length, and principal variation."""
+    python = run(game, state, algorithm="solver", engine="python", **options)
+    compiled = run(game, state, algorithm="solver", engine="compiled", **options)
+    assert (compiled.value, compiled.score, compiled.best_moves, compiled.pv, compiled.plies_to_end) == (
+        python.value,
+        python.score,
+        python.best_moves,
+        python.pv,
+        python.plies_to_end,
+    )
+    assert [(m.move, m.score, m.plies_to_end, m.best) for m in compiled.move_values] == [(m.move, m.score, m.plies_to_end, m.best) for m in python.move_values]
+    assert compiled.stats.nodes == sum(compiled.stats.nodes_per_depth) > 0
+
+
+@pytest.mark.parametrize(("width", "height", "k"), [(4, 4, 4), (5, 4, 4), (4, 5, 4), (5, 4, 3), (3, 5, 3), (6, 3, 4), (4, 4, 2)])
+def test_connect4_empty_boards_give_the_same_answers(width: int, height: int, k: int) -> None:
+    same_answers(ConnectFour(width, height, k))
+
+
+@pytest.mark.parametrize("options", [{"all_moves": False}, {"weak": True}, {"weak": True, "all_moves": False}, {"symmetry": False}, {"cache": False}])
+def test_the_solvers_modes_give_the_same_answers(options: dict[str, object]) -> None:
+    same_answers(ConnectFour(5, 4), **options)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=0, max_size=18))
+def test_random_6x4_positions_give_the_same_answers(columns: list[int]) -> None:
+    game = ConnectFour(6, 4)
+    state = game.initial_state()
+    for c in columns:
+        if game.outcome(state) is not None:
+            return
+        if c in game.legal_moves(state):
+            state = game.play(state, c)
+    if game.outcome(state) is None:
+        same_answers(game, state)
+
+
+def test_auto_runs_short_searches_on_python_and_long_ones_compiled() -> None:
+    game = ConnectFour(5, 4)  # 20 plies
+    solver = Solver(game)
+    assert isinstance(solver.engine_for(play_text(game, "3" * 4)), Engine)  # 16 plies left
+    assert isinstance(solver.engine_for(game.initial_state()), CompiledEngine)
+    assert isinstance(solver.engine_for(play_text(game, "3" * 4)), CompiledEngine)  # built: its cost is paid
+    assert not use_compiled(game, "auto", AUTO_PLIES)
+    assert not use_compiled(game, "python", 40)
+
+
+def test_compiled_where_it_cannot_be_is_a_one_line_error() -> None:
+    registry = load()
+    with pytest.raises(UnsupportedGameError, match="no compiled rules"):
+        Solver(registry.game("nim").create(), engine="compiled")
+    big = ConnectFour(10, 10)  # 110 bits: no compiled rules for this board
+    with pytest.raises(UnsupportedGameError, match="for this board"):
+        Solver(big, engine="compiled")
+    assert engines_of(big) == (("python",), "no compiled rules for this board")
+    assert engines_of(ConnectFour()) == (("compiled", "python"), "")
+    with pytest.raises(ValueError, match="depth or time limit"):
+        run(ConnectFour(5, 4), algorithm="solver", engine="compiled", depth=3)
+
+
+def test_auto_falls_back_to_python_where_there_are_no_compiled_rules() -> None:
+    big = ConnectFour(9, 7)  # 9 * 8 = 72 bits
+    assert isinstance(Solver(big).engine_for(big.initial_state()), Engine)
+
+
+@pytest.mark.parametrize(("size", "most"), [("1MB", 1 << 20), ("64kb", 64 << 10), ("2", 2 * 200)])  # (2 entries of the Python table's 200 bytes)
+def test_the_compiled_table_keeps_within_the_cache_size(size: str, most: int) -> None:
+    from gametree.search.table import parse_cache_size
+
+    game = ConnectFour(6, 5)
+    solver = Solver(game, cache=parse_cache_size(size), engine="compiled")
+    result = solver.solve(all_moves=False, pv=False)
+    assert result.score == 0
+    engine = solver.engine
+    assert isinstance(engine, CompiledEngine)
+    assert 0 < engine.table_bytes() <= most
+
+
+def test_the_default_table_grows_with_the_work() -> None:
+    game = ConnectFour()
+    solver = Solver(game, cache=TranspositionTable(), engine="compiled")
+    late = play_text(game, "4444433332222211111")  # 23 plies left: a small table
+    solver.solve(late, all_moves=False, pv=False)
+    small = solver.engine.table_bytes()  # type: ignore[union-attr]
+    solver.solve(play_text(game, "44444333"), all_moves=False, pv=False)  # 34 plies left: larger
+    assert solver.engine.table_bytes() > small  # type: ignore[union-attr]
+    assert solver.solve(late, all_moves=False, pv=False).score == run(game, late, algorithm="solver", engine="python", all_moves=False).score
+
+
+def _gametree(*args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gametree", *args], capture_output=True, text=True, timeout=300, **kwargs)  # type: ignore[call-overload,no-any-return]
+
+
+def test_cli_engine_option() -> None:
+    python = _gametree("solve", "connect4", "--width", "5", "--height", "4", "--json", "--engine", "python")
+    compiled = _gametree("solve", "connect4", "--width", "5", "--height", "4", "--json", "--engine", "compiled")
+    assert python.returncode == compiled.returncode == 0, (python.stderr, compiled.stderr)
+    a, b = json.loads(python.stdout), json.loads(compiled.stdout)
+    for result in (a, b):
+        del result["stats"]
+    assert a == b
+    refused = _gametree("solve", "nim", "--engine", "compiled")
+    assert refused.returncode == 1 and refused.stderr.strip().splitlines() == ["Error: Nim on heaps 3,4,5 has no compiled rules: use --engine python (or auto)"]
+    wrong = _gametree("solve", "connect4", "-a", "minimax", "--engine", "compiled")
+    assert wrong.returncode == 2 and "--engine compiled does not apply to --algorithm minimax" in wrong.stderr
+    games = json.loads(_gametree("games", "--json").stdout)
+    assert {g["name"]: g["engines"] for g in games["games"]}["nim"] == ["python"]
+    assert {g["name"]: g["engines"] for g in games["games"]}["connect4"] == ["compiled", "python"]
+
+
+def test_batch_and_workers_use_the_compiled_engine(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with open(os.path.join(os.path.dirname(__file__), "data", "connect4", "pons_middle_easy.txt")) as f:
+        sample = f.read().splitlines()[:40]
+    batch = tmp_path / "middle.txt"
+    batch.write_text("\n".join(sample) + "\n")
+    out = _gametree("solve", "connect4", "--batch", str(batch), "--engine", "compiled")
+    assert out.returncode == 0 and "40/40 matched" in out.stderr, out.stderr
+    parallel = _gametree("solve", "connect4", "--width", "5", "--height", "4", "--workers", "2", "--engine", "compiled", "--json")
+    single = run(ConnectFour(5, 4), algorithm="solver", engine="python")
+    assert parallel.returncode == 0, parallel.stderr
+    data = json.loads(parallel.stdout)
+    assert (data["score"], [m["score"] for m in data["move_values"]]) == (single.score, [m.score for m in single.move_values])
+
+
+_CACHED = textwrap.dedent(
+    """
+    from gametree.search import Solver
+    from gametree.search.compiled import CompiledEngine
+    from gametree_builtins.games.connect4 import ConnectFour
+    solver = Solver(ConnectFour(5, 4), engine="compiled")
+    print(solver.solve(all_moves=False).score)
+    engine = solver.engine
+    assert isinstance(engine, CompiledEngine)
+    print(sum(engine.search_kernel.stats.cache_hits.values()), sum(engine.search_kernel.stats.cache_misses.values()))
+    """
+)
+
+
+def test_a_second_process_loads_the_compiled_search_from_the_disk_cache(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    env = {**os.environ, "GAMETREE_CACHE_DIR": str(tmp_path)}
+    env.pop("NUMBA_CACHE_DIR", None)
+    first = subprocess.run([sys.executable, "-c", _CACHED], capture_output=True, text=True, timeout=300, env=env)
+    second = subprocess.run([sys.executable, "-c", _CACHED], capture_output=True, text=True, timeout=300, env=env)
+    assert first.returncode == second.returncode == 0, (first.stderr, second.stderr)
+    assert first.stdout.split() == ["0", "0", "1"]  # compiled (the folder was empty)
+    assert second.stdout.split() == ["0", "1", "0"]  # loaded
+    assert os.path.isdir(tmp_path / "numba")
+
+
+_INTERRUPTED = textwrap.dedent(
+    """
+    import sys
+    from gametree.search import Solver
+    from gametree_builtins.games.connect4 import ConnectFour
+    solver = Solver(ConnectFour(), engine="compiled")
+    solver.engine  # built and loaded: the search starts at once
+    print("ready", flush=True)
+    try:
+        solver.solve(all_moves=False)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        sys.exit(130)
+    print("finished")
+    """
+)
+
+
+def test_ctrl_c_stops_a_compiled_search() -> None:
+    """The search runs in compiled code, where Python's own handler cannot run; it stops anyway."""
+    child = subprocess.Popen([sys.executable, "-c", _INTERRUPTED], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "ready"
+        time.sleep(1.0)  # into the compiled search (the empty 7x6 board takes minutes)
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 130, err
+    assert out.strip() == "interrupted"
+
+
+def test_without_a_working_numba_everything_runs_on_python(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A numba that cannot be imported (here, one that raises): auto searches on the Python
+    engine and gives the same answer; asking for the compiled engine is a one-line error."""
+    (tmp_path / "numba").mkdir()
+    (tmp_path / "numba" / "__init__.py").write_text("raise ImportError('numba broken on purpose')\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    auto = _gametree("solve", "connect4", "--width", "5", "--height", "4", "--json", env=env)
+    assert auto.returncode == 0, auto.stderr
+    assert json.loads(auto.stdout)["score"] == run(ConnectFour(5, 4), algorithm="solver", engine="python", all_moves=False).score
+    compiled = _gametree("solve", "connect4", "--width", "5", "--height", "4", "--engine", "compiled", env=env)
+    assert compiled.returncode == 1
+    assert compiled.stderr.strip().splitlines() == ["Error: the compiled engine cannot be loaded (numba broken on purpose): use --engine python"]
