@@ -35,30 +35,50 @@ _ZERO = np.uint64(0)
 
 
 @njit(inline="always")
-def _winning_cells(g: np.ndarray, stones: np.uint64, mask: np.uint64) -> np.uint64:
-    """The empty cells where one more stone completes a line of ``k`` with ``stones``."""
-    k = int(g[_K])
+def _geometry(g: np.ndarray) -> tuple[np.uint64, int, int, np.uint64, np.uint64, np.uint64, np.uint64]:
+    """What :func:`_winning_cells` needs, read from ``g`` once per call of a rule (then kept in
+    registers: read from the array inside its loops, the values would be read again after every
+    store the caller makes)."""
+    return g[_BOARD], int(g[_K]), int(g[_NDIRS]), g[_DIRS], g[_DIRS + 1], g[_DIRS + 2], g[_DIRS + 3]
+
+
+@njit(inline="always")
+def _line_cells(stones: np.uint64, d: np.uint64, k: int) -> np.uint64:
+    """The cells where one more stone makes ``k`` in a row with ``stones`` along direction ``d``
+    (empty or not)."""
+    if k == 4:  # the usual game, unrolled as Pons does: 3 stones around the cell, 4 ways
+        if d == _ONE:  # upwards: an empty cell has no stones above it
+            return (stones << _ONE) & (stones << np.uint64(2)) & (stones << np.uint64(3))
+        d2 = d + d
+        pair = (stones << d) & (stones << d2)
+        found = pair & ((stones << (d2 + d)) | (stones >> d))
+        pair = (stones >> d) & (stones >> d2)
+        return found | (pair & ((stones << d) | (stones >> (d2 + d))))
     found = _ZERO
-    for x in range(int(g[_NDIRS])):
-        d = g[_DIRS + x]
-        if k == 4:  # the usual game, unrolled (as Pons does): 3 stones around the cell, 4 ways
-            d2 = d + d
-            pair = (stones << d) & (stones << d2)
-            found |= pair & (stones << (d2 + d))
-            found |= pair & (stones >> d)
-            pair = (stones >> d) & (stones >> d2)
-            found |= pair & (stones << d)
-            found |= pair & (stones >> (d2 + d))
-            continue
-        # ``left`` of the k - 1 stones before the cell along d, the rest after it.
-        for left in range(k):
-            run = ~_ZERO
-            for i in range(1, left + 1):
-                run &= stones << (np.uint64(i) * d)
-            for i in range(1, k - left):
-                run &= stones >> (np.uint64(i) * d)
-            found |= run
-    return found & (g[_BOARD] ^ mask)
+    for left in range(k):  # ``left`` of the k - 1 stones before the cell along d, the rest after it
+        run = ~_ZERO
+        for i in range(1, left + 1):
+            run &= stones << (np.uint64(i) * d)
+        for i in range(1, k - left):
+            run &= stones >> (np.uint64(i) * d)
+        found |= run
+    return found
+
+
+@njit(inline="always")
+def _winning_cells(geometry: tuple[np.uint64, int, int, np.uint64, np.uint64, np.uint64, np.uint64], stones: np.uint64, mask: np.uint64) -> np.uint64:
+    """The empty cells where one more stone completes a line of ``k`` with ``stones``."""
+    board, k, lines, d0, d1, d2, d3 = geometry
+    found = _ZERO
+    if lines > 0:
+        found |= _line_cells(stones, d0, k)
+    if lines > 1:
+        found |= _line_cells(stones, d1, k)
+    if lines > 2:
+        found |= _line_cells(stones, d2, k)
+    if lines > 3:
+        found |= _line_cells(stones, d3, k)
+    return found & (board ^ mask)
 
 
 @njit(inline="always")
@@ -94,7 +114,7 @@ def play(g: np.ndarray, a: np.uint64, b: np.uint64, m: int) -> tuple[np.uint64, 
 def ends(g: np.ndarray, a: np.uint64, b: np.uint64, m: int) -> int:
     """1 if the stone dropped in column ``m`` completes a line."""
     cell = _possible(g, b) & _column(g, m)
-    return 1 if _winning_cells(g, a, b) & cell else 0
+    return 1 if _winning_cells(_geometry(g), a, b) & cell else 0
 
 
 @njit(cache=True, inline="always")
@@ -116,15 +136,17 @@ def key(g: np.ndarray, a: np.uint64, b: np.uint64, p: int, symmetric: bool) -> t
 @njit(cache=True, inline="always")
 def win_now(g: np.ndarray, a: np.uint64, b: np.uint64) -> bool:
     """Whether the side to move completes a line with its next stone."""
-    return (_winning_cells(g, a, b) & _possible(g, b)) != _ZERO
+    return (_winning_cells(_geometry(g), a, b) & _possible(g, b)) != _ZERO
 
 
 @njit(cache=True, inline="always")
-def safe_moves(g: np.ndarray, a: np.uint64, b: np.uint64, out: np.ndarray) -> int:
-    """The columns after which the opponent cannot win at once, those creating the most threats
-    (cells where one more stone wins) first, then centre first (Pons's order).  ``out`` has room for twice the width: the scores are sorted in its second half."""
+def safe_moves(g: np.ndarray, a: np.uint64, b: np.uint64, out: np.ndarray, ordered: bool) -> int:
+    """The columns after which the opponent cannot win at once; ``ordered``: those creating the
+    most threats (cells where one more stone wins) first, then centre first (Pons's order), else
+    centre first.  ``out`` has room for twice the width: the scores are sorted in its second half."""
+    geometry = _geometry(g)
     possible = _possible(g, b)
-    theirs = _winning_cells(g, a ^ b, b)
+    theirs = _winning_cells(geometry, a ^ b, b)
     forced = possible & theirs
     if forced:
         if forced & (forced - _ONE):
@@ -133,12 +155,17 @@ def safe_moves(g: np.ndarray, a: np.uint64, b: np.uint64, out: np.ndarray) -> in
     possible &= ~(theirs >> _ONE)  # never play just below one of their winning cells
     n = 0
     w = int(g[_W])
+    h1 = g[_H1]
+    column = (_ONE << g[_H]) - _ONE
     for x in range(w):
         c = int(g[_ORDER + x])
-        cell = possible & _column(g, c)
-        if cell:
+        cell = possible & (column << (np.uint64(c) * h1))
+        if cell and not ordered:
+            out[n] = c
+            n += 1
+        elif cell:
             score = 0
-            threats = _winning_cells(g, a | cell, b)
+            threats = _winning_cells(geometry, a | cell, b)
             while threats:
                 threats &= threats - _ONE
                 score += 1

@@ -5,6 +5,9 @@ B, ... from the top) and column ``c`` (1, 2, ... from the left).  Every line
 of k cells is a precomputed mask; a move only has to check the lines through
 its own cell.  Moves are cell indices internally and written ``A1`` or as cell
 numbers ``1..width*height`` counted row-major from the top-left.
+
+Boards of at most 64 cells also have compiled rules (:mod:`tictactoe_rules`,
+for the compiled engine: :meth:`TicTacToe.compiled_rules`).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from operator import or_
 from typing import NamedTuple
 
 from gametree import (
+    CompiledRules,
     GameInfo,
     GameSpec,
     IllegalMoveError,
@@ -23,12 +27,20 @@ from gametree import (
     hookimpl,
 )
 
-__all__ = ["TicTacToe", "TTTState"]
+__all__ = ["TTTState", "TicTacToe", "compiled_params"]
 
 MAX_SIDE = 26  # row letters A..Z
 
 _WINS = (Outcome(0), Outcome(1))
 _DRAW = Outcome(None)
+
+#: Where :func:`compiled_params` puts each constant (read by :mod:`tictactoe_rules`): the same
+#: number of them for every board, so that one compiled search serves all boards.
+P_CELLS, P_WIDTH, P_HEIGHT, P_K, P_BOARD, P_ORDER_UNTIL, P_SYMMETRIC_PLIES, P_ROW, P_COLUMN, P_DIAGONAL = range(10)
+P_PACKED, P_NDIRECTIONS, P_DIRECTIONS, P_FORWARD, P_BACKWARD, P_ORDER = 10, 11, 12, 16, 20, 24
+#: Cells of the move order packed in a word of the constants (6 bits each).
+ORDER_PER_WORD = 10
+_PARAMS = P_ORDER + -(-64 // ORDER_PER_WORD)
 
 
 class TTTState(NamedTuple):
@@ -145,6 +157,20 @@ class TicTacToe:
     def key(self, state: TTTState) -> int:
         return state.x | state.o << self.cells
 
+    # -- compiled rules --------------------------------------------------------------
+    def compiled_rules(self) -> CompiledRules | None:
+        """The rules of :mod:`tictactoe_rules` for this board, if it has at most 64 cells."""
+        if self.cells > 64:
+            return None
+        return CompiledRules(
+            module=f"{__package__}.tictactoe_rules" if __package__ else "tictactoe_rules",
+            params=compiled_params(self),
+            encode=_mover_and_opponent,
+            encode_move=_same_move,
+            decode_move=_same_move,
+            max_moves=self.cells,
+        )
+
     # -- symmetries --------------------------------------------------------------
     def _symmetry_permutations(self) -> tuple[tuple[int, ...], ...]:
         w, h = self.width, self.height
@@ -223,7 +249,7 @@ class TicTacToe:
             images = map(or_, images, table[rest & low])
             rest >>= width
         best = min(images, default=code)
-        return best if best < code else code
+        return min(code, best)
 
     def _permute(self, bits: int, perm: tuple[int, ...]) -> int:
         out = 0
@@ -383,6 +409,59 @@ class TicTacToe:
             if marks & line == line:
                 union |= line
         return tuple(divmod(i, self.width) for i in range(self.cells) if union >> i & 1)
+
+
+def compiled_params(game: TicTacToe) -> tuple[int, ...]:
+    """The board's constants for the compiled rules (at most 64 cells; see :mod:`tictactoe_rules`).
+
+    Sizes; the board as a mask; the ply before which safe moves are ordered by the lines they
+    build, and the one before which keys are made symmetric (the last: all plies); the first
+    row, first column and main diagonal (of a square) as masks, for reflecting a position; the
+    shift that packs both sides' marks in one word of the key (the number of cells, on a board
+    of at most 32; then the three masks cover both halves of the word; else 0); the shifts of
+    the directions that can hold a line of ``k`` (up to four), each with the cells a step
+    forward (``<<``) and a step back (``>>``) may land on without coming round from another row;
+    the cells in the game's order, 6 bits each.
+    """
+    w, h, k, n = game.width, game.height, game.k, game.cells
+    if n > 64:
+        raise ValueError(f"{game.name}: the compiled rules cover boards of at most 64 cells")
+    board = game.full
+    first_column = sum(1 << (r * w) for r in range(h))
+    last_column = first_column << (w - 1)
+    diagonal = sum(1 << (r * w + r) for r in range(h)) if w == h else 0
+    # Horizontal, vertical, and the diagonals down-right and down-left.  A step along a direction
+    # that moves right must not land in the first column (it came round from the row above), nor
+    # one that moves left in the last.
+    right, left = board & ~first_column, board & ~last_column
+    directions = [
+        (d, forward, back)
+        for d, forward, back, fits in (
+            (1, right, left, k <= w),
+            (w, board, board, k <= h),
+            (w + 1, right, left, k <= min(w, h)),
+            (w - 1, left, right, k <= min(w, h) and w > 1),
+        )
+        if fits
+    ]
+    packed = n if 2 * n <= 64 else 0
+    both = 1 + (1 << packed) if packed else 1  # a mask times this: the mask in both halves
+    params = [n, w, h, k, board, max(0, game._order_until), n, ((1 << w) - 1) * both, first_column * both, diagonal * both, packed, len(directions)]
+    for i in range(3):
+        params += [entry[i] for entry in directions] + [0] * (4 - len(directions))
+    order = [cell for cell, _ in game._order]
+    for start in range(0, 64, ORDER_PER_WORD):
+        params.append(sum(cell << (6 * i) for i, cell in enumerate(order[start : start + ORDER_PER_WORD])))
+    assert len(params) == _PARAMS
+    return tuple(params)
+
+
+def _mover_and_opponent(state: TTTState) -> tuple[int, int]:
+    return (state.o, state.x) if state.moves & 1 else (state.x, state.o)
+
+
+def _same_move(state: TTTState, move: int) -> int:
+    return move
 
 
 def _make(size: int | None, width: int | None, height: int | None, k: int | None) -> TicTacToe:

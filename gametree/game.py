@@ -355,9 +355,11 @@ class CompiledRules:
     solver: it never enters a position one move from the end):
 
     - ``win_now(g, a, b) -> bool``: whether the side to move can win with one move;
-    - ``safe_moves(g, a, b, out) -> int``: as ``moves``, only the moves after
-      which the opponent cannot win at once, best first (never asked when
-      ``win_now`` holds).
+    - ``safe_moves(g, a, b, out, ordered) -> int``: as ``moves``, only the moves
+      after which the opponent cannot win at once, best first when ``ordered``
+      (else in any order, as cheaply as possible: the engine only asks whether
+      there is one, or will settle each child by that); never asked when
+      ``win_now`` holds.
 
     ``encode`` turns one of the game's states into its two words;
     ``encode_move`` and ``decode_move`` translate a move of a state.

@@ -12,14 +12,14 @@ from gametree.game import IllegalMoveError, capabilities, checked_play, play_tex
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "example-plugin"
 
-ALL = ("symmetric", "images", "heuristic", "threats", "fast_threats", "replayable", "checker", "splitter", "help", "board")
+ALL = ("symmetric", "images", "heuristic", "threats", "fast_threats", "replayable", "checker", "splitter", "help", "board", "compiled")
 
 
 @pytest.mark.parametrize(
     "name, expected",
     [
         ("connect4", ALL),
-        ("tictactoe", ("symmetric", "images", "heuristic", "threats", "checker", "help", "board")),
+        ("tictactoe", ("symmetric", "images", "heuristic", "threats", "checker", "help", "board", "compiled")),
         ("nim", ("symmetric", "checker", "help")),
     ],
 )
@@ -35,7 +35,7 @@ def test_example_plugin_capabilities(monkeypatch):
     monkeypatch.syspath_prepend(str(EXAMPLE))
     from gametree_hexapawn import Hexapawn
 
-    assert capabilities(Hexapawn()).names() == ("symmetric", "heuristic", "checker", "help", "board")
+    assert capabilities(Hexapawn()).names() == ("symmetric", "heuristic", "checker", "help", "board", "compiled")
     monkeypatch.delitem(sys.modules, "gametree_hexapawn", raising=False)
 
 

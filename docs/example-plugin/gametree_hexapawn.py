@@ -10,6 +10,10 @@ The board can be wider or taller with ``--width`` and ``--height``.  Files
 are letters from the left (a, b, c), ranks are numbers from White's side
 (1 at the bottom), and a move is written ``b1-b2`` or, for a capture,
 ``b2xc3``.
+
+``compiled_rules`` offers the rules as numba functions too (the module
+gametree_hexapawn_rules), for gametree's compiled engine (``--engine compiled``);
+without numba, or for a board they do not cover, the Python rules here serve.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from gametree import (
+    CompiledRules,
     GameInfo,
     GameSpec,
     IllegalMoveError,
@@ -26,9 +31,12 @@ from gametree import (
     hookimpl,
 )
 
-__all__ = ["Hexapawn", "HexState"]
+__all__ = ["HexState", "Hexapawn"]
 
 Move = tuple[int, int]  # (from cell, to cell); cell = row * width + column, row 0 at the top
+
+#: Where ``compiled_rules`` puts each board constant in its params (read by gametree_hexapawn_rules).
+P_CELLS, P_WIDTH, P_HEIGHT, P_BOARD, P_ROW, P_FIRST_COLUMN, P_LAST_COLUMN = range(7)
 
 
 class HexState(NamedTuple):
@@ -163,6 +171,50 @@ class Hexapawn:
         if state.moves % 2:
             score = -score
         return score / (abs(score) + 10)
+
+    def compiled_rules(self) -> CompiledRules | None:
+        """The rules as numba functions (gametree_hexapawn_rules), for the compiled engine: boards
+        whose cells and ply fit in one 64-bit word (the key packs them so)."""
+        if self.cells + self.info.max_plies.bit_length() > 64:
+            return None
+        w = self.width
+        first_column = sum(1 << (r * w) for r in range(self.height))
+        params = (self.cells, w, self.height, (1 << self.cells) - 1, self.top_row, first_column, first_column << (w - 1))
+        return CompiledRules(
+            module=f"{__package__}.gametree_hexapawn_rules" if __package__ else "gametree_hexapawn_rules",
+            params=params,
+            encode=self._encode,
+            encode_move=self._encode_move,
+            decode_move=self._decode_move,
+            no_moves=-1,  # a side that cannot move has lost
+            max_moves=3 * w,
+        )
+
+    def _encode(self, state: HexState) -> tuple[int, int]:
+        """The compiled rules' position: the mover's pawns and the opponent's, on the board turned
+        so that the mover moves up (Black's turn: rows reversed)."""
+        if state.moves % 2 == 0:
+            return state.white, state.black
+        return self._turn(state.black), self._turn(state.white)
+
+    def _encode_move(self, state: HexState, move: Move) -> int:
+        """A move as the compiled rules write it: ``from * 64 + to`` on the turned board."""
+        frm, to = move
+        if state.moves % 2:
+            frm, to = self._turn_cell(frm), self._turn_cell(to)
+        return frm * 64 + to
+
+    def _decode_move(self, state: HexState, move: int) -> Move:
+        frm, to = move >> 6, move & 63
+        return (self._turn_cell(frm), self._turn_cell(to)) if state.moves % 2 else (frm, to)
+
+    def _turn_cell(self, cell: int) -> int:
+        """The cell in the same column, the row counted from the other side."""
+        r, c = divmod(cell, self.width)
+        return (self.height - 1 - r) * self.width + c
+
+    def _turn(self, bits: int) -> int:
+        return sum(1 << self._turn_cell(cell) for cell in range(self.cells) if bits >> cell & 1)
 
     # board display for `gametree play` and `gametree tree`
     @property

@@ -190,7 +190,7 @@ def build(rules: types.ModuleType) -> Callable[..., int]:
             lower = -_win_score(C, p + 3) if p < C - 2 else 0
             row = moves[p]
             if lower >= beta:  # only whether we have a safe move matters
-                if safe_moves(g, a, b, row) > 0:
+                if safe_moves(g, a, b, row, False) > 0:
                     return lower
                 if moves_of(g, a, b, row) == 0:
                     return no_moves * _win_score(C, p - 1)
@@ -216,7 +216,10 @@ def build(rules: types.ModuleType) -> Callable[..., int]:
                         alpha = lo
                     if hi < beta:
                         beta = hi
-            n = safe_moves(g, a, b, row)
+            # While alpha is at least ``settle``, every child is settled by whether it has a safe
+            # move (its lowest score with one is at least its beta): the order matters little then.
+            settle = _win_score(C, p + 4) if p + 1 < C - 2 else 0
+            n = safe_moves(g, a, b, row, alpha < settle)
             if n == 0:
                 if moves_of(g, a, b, row) == 0:
                     control[TERMINALS] += 1
