@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 CHECK = re.compile(r"^machine speed check (before|after) the runs: \d+ ms for a fixed 1,000,000-step Python loop", re.MULTILINE)
 
@@ -43,3 +45,21 @@ def test_connect4_small_boards_against_the_published_table() -> None:
     rows = [line for line in proc.stdout.splitlines() if re.match(r"\dx\d ", line)]
     assert [row.split()[0] for row in rows] == ["4x4", "5x4", "4x5"]
     assert all(row.endswith("ok") for row in rows), rows
+
+
+def test_compiled_beside_bitbully() -> None:
+    pytest.importorskip("numba")
+    pytest.importorskip("bitbully", reason="BitBully is in the compare extra: pip install 'gametree[compare]'")
+    proc = run("bench_compiled.py", "--quick", "--step", "20", "--positions", "3")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [m.group(1) for m in CHECK.finditer(proc.stdout)] == ["before", "after"]
+    sections = [line.split(" ", 1)[0] for line in proc.stdout.splitlines() if re.match(r"\d\. ", line)]
+    assert sections == ["1.", "2.", "3."]
+    rows = [line.split() for line in proc.stdout.splitlines() if re.match(r"(end|middle) ", line)]
+    solvers = [row[2] if row[1] == "gametree" else row[1] for row in rows]
+    assert solvers == ["compiled", "auto", "python", "BitBully"] * 2
+    assert all(row[3 if row[1] == "gametree" else 2] == "50/50" for row in rows), rows
+    assert proc.stdout.count("scores agree:         3/3") == 2
+    boards = [line for line in proc.stdout.splitlines() if re.match(r"(connect4|tictactoe) \d", line)]
+    assert [" ".join(line.split()[:2]) for line in boards] == ["connect4 6x5", "tictactoe 5x5", "tictactoe 6x4"]
+    assert all(line.endswith("ok") for line in boards), boards
