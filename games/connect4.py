@@ -50,21 +50,22 @@ _MEMO_LIMIT = 200_000
 
 
 #: Where :func:`compiled_params` puts each constant (read by :mod:`connect4_rules`).
-P_WIDTH, P_HEIGHT, P_H1, P_BOTTOM, P_BOARD, P_K, P_SYMMETRIC_PLIES, P_LINES, P_DIRECTIONS, P_ORDER = 0, 1, 2, 3, 4, 5, 6, 7, 8, 12
+P_WIDTH, P_HEIGHT, P_H1, P_BOTTOM, P_BOARD, P_K, P_SYMMETRIC_PLIES, P_LINES, P_DIRECTIONS = 0, 1, 2, 3, 4, 5, 6, 7, 8
+P_TOP_ROW, P_ORDER_UNTIL, P_ORDER_LATE, P_PREPARE_UNTIL, P_ORDER = 12, 13, 14, 15, 16
 
 
-def compiled_params(width: int, height: int, k: int) -> tuple[int, ...]:
+def compiled_params(game: ConnectFour) -> tuple[int, ...]:
     """The board's constants for the compiled rules: sizes, the bottom row and the board's cells as
-    masks, the shifts of the directions that can hold a line of ``k`` (up to four), the columns
-    centre first."""
-    h1 = height + 1
-    bottom = sum(1 << (c * h1) for c in range(width))
-    board = bottom * ((1 << height) - 1)
-    small = min(width, height)
-    dirs = [d for d, fits in ((1, k <= height), (h1, k <= width), (height, k <= small), (height + 2, k <= small)) if fits]
-    centre = (width - 1) / 2
-    order = sorted(range(width), key=lambda c: (abs(c - centre), c))
-    return (width, height, h1, bottom, board, k, width * height // 2, len(dirs), *dirs, *([0] * (4 - len(dirs))), *order)
+    masks, the ply before which keys are mirrored, the shifts of the directions that can hold a
+    line of ``k`` (up to four), the top row, the plies that switch the move order (as the game's
+    :meth:`ConnectFour.safe_moves`), the columns centre first."""
+    small = min(game.width, game.height)
+    h, k = game.height, game.k
+    dirs = [d for d, fits in ((1, k <= h), (game.h1, k <= game.width), (h, k <= small), (h + 2, k <= small)) if fits]
+    return (
+        game.width, h, game.h1, game.bottom, game.board_mask, k, game.symmetric_plies, len(dirs), *dirs, *([0] * (4 - len(dirs))),
+        game._top_row, *(max(0, ply) for ply in (game._order_until, game._order_late, game._prepare_until)), *game.order,
+    )  # fmt: skip
 
 
 def _current_and_mask(state: C4State) -> tuple[int, int]:
@@ -515,7 +516,7 @@ class ConnectFour:
             return None
         return CompiledRules(
             module=f"{__package__}.connect4_rules" if __package__ else "connect4_rules",
-            params=compiled_params(self.width, self.height, self.k),
+            params=compiled_params(self),
             encode=_current_and_mask,
             encode_move=_same_move,
             decode_move=_same_move,

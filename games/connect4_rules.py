@@ -27,6 +27,10 @@ from .connect4 import P_LINES as _NDIRS
 from .connect4 import P_ORDER as _ORDER
 from .connect4 import P_SYMMETRIC_PLIES as _SYMMETRIC_PLIES
 from .connect4 import P_WIDTH as _W
+from .connect4 import P_TOP_ROW as _TOP_ROW
+from .connect4 import P_ORDER_UNTIL as _ORDER_UNTIL
+from .connect4 import P_ORDER_LATE as _ORDER_LATE
+from .connect4 import P_PREPARE_UNTIL as _PREPARE_UNTIL
 
 __all__ = ["ends", "key", "moves", "play", "safe_moves", "win_now"]
 
@@ -139,11 +143,36 @@ def win_now(g: np.ndarray, a: np.uint64, b: np.uint64) -> bool:
     return (_winning_cells(_geometry(g), a, b) & _possible(g, b)) != _ZERO
 
 
+@njit(inline="always")
+def _count(x: np.uint64) -> int:
+    """The number of bits set (few, where it is used)."""
+    n = 0
+    while x:
+        x &= x - _ONE
+        n += 1
+    return n
+
+
+@njit(inline="always")
+def _columns(g: np.ndarray, cells: np.uint64, out: np.ndarray, n: int) -> int:
+    """Write the columns of ``cells`` (at most one cell a column) centre first, after the ``n``
+    moves already in ``out``; the new count."""
+    h1 = g[_H1]
+    column = (_ONE << g[_H]) - _ONE
+    for x in range(int(g[_W])):
+        c = int(g[_ORDER + x])
+        if cells & (column << (np.uint64(c) * h1)):
+            out[n] = c
+            n += 1
+    return n
+
+
 @njit(cache=True, inline="always")
 def safe_moves(g: np.ndarray, a: np.uint64, b: np.uint64, out: np.ndarray, ordered: bool) -> int:
-    """The columns after which the opponent cannot win at once; ``ordered``: those creating the
-    most threats (cells where one more stone wins) first, then centre first (Pons's order), else
-    centre first.  ``out`` has room for twice the width: the scores are sorted in its second half."""
+    """The columns after which the opponent cannot win at once; ``ordered``: in the order of
+    :meth:`connect4.ConnectFour.safe_moves` (the most threats created first, ties centre first;
+    late in the game the columns a move fills first), else centre first.  ``out`` has room for
+    twice the width: the scores are sorted in its second half."""
     geometry = _geometry(g)
     possible = _possible(g, b)
     theirs = _winning_cells(geometry, a ^ b, b)
@@ -152,23 +181,26 @@ def safe_moves(g: np.ndarray, a: np.uint64, b: np.uint64, out: np.ndarray, order
         if forced & (forced - _ONE):
             return 0  # two threats: one can be blocked, not both
         possible = forced
-    possible &= ~(theirs >> _ONE)  # never play just below one of their winning cells
+    safe = possible & ~(theirs >> _ONE)  # never play just below one of their winning cells
+    if not ordered or not safe & (safe - _ONE):
+        return _columns(g, safe, out, 0)
+    ply = _count(b)
+    if ply >= int(g[_ORDER_UNTIL]) and (ply >= int(g[_ORDER_LATE]) or _count(safe) < 4):
+        top = safe & g[_TOP_ROW]  # late: the moves that fill a column first
+        return _columns(g, safe ^ top, out, _columns(g, top, out, 0))
+    # A move scores the winning cells it creates, and one more if it lands two cells below one of
+    # the mover's while more than 14 cells are empty (the column is then the mover's to close).
+    mine = _winning_cells(geometry, a, b)
+    below = (mine & ~g[_BOTTOM]) >> np.uint64(2) if ply < int(g[_PREPARE_UNTIL]) else _ZERO
     n = 0
     w = int(g[_W])
     h1 = g[_H1]
     column = (_ONE << g[_H]) - _ONE
     for x in range(w):
         c = int(g[_ORDER + x])
-        cell = possible & (column << (np.uint64(c) * h1))
-        if cell and not ordered:
-            out[n] = c
-            n += 1
-        elif cell:
-            score = 0
-            threats = _winning_cells(geometry, a | cell, b)
-            while threats:
-                threats &= threats - _ONE
-                score += 1
+        cell = safe & (column << (np.uint64(c) * h1))
+        if cell:
+            score = _count(_winning_cells(geometry, a | cell, b) & ~mine) + (1 if cell & below else 0)
             y = n
             while y > 0 and out[w + y - 1] < score:  # the scores are kept after the moves
                 out[w + y] = out[w + y - 1]

@@ -136,12 +136,14 @@ def _solve_command(spec: GameSpec) -> click.Command:
 
 def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any]) -> dict[str, Any]:
     """The search options the algorithm takes; a flag it does not take is an error, not ignored."""
-    from ..search.table import parse_cache_size
+    from ..search.table import TranspositionTable, parse_cache_size
 
     cache: Any = None
     if not params.get("no_cache"):
+        size = params.get("cache_size") or CACHE_SIZE
         try:
-            cache = parse_cache_size(params.get("cache_size") or CACHE_SIZE)
+            # The default is not "asked for": the compiled engine then takes less (see TranspositionTable.requested).
+            cache = parse_cache_size(size) if size != CACHE_SIZE else TranspositionTable()
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--cache-size") from None
     # name: (value, given by the user?, flag)

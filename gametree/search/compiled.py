@@ -38,7 +38,7 @@ from typing import Any, Literal
 from ..files import user_cache_folder
 from ..game import CompiledRules, Game, State, UnsupportedGameError, capabilities, game_name, win_score
 from .engine import Counters
-from .table import BYTES_PER_ENTRY, DEFAULT_ENTRIES, UNLIMITED_DEPTH, TranspositionTable
+from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, TranspositionTable
 
 __all__ = [
     "AUTO_PLIES",
@@ -199,19 +199,19 @@ def _kernel(module: str) -> Callable[..., int]:
 
 def _table_budget(table: TranspositionTable | None) -> int:
     """Buckets (of two entries) of the compiled table in the memory ``table`` may take (a power of
-    two; 0: no table); for a table of the default size, :data:`DEFAULT_COMPILED_BYTES` at most."""
+    two; 0: no table); :data:`DEFAULT_COMPILED_BYTES` at most unless the user asked for the size."""
     if table is None:
         return 0
     budget = table.max_entries * BYTES_PER_ENTRY
-    if table.max_entries == DEFAULT_ENTRIES:
+    if not table.requested:
         budget = min(budget, DEFAULT_COMPILED_BYTES)
     buckets = max(1, budget // (2 * BYTES_PER_COMPILED_ENTRY))
     return 1 << (buckets.bit_length() - 1)
 
 
-#: The compiled table's memory for a table of the default size (the Python table's default
-#: bound, 600 MB, is far more than the compiled one gains from): a probe of a larger table waits
-#: longer for memory.  Measured on this 2-core machine, 7x6 Connect Four after 44444333 (14M
+#: The compiled table's memory at most, unless the user asked for a size (``--cache-size``; the
+#: Python table's default bound, 600 MB, is far more than the compiled one gains from): a probe
+#: of a larger table waits longer for memory.  Measured on this 2-core machine, 7x6 Connect Four after 44444333 (14M
 #: nodes): 3.1 s with 16 MB, 3.5 s with 64 MB, 4.0 s with 256 MB, 5.8 s with 512 MB; any
 #: ``--cache-size`` given is used as it is.
 DEFAULT_COMPILED_BYTES = 64 << 20

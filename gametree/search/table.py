@@ -74,12 +74,15 @@ class TranspositionTable:
     would cost more than the probe.
     """
 
-    __slots__ = ("max_entries", "generation_size", "current", "old", "probes", "hits", "stores")
+    __slots__ = ("max_entries", "requested", "generation_size", "current", "old", "probes", "hits", "stores")
 
-    def __init__(self, max_entries: int = DEFAULT_ENTRIES) -> None:
+    def __init__(self, max_entries: int = DEFAULT_ENTRIES, *, requested: bool = False) -> None:
         if max_entries < 2:
             raise ValueError("a transposition table needs room for at least 2 entries")
         self.max_entries = max_entries
+        #: The size was asked for by the user (``--cache-size``): the compiled engine's table then
+        #: takes all of that memory, not only its own default at most.
+        self.requested = requested
         #: Entries in the current generation before it becomes the old one.
         self.generation_size = max_entries // 2
         self.current: dict[Hashable, tuple[float, float, Any, int]] = {}
@@ -152,4 +155,4 @@ def parse_cache_size(text: str) -> TranspositionTable:
         raise ValueError(f"cache size {shown!r}: at most 1 TiB ({most} entries, 1024GB)")
     if entries < 2:
         raise ValueError(f"cache size {shown!r}: at least 2 entries ({2 * BYTES_PER_ENTRY} bytes)")
-    return TranspositionTable(int(entries))
+    return TranspositionTable(int(entries), requested=True)
