@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -84,6 +85,9 @@ def test_dask_cluster_gives_the_same_answer(registry):
         result = solve_parallel(game, scheduler=cluster.scheduler_address)
         assert _answer(result) == _answer(solver(game))
         _check_line(game, game.initial_state(), result)
+        if importlib.util.find_spec("numba") is not None:  # the workers on the compiled engine
+            compiled = solve_parallel(game, scheduler=cluster.scheduler_address, engine="compiled")
+            assert _answer(compiled) == _answer(solver(game, engine="python"))
         with distributed.Client(cluster) as client:
             state = play_text(ttt43, "B2 A1")
             assert _answer(solve_parallel(ttt43, state, scheduler=client, algorithm="alphabeta")) == _answer(alphabeta(ttt43, state))

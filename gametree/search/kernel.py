@@ -121,6 +121,56 @@ def _store(table: np.ndarray, i: int, k1: np.uint64, k2: np.uint64, lo: int, hi:
     _place(table, i, k1, k2, _pack(lo, hi, move, work))
 
 
+@njit(inline="always")
+def _probe(table: np.ndarray, mask: int, k1: np.uint64, k2: np.uint64, control: np.ndarray) -> tuple[int, int, int, int]:
+    """Look the key up: its bucket (-1: no table), the bounds stored (the widest if none) and the
+    best move stored (-1 if none)."""
+    if mask < 0:
+        return -1, -SCORE_LIMIT, SCORE_LIMIT, -1
+    i = _bucket(k1, k2, mask)
+    control[PROBES] += 1
+    j = _find(table, k1, k2, i)
+    if j < 0:
+        return i, -SCORE_LIMIT, SCORE_LIMIT, -1
+    control[HITS] += 1
+    d = table[j + 2]
+    lo = int(d & np.uint64(0xFFFF)) - _OFFSET
+    hi = int((d >> np.uint64(16)) & np.uint64(0xFFFF)) - _OFFSET
+    return i, lo, hi, int((d >> np.uint64(32)) & np.uint64(0xFFFF)) - 1
+
+
+@njit(inline="always")
+def _first(row: np.ndarray, n: int, move: int) -> None:
+    """Move ``move`` to the front of the ``n`` moves of ``row``, if it is among them."""
+    if move >= 0 and row[0] != move:
+        for x in range(1, n):
+            if row[x] == move:
+                for y in range(x, 0, -1):
+                    row[y] = row[y - 1]
+                row[0] = move
+                return
+
+
+@njit(inline="always")
+def _record(
+    table: np.ndarray, i: int, k1: np.uint64, k2: np.uint64, best: int, best_move: int, alpha: int, beta: int, height: int, before: int, control: np.ndarray
+) -> None:
+    """What a node found: the root's move, and the table's bound (``i``: the key's bucket, -1 for
+    no table; ``alpha, beta``: the window searched; ``before``: the node count on entering)."""
+    if height == 0:
+        control[ROOT_MOVE] = best_move
+        control[ROOT_IMPROVED] = 1 if best > alpha else 0
+    if i >= 0:
+        control[STORES] += 1
+        work = _log2(control[NODES] - before)
+        if best <= alpha:
+            _store(table, i, k1, k2, -SCORE_LIMIT, best, best_move, work)
+        elif best >= beta:
+            _store(table, i, k1, k2, best, SCORE_LIMIT, best_move, work)
+        else:
+            _store(table, i, k1, k2, best, best, best_move, work)
+
+
 @njit(cache=True, nogil=True)
 def rehash(table: np.ndarray, larger: np.ndarray) -> None:
     """Move every entry of a table into a larger one (empty)."""
@@ -155,31 +205,48 @@ def _stabilise(module: types.ModuleType) -> None:
             _stable(value, f"{module.__name__}.{name}")
 
 
+@njit(cache=True)
+def _no_safe_moves(g: np.ndarray, a: np.uint64, b: np.uint64, out: np.ndarray, ordered: bool) -> int:
+    """Stands in for the rules' ``safe_moves`` where they have none (never called then)."""
+    return 0
+
+
 def build(rules: types.ModuleType) -> Callable[..., int]:
     """The compiled negamax over the positions of ``rules`` (a module of compiled rules).
 
     ``search(g, a, b, p, height, alpha, beta, C, no_moves, table, mask, symmetric, control,
     per_height, moves)``: the fail-soft value of the position ``(a, b)`` at ply ``p`` of a game
     of at most ``C`` plies, for the window ``(alpha, beta)`` (whole numbers), counting nodes by
-    ``height`` (the root's is given); ``table`` has ``mask + 1`` buckets (``mask`` -1: no table).  The position must not be over, and with threat-aware
-    rules its side to move must not be able to win at once.  ``moves`` is an ``int64`` array
-    of ``C + 2`` rows of ``max_moves`` slots.  When ``control[STOP]`` is set the search returns
-    at once with a meaningless value and stores nothing more.
+    ``height`` (the root's is given); ``table`` has ``mask + 1`` buckets (``mask`` -1: no
+    table).  The position must not be over, and with threat-aware rules its side to move must
+    not be able to win at once.  ``moves`` is an ``int64`` array of ``C + 2`` rows of
+    ``max_moves`` slots.  When ``control[STOP]`` is set the search returns at once with a
+    meaningless value and stores nothing more.
+
+    One node function for both kinds of rules, as :class:`gametree.search.engine.Engine` has one
+    for both move strategies: ``threat_aware`` is a constant of its closure, so numba compiles
+    each kind with only its own branches.  Threat-aware (rules with ``win_now`` and
+    ``safe_moves``): a position is entered only by a move that leaves the opponent no immediate
+    win, so it is never over and its side to move cannot win at once; the node searches the safe
+    moves, and settles itself by "is there one?" when the window asks no more.  Plain: every
+    legal move, a game-ending move scored by the parent.
     """
     name = rules.__name__
     moves_of, play, ends, key = rules.moves, rules.play, rules.ends, rules.key
     threat_aware = hasattr(rules, "safe_moves") and hasattr(rules, "win_now")
+    safe_moves = rules.safe_moves if threat_aware else _no_safe_moves
     _stabilise(rules)
     _stabilise(sys.modules[__name__])
-    if threat_aware:
-        safe_moves = rules.safe_moves
 
-        @njit(cache=True, nogil=True)
-        def threats(g, a, b, p, height, alpha, beta, C, no_moves, table, mask, symmetric, control, per_height, moves):  # type: ignore[no-untyped-def]
-            control[NODES] += 1
-            per_height[height] += 1
-            if control[STOP] != 0:
-                return 0
+    @njit(cache=True, nogil=True)
+    def node(g, a, b, p, height, alpha, beta, C, no_moves, table, mask, symmetric, control, per_height, moves):  # type: ignore[no-untyped-def]
+        control[NODES] += 1
+        per_height[height] += 1
+        if control[STOP] != 0:
+            return 0
+        row = moves[p]
+        n = 0
+        if threat_aware:
             # We cannot win now: at best we win with our next move but one.
             upper = _win_score(C, p + 2)
             if beta > upper:
@@ -188,34 +255,34 @@ def build(rules: types.ModuleType) -> Callable[..., int]:
                     return beta
             # With a safe move the opponent cannot win with its next move either.
             lower = -_win_score(C, p + 3) if p < C - 2 else 0
-            row = moves[p]
             if lower >= beta:  # only whether we have a safe move matters
                 if safe_moves(g, a, b, row, False) > 0:
                     return lower
                 if moves_of(g, a, b, row) == 0:
                     return no_moves * _win_score(C, p - 1)
                 return -_win_score(C, p + 1)
-            k1, k2 = key(g, a, b, p, symmetric)
-            i = -1
-            hash_move = -1
-            if mask >= 0:
-                i = _bucket(k1, k2, mask)
-                control[PROBES] += 1
-                j = _find(table, k1, k2, i)
-                if j >= 0:
-                    control[HITS] += 1
-                    d = table[j + 2]
-                    lo = int(d & np.uint64(0xFFFF)) - _OFFSET
-                    hi = int((d >> np.uint64(16)) & np.uint64(0xFFFF)) - _OFFSET
-                    hash_move = int((d >> np.uint64(32)) & np.uint64(0xFFFF)) - 1
-                    if lo >= beta:
-                        return lo
-                    if hi <= alpha or lo == hi:
-                        return hi
-                    if lo > alpha:
-                        alpha = lo
-                    if hi < beta:
-                        beta = hi
+        else:
+            n = moves_of(g, a, b, row)
+            if n == 0:
+                control[TERMINALS] += 1
+                return no_moves * _win_score(C, p - 1)
+            # No score beats winning with this move, nor is worse than losing with it.
+            upper = _win_score(C, p)
+            lower = -upper
+            if beta > upper:
+                beta = upper
+            if alpha < lower:
+                alpha = lower
+            if alpha >= beta:
+                return beta if beta == upper else alpha
+        k1, k2 = key(g, a, b, p, symmetric)
+        i, lo, hi, hash_move = _probe(table, mask, k1, k2, control)
+        if lo >= beta:
+            return lo
+        if hi <= alpha or lo == hi:
+            return hi
+        alpha, beta = max(alpha, lo), min(beta, hi)
+        if threat_aware:
             # While alpha is at least ``settle``, every child is settled by whether it has a safe
             # move (its lowest score with one is at least its beta): the order matters little then.
             settle = _win_score(C, p + 4) if p + 1 < C - 2 else 0
@@ -229,103 +296,14 @@ def build(rules: types.ModuleType) -> Callable[..., int]:
                 alpha = lower
                 if alpha >= beta:
                     return alpha
-            if hash_move >= 0 and row[0] != hash_move:
-                for x in range(1, n):
-                    if row[x] == hash_move:
-                        for y in range(x, 0, -1):
-                            row[y] = row[y - 1]
-                        row[0] = hash_move
-                        break
-            alpha0 = alpha
-            best = -SCORE_LIMIT - 1
-            best_move = -1
-            before = control[NODES]
-            for x in range(n):
-                m = row[x]
-                a2, b2 = play(g, a, b, m)
-                value = -threats(g, a2, b2, p + 1, height + 1, -beta, -alpha, C, no_moves, table, mask, symmetric, control, per_height, moves)
-                if control[STOP] != 0:
-                    return 0
-                if value > best:
-                    best = value
-                    best_move = m
-                    if value > alpha:
-                        alpha = value
-                        if alpha >= beta:
-                            if x < n - 1:
-                                control[CUTOFFS] += 1
-                            break
-            if height == 0:
-                control[ROOT_MOVE] = best_move
-                control[ROOT_IMPROVED] = 1 if best > alpha0 else 0
-            if i >= 0:
-                control[STORES] += 1
-                work = _log2(control[NODES] - before)
-                if best <= alpha0:
-                    _store(table, i, k1, k2, -SCORE_LIMIT, best, best_move, work)
-                elif best >= beta:
-                    _store(table, i, k1, k2, best, SCORE_LIMIT, best_move, work)
-                else:
-                    _store(table, i, k1, k2, best, best, best_move, work)
-            return best
-
-        _stable(threats, f"kernel:{name}:threats")
-        return threats
-
-    @njit(cache=True, nogil=True)
-    def plain(g, a, b, p, height, alpha, beta, C, no_moves, table, mask, symmetric, control, per_height, moves):  # type: ignore[no-untyped-def]
-        control[NODES] += 1
-        per_height[height] += 1
-        if control[STOP] != 0:
-            return 0
-        row = moves[p]
-        n = moves_of(g, a, b, row)
-        if n == 0:
-            control[TERMINALS] += 1
-            return no_moves * _win_score(C, p - 1)
-        # No score beats winning with this move, nor is worse than losing with it.
-        upper = _win_score(C, p)
-        if beta > upper:
-            beta = upper
-        if alpha < -upper:
-            alpha = -upper
-        if alpha >= beta:
-            return beta if beta == upper else alpha
-        k1, k2 = key(g, a, b, p, symmetric)
-        i = -1
-        hash_move = -1
-        if mask >= 0:
-            i = _bucket(k1, k2, mask)
-            control[PROBES] += 1
-            j = _find(table, k1, k2, i)
-            if j >= 0:
-                control[HITS] += 1
-                d = table[j + 2]
-                lo = int(d & np.uint64(0xFFFF)) - _OFFSET
-                hi = int((d >> np.uint64(16)) & np.uint64(0xFFFF)) - _OFFSET
-                hash_move = int((d >> np.uint64(32)) & np.uint64(0xFFFF)) - 1
-                if lo >= beta:
-                    return lo
-                if hi <= alpha or lo == hi:
-                    return hi
-                if lo > alpha:
-                    alpha = lo
-                if hi < beta:
-                    beta = hi
-        if hash_move >= 0 and row[0] != hash_move:
-            for x in range(1, n):
-                if row[x] == hash_move:
-                    for y in range(x, 0, -1):
-                        row[y] = row[y - 1]
-                    row[0] = hash_move
-                    break
+        _first(row, n, hash_move)
         alpha0 = alpha
         best = -SCORE_LIMIT - 1
         best_move = -1
         before = control[NODES]
         for x in range(n):
             m = row[x]
-            end = ends(g, a, b, m)
+            end = 0 if threat_aware else ends(g, a, b, m)
             if end != 0:  # the game ends with this move: a node, scored here
                 control[NODES] += 1
                 control[TERMINALS] += 1
@@ -333,7 +311,7 @@ def build(rules: types.ModuleType) -> Callable[..., int]:
                 value = end * upper
             else:
                 a2, b2 = play(g, a, b, m)
-                value = -plain(g, a2, b2, p + 1, height + 1, -beta, -alpha, C, no_moves, table, mask, symmetric, control, per_height, moves)
+                value = -node(g, a2, b2, p + 1, height + 1, -beta, -alpha, C, no_moves, table, mask, symmetric, control, per_height, moves)
                 if control[STOP] != 0:
                     return 0
             if value > best:
@@ -345,19 +323,8 @@ def build(rules: types.ModuleType) -> Callable[..., int]:
                         if x < n - 1:
                             control[CUTOFFS] += 1
                         break
-        if height == 0:
-            control[ROOT_MOVE] = best_move
-            control[ROOT_IMPROVED] = 1 if best > alpha0 else 0
-        if i >= 0:
-            control[STORES] += 1
-            work = _log2(control[NODES] - before)
-            if best <= alpha0:
-                _store(table, i, k1, k2, -SCORE_LIMIT, best, best_move, work)
-            elif best >= beta:
-                _store(table, i, k1, k2, best, SCORE_LIMIT, best_move, work)
-            else:
-                _store(table, i, k1, k2, best, best, best_move, work)
+        _record(table, i, k1, k2, best, best_move, alpha0, beta, height, before, control)
         return best
 
-    _stable(plain, f"kernel:{name}:plain")
-    return plain
+    _stable(node, f"kernel:{name}:{'threats' if threat_aware else 'plain'}")
+    return node

@@ -177,19 +177,26 @@ def split(game: Game[Any, Any], state: State, *, target: int, ply: int | None = 
 _local = threading.local()
 
 
+def _kept(kind: str, key: Hashable, make: Callable[[], Any]) -> Any:
+    """This worker's (thread's) object of ``kind`` for ``key``, made on first use and kept between
+    subproblems (at most five of a kind: a worker rarely sees more games)."""
+    kept: dict[Hashable, Any] | None = getattr(_local, kind, None)
+    if kept is None:
+        kept = {}
+        setattr(_local, kind, kept)
+    found = kept.get(key)
+    if found is None:
+        if len(kept) > 4:
+            kept.clear()
+        found = kept[key] = make()
+    return found
+
+
 def _table(game: Game[Any, Any], algorithm: str, entries: int) -> Any:
     """This worker's (thread's) table for the game, kept between subproblems."""
     from .table import TranspositionTable
 
-    tables: dict[tuple[str, str, int], Any] = getattr(_local, "tables", None) or {}
-    _local.tables = tables
-    key = (repr(game), algorithm, entries)
-    table = tables.get(key)
-    if table is None:
-        if len(tables) > 4:
-            tables.clear()
-        table = tables[key] = TranspositionTable(entries)
-    return table
+    return _kept("tables", (repr(game), algorithm, entries), lambda: TranspositionTable(entries))
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,15 +225,7 @@ def _worker_solver(game: Game[Any, Any], entries: int, engine: EngineChoice) -> 
     tables (the compiled engine's among them)."""
     from .exact import Solver
 
-    solvers: dict[tuple[str, int, str], Any] = getattr(_local, "solvers", None) or {}
-    _local.solvers = solvers
-    key = (repr(game), entries, engine)
-    solver = solvers.get(key)
-    if solver is None:
-        if len(solvers) > 4:
-            solvers.clear()
-        solver = solvers[key] = Solver(game, cache=_table(game, "solver", entries), engine=engine)
-    return solver
+    return _kept("solvers", (repr(game), entries, engine), lambda: Solver(game, cache=_table(game, "solver", entries), engine=engine))
 
 
 def _solve_task(task: _Task) -> _Answer:
