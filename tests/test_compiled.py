@@ -125,9 +125,16 @@ def test_cli_engine_option() -> None:
     compiled = _gametree("solve", "connect4", "--width", "5", "--height", "4", "--json", "--engine", "compiled")
     assert python.returncode == compiled.returncode == 0, (python.stderr, compiled.stderr)
     a, b = json.loads(python.stdout), json.loads(compiled.stdout)
-    for result in (a, b):
-        del result["stats"]
+    game = ConnectFour(5, 4)
+    for result, engine in ((a, "python"), (b, "compiled")):  # each run on the engine asked for
+        assert result.pop("stats")["nodes"] == run(game, algorithm="solver", engine=engine).stats.nodes
     assert a == b
+    python_batch = _gametree("solve", "connect4", "--width", "5", "--height", "4", "--batch", "-", "--json", "--engine", "python", input="3\n")
+    compiled_batch = _gametree("solve", "connect4", "--width", "5", "--height", "4", "--batch", "-", "--json", "--engine", "compiled", input="3\n")
+    state = play_text(game, "3")
+    for out, engine in ((python_batch, "python"), (compiled_batch, "compiled")):
+        assert json.loads(out.stdout)["nodes"] == Solver(game, engine=engine).score(state).nodes, out.stderr
+    assert _gametree("solve", "connect4", "-a", "minimax", "--depth", "2", "--engine", "python").returncode == 0
     refused = _gametree("solve", "nim", "--engine", "compiled")
     assert refused.returncode == 1 and refused.stderr.strip().splitlines() == ["Error: Nim on heaps 3,4,5 has no compiled rules: use --engine python (or auto)"]
     wrong = _gametree("solve", "connect4", "-a", "minimax", "--engine", "compiled")

@@ -154,16 +154,20 @@ def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any]) -> dict[st
         "symmetry": (not params.get("no_symmetry"), bool(params.get("no_symmetry")), "--no-symmetry"),
         "weak": (bool(params.get("weak")), bool(params.get("weak")), "--weak"),
         "all_moves": (not params.get("best_only"), bool(params.get("best_only")), "--best-only"),
-        # Only "compiled" is an error for an algorithm without the choice: the others run on Python.
-        "engine": (params.get("engine") or "auto", params.get("engine") == "compiled", "--engine compiled"),
     }
     options: dict[str, Any] = {}
     for name, (value, given, flag) in wanted.items():
         if name in algorithm.takes:
-            if given or name not in ("weak", "all_moves", "engine"):  # the algorithms' own defaults
+            if given or name not in ("weak", "all_moves"):  # the algorithms' own defaults
                 options[name] = value
         elif given:
             raise click.UsageError(f"{flag} does not apply to --algorithm {algorithm.name}")
+    engine = params.get("engine")
+    if engine is not None:
+        if "engine" in algorithm.takes:
+            options["engine"] = engine
+        elif engine == "compiled":  # (python and auto: what an algorithm without the choice runs on)
+            raise click.UsageError(f"--engine compiled does not apply to --algorithm {algorithm.name}")
     if params.get("weak") and (params.get("depth") is not None or params.get("time_limit") is not None):
         raise click.UsageError("--weak proves the value: it does not combine with --depth or --time-limit")
     own = {option.name for option in algorithm.options}
