@@ -420,7 +420,9 @@ class Session:
         except _Stop as stop:
             self.ended = str(stop) or "quit"
             ui.say("Goodbye.")
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
+            if type(exc) is not KeyboardInterrupt:  # a termination signal (the command's Terminated): no tally
+                raise
             self.ended = "interrupt"
             ui.say()
             ui.say("Interrupted. Goodbye.")

@@ -142,3 +142,64 @@ def test_ctrl_c_stops_the_workers_cleanly():
         os.killpg(proc.pid, signal.SIGKILL)
         raise
     assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err and out == ""
+
+
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.add(int(entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc to find the worker processes")
+@pytest.mark.parametrize("command", [("solve", "connect4", "--workers", "2", "--json"), ("learn", "tictactoe", "--games", "100000000", "--workers", "2", "-o", "{out}")])
+def test_sigterm_to_the_parent_ends_its_workers_too(tmp_path, command):
+    """SIGTERM (or SIGHUP) to the command alone, as a service manager sends it: the command stops
+    its workers, says so in one line and exits 128 + 15; no worker is left running."""
+    args = [a.replace("{out}", str(tmp_path / "table.json")) for a in command]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from gametree.cli import main; main()", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        workers: set[int] = set()
+        while len(workers) < 2 and time.monotonic() < deadline:  # the pool's workers: the forkserver's children
+            time.sleep(0.2)
+            workers = {w for child in _children(proc.pid) for w in _children(child)}
+        time.sleep(1.0)  # at work
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+        descendants = workers | _children(proc.pid)  # the workers, the forkserver, the resource tracker
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 128 + signal.SIGTERM, err
+        assert err.strip().splitlines() == ["terminated"] and out == ""
+        deadline = time.monotonic() + 20
+        while any(_alive(pid) for pid in descendants) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in descendants if _alive(pid)], "workers left running"
+        assert not (tmp_path / "table.json").exists()
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import gc
+import signal
 import sys
 
 import click
@@ -75,11 +76,34 @@ def _freeze_collector() -> None:
 _exit_handler_registered = False
 
 
+class Terminated(KeyboardInterrupt):
+    """A termination signal (SIGTERM, SIGHUP) arrived: the command ends as on Ctrl-C (worker
+    processes terminated, files left as they were), then exits 128 + the signal's number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated(signum)
+
+
+def _end_cleanly_on_termination() -> None:
+    """SIGTERM and SIGHUP raise :class:`Terminated` (where nobody set a handler): by default they
+    would kill this process alone, leaving its worker processes running."""
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+            signal.signal(number, _raise_terminated)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point of the ``gametree`` console script."""
     if argv is None:  # the process is the command (the console script), not a caller passing arguments
         _freeze_collector()
         _skip_exit_collections()
+        _end_cleanly_on_termination()
     try:
         cli.main(args=argv, prog_name="gametree", standalone_mode=False)
     except click.exceptions.Exit as exc:
@@ -87,7 +111,12 @@ def main(argv: list[str] | None = None) -> None:
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
-    except (KeyboardInterrupt, click.Abort):
+    except (KeyboardInterrupt, click.Abort) as exc:
+        # (click turns a KeyboardInterrupt into Abort, the interrupt its context)
+        cause = exc if isinstance(exc, Terminated) else exc.__context__
+        if isinstance(cause, Terminated):
+            click.echo("\nterminated", err=True)
+            sys.exit(128 + cause.signum)
         click.echo("\ninterrupted", err=True)
         sys.exit(130)
     except BrokenPipeError:
