@@ -324,10 +324,10 @@ def learn(
             if progress is not None:
                 progress(done)
     else:
-        from .search.parallel import process_pool
+        from .search.parallel import WorkerWatch, process_pool, watched
 
         with process_pool(workers) as pool:
-            for done, part in pool.imap_unordered(_learn_chunk, tasks):
+            for done, part in watched(pool.imap_unordered(_learn_chunk, tasks), WorkerWatch()):
                 merge_counts(counts, part)
                 if progress is not None:
                     progress(done)

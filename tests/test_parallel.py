@@ -203,3 +203,41 @@ def test_sigterm_to_the_parent_ends_its_workers_too(tmp_path, command):
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc to find the worker processes")
+@pytest.mark.parametrize("command", [("solve", "connect4", "--workers", "2", "--engine", "python", "--json"), ("learn", "tictactoe", "--games", "100000000", "--workers", "2", "-o", "{out}")])
+def test_a_worker_killed_ends_the_command_with_one_line(tmp_path, command):
+    """A worker killed from outside (as the out-of-memory killer does) takes its task with it: the
+    command notices, stops the other workers and says so in one line, instead of waiting forever."""
+    args = [a.replace("{out}", str(tmp_path / "table.json")) for a in command]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from gametree.cli import main; main()", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        workers: set[int] = set()
+        while len(workers) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            workers = {w for child in _children(proc.pid) for w in _children(child)}
+        time.sleep(1.0)  # at work
+        assert proc.poll() is None
+        os.kill(min(workers), signal.SIGKILL)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 1, err
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"Error: worker process {min(workers)} died"), err
+        deadline = time.monotonic() + 20
+        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in workers if _alive(pid)], "workers left running"
+        assert not (tmp_path / "table.json").exists()
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass

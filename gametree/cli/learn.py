@@ -16,6 +16,7 @@ import click
 
 from ..files import write_atomically
 from ..plugin import GameSpec
+from ..game import GameError
 from .common import check_workers, game_group, game_options, make_game, progress_bar, split_game_options
 
 __all__ = ["learn"]
@@ -49,15 +50,18 @@ def _learn_command(spec: GameSpec) -> click.Command:
                 done[0] += n
                 bar(done[0], total)
 
-            table = learn(
-                game,
-                games=total,
-                seed=params["seed"],
-                workers=params["workers"],
-                name=spec.name,
-                options={k: v for k, v in game_params.items() if v is not None},
-                progress=progress,
-            )
+            try:
+                table = learn(
+                    game,
+                    games=total,
+                    seed=params["seed"],
+                    workers=params["workers"],
+                    name=spec.name,
+                    options={k: v for k, v in game_params.items() if v is not None},
+                    progress=progress,
+                )
+            except GameError as exc:  # a worker process that died, say
+                raise click.ClickException(str(exc)) from None
         seconds = time.perf_counter() - start
         text = table.to_json()
         output = params["output"]

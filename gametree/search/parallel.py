@@ -49,7 +49,7 @@ from .results import MoveValue, SearchResult, SearchStats, assemble, freeze, sta
 if TYPE_CHECKING:
     from multiprocessing.pool import Pool
 
-__all__ = ["EXACT_ALGORITHMS", "ParallelError", "Split", "max_workers", "process_pool", "solve_parallel", "split", "workers_limit_message"]
+__all__ = ["EXACT_ALGORITHMS", "ParallelError", "Split", "WorkerWatch", "max_workers", "process_pool", "solve_parallel", "split", "watched", "workers_limit_message"]
 
 #: The exact algorithms a subproblem can be solved with.
 EXACT_ALGORITHMS = ("solver", "alphabeta")
@@ -113,6 +113,43 @@ def process_pool(workers: int) -> Iterator[Pool]:
         raise
     pool.close()
     pool.join()
+
+
+class WorkerWatch:
+    """The worker processes of a pool just started, watched for one that dies.
+
+    A worker that dies (the system's out-of-memory killer is the usual cause) takes its task
+    with it: ``multiprocessing`` starts a new worker but never answers the lost task, so the
+    parent would wait forever.  :meth:`check`, called while waiting, raises
+    :class:`ParallelError` instead.  The workers are this process's children named as
+    ``multiprocessing`` names pool workers.
+    """
+
+    def __init__(self) -> None:
+        self.pids = self._workers()
+
+    @staticmethod
+    def _workers() -> set[int]:
+        return {p.pid for p in multiprocessing.active_children() if "PoolWorker" in p.name and p.pid is not None}
+
+    def check(self) -> None:
+        lost = self.pids - self._workers()
+        if lost:
+            raise ParallelError(
+                f"worker process {min(lost)} died before finishing its work (the system may have stopped it "
+                "for lack of memory): try fewer --workers or a smaller --cache-size"
+            )
+
+
+def watched(results: Any, watch: WorkerWatch) -> Iterator[Any]:
+    """The results of ``pool.imap_unordered`` (or ``imap``) as they come, checking ``watch`` while waiting."""
+    while True:
+        try:
+            yield results.next(timeout=0.2)
+        except StopIteration:
+            return
+        except multiprocessing.TimeoutError:
+            watch.check()
 
 
 # -- splitting ---------------------------------------------------------------------------
@@ -305,6 +342,7 @@ class _Processes(_Runner):
         super().__init__()
         self.workers = workers
         self.pool = _context().Pool(workers, initializer=_ignore_sigint)
+        self.watch = WorkerWatch()
 
     def slots(self) -> int:
         return self.workers
@@ -319,7 +357,7 @@ class _Processes(_Runner):
             try:
                 return handle.get(timeout=0.1)  # type: ignore[no-any-return]
             except multiprocessing.TimeoutError:
-                continue
+                self.watch.check()
 
     def cancel(self) -> None:
         super().cancel()
