@@ -241,3 +241,30 @@ def test_a_worker_killed_ends_the_command_with_one_line(tmp_path, command):
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def test_an_address_that_is_no_dask_scheduler_is_one_error_within_the_timeout(registry, monkeypatch):
+    """A port that accepts connections and never answers (a web server, a silent socket) kept the
+    Dask client waiting for minutes; now it is an error after SCHEDULER_TIMEOUT seconds."""
+    pytest.importorskip("distributed")
+    import socket
+
+    from gametree.search import parallel
+
+    monkeypatch.setattr(parallel, "SCHEDULER_TIMEOUT", 1.0)
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(5)
+        address = "tcp://127.0.0.1:%d" % silent.getsockname()[1]
+        started = time.monotonic()
+        with pytest.raises(parallel.ParallelError, match="no Dask scheduler answered at .* within 1 s"):
+            parallel.solve_parallel(registry.game("tictactoe").create(size=3), scheduler=address)
+        assert time.monotonic() - started < 30
+
+
+@pytest.mark.parametrize("address", ["tls://127.0.0.1:1", "inproc://x"])
+def test_unusable_scheduler_addresses_are_one_line(address):
+    pytest.importorskip("distributed")
+    out = _gametree("solve", "tictactoe", "--size", "3", "--scheduler", address)
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 1 and len(lines) == 1 and lines[0].startswith(f"Error: cannot reach the Dask scheduler at {address}: ")

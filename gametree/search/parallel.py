@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import queue
 import signal
 import threading
 import time
@@ -371,6 +372,37 @@ class _Processes(_Runner):
         self.pool.join()
 
 
+#: Seconds to wait for a Dask scheduler to answer.
+SCHEDULER_TIMEOUT = 10.0
+
+
+def _connect(client_class: Any, scheduler: str) -> Any:
+    """A Dask client of ``scheduler``, or :class:`ParallelError` within :data:`SCHEDULER_TIMEOUT`.
+
+    ``Client(timeout=...)`` bounds the connection, not the handshake after it: a port that
+    accepts connections and never answers (a web server, a silent socket) kept it waiting for
+    minutes.  So the client is made in a thread of its own, and waited for with a deadline.
+    """
+    made: queue.SimpleQueue[tuple[Any, BaseException | None]] = queue.SimpleQueue()
+
+    def connect() -> None:
+        try:
+            made.put((client_class(scheduler, timeout=f"{SCHEDULER_TIMEOUT:g}s"), None))
+        except BaseException as exc:  # handed to the waiting thread
+            made.put((None, exc))
+
+    threading.Thread(target=connect, name="gametree-dask-connect", daemon=True).start()
+    try:
+        client, error = made.get(timeout=SCHEDULER_TIMEOUT + 2)
+    except queue.Empty:
+        raise ParallelError(f"no Dask scheduler answered at {scheduler} within {SCHEDULER_TIMEOUT:g} s") from None
+    if error is not None:
+        if isinstance(error, (OSError, TimeoutError, ValueError, TypeError)):
+            raise ParallelError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
+        raise error
+    return client
+
+
 class _Dask(_Runner):
     def __init__(self, scheduler: Any) -> None:
         super().__init__()
@@ -381,10 +413,7 @@ class _Dask(_Runner):
         self.own = not isinstance(scheduler, Client)
         self.client: Any
         if self.own:
-            try:
-                self.client = Client(scheduler, timeout="10s")  # type: ignore[no-untyped-call]
-            except (OSError, TimeoutError, ValueError) as exc:
-                raise ParallelError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+            self.client = _connect(Client, scheduler)
         else:
             self.client = scheduler
         self.futures: list[Any] = []
