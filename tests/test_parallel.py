@@ -268,3 +268,40 @@ def test_unusable_scheduler_addresses_are_one_line(address):
     out = _gametree("solve", "tictactoe", "--size", "3", "--scheduler", address)
     lines = out.stderr.strip().splitlines()
     assert out.returncode == 1 and len(lines) == 1 and lines[0].startswith(f"Error: cannot reach the Dask scheduler at {address}: ")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_scheduler_killed_mid_solve_is_one_line(tmp_path):
+    """The Dask scheduler dies while gametree waits for its answers: one line, exit 1, no traceback."""
+    pytest.importorskip("distributed")
+    import socket
+
+    with socket.socket() as probe:  # a free port for the scheduler
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+    scheduler = subprocess.Popen([*dask, "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    solve = None
+    try:
+        solve = subprocess.Popen(
+            [sys.executable, "-c", "from gametree.cli import main; main()", "solve", "connect4", "--engine", "python", "--scheduler", address, "--json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(8)  # connected, the subproblems sent (the solve takes far longer)
+        assert solve.poll() is None, solve.communicate()
+        scheduler.kill()
+        out, err = solve.communicate(timeout=90)
+        lines = err.strip().splitlines()
+        assert solve.returncode == 1 and len(lines) == 1 and "Dask scheduler" in lines[0], err
+        assert "Traceback" not in err and out == ""
+    finally:
+        for proc in (solve, worker, scheduler):
+            if proc is not None:
+                proc.kill()
+                proc.wait()

@@ -31,6 +31,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import logging
 import multiprocessing
 import os
 import queue
@@ -38,7 +39,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_EXCEPTION, CancelledError, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -372,6 +373,20 @@ class _Processes(_Runner):
         self.pool.join()
 
 
+def _silence(prefix: str) -> dict[str, int]:
+    """Raise every logger named ``prefix`` or ``prefix.*`` above CRITICAL; their levels before."""
+    names = [prefix, *(n for n in logging.root.manager.loggerDict if n.startswith(prefix + "."))]
+    levels = {name: logging.getLogger(name).level for name in names}
+    for name in names:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    return levels
+
+
+def _restore(levels: dict[str, int]) -> None:
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
+
+
 #: Seconds to wait for a Dask scheduler to answer.
 SCHEDULER_TIMEOUT = 10.0
 
@@ -412,8 +427,16 @@ class _Dask(_Runner):
             raise ParallelError("--scheduler needs Dask: pip install 'gametree[dask]' (or pip install distributed)") from None
         self.own = not isinstance(scheduler, Client)
         self.client: Any
+        self.address = scheduler if self.own else getattr(getattr(scheduler, "scheduler", None), "address", "the client's scheduler")
         if self.own:
-            self.client = _connect(Client, scheduler)
+            # A client of our own reports its failures through us, in one line: distributed's own
+            # log (tracebacks of lost connections on standard error) is silenced while it runs.
+            self.levels = _silence("distributed")
+            try:
+                self.client = _connect(Client, scheduler)
+            except BaseException:
+                _restore(self.levels)
+                raise
         else:
             self.client = scheduler
         self.futures: list[Any] = []
@@ -436,9 +459,12 @@ class _Dask(_Runner):
             raise _Cancelled
         try:
             return handle.result()  # type: ignore[no-any-return]
-        except BaseException:
+        except BaseException as exc:
             if self.cancelled.is_set():
                 raise _Cancelled from None
+            if isinstance(exc, (CancelledError, OSError)):  # (distributed's FutureCancelledError, CommClosedError)
+                reason = "the connection was lost" if isinstance(exc, CancelledError) else " ".join(str(exc).split())
+                raise ParallelError(f"lost the Dask scheduler at {self.address} during the solve: {reason}") from None
             raise
 
     def cancel(self) -> None:
@@ -449,7 +475,10 @@ class _Dask(_Runner):
 
     def close(self) -> None:
         if self.own:
-            self.client.close()
+            try:
+                self.client.close()
+            finally:
+                _restore(self.levels)
 
 
 # -- the parallel search above the split ------------------------------------------------------
