@@ -606,3 +606,11 @@ def test_node_attributes_match_the_engine_before_the_redesign(registry) -> None:
         ("terminal", "exact"): 24, ("searched", "lower"): 20, ("searched", "exact"): 15, ("cache", "lower"): 10, ("cache", "exact"): 9,
         ("bound", "lower"): 4, ("bound", "upper"): 1,
     }
+
+
+def test_cli_refuses_a_huge_tree_without_counting_all_of_it():
+    """7x6 Connect Four from the start: refused after counting ten times --max-nodes (at least
+    10,000 nodes), not the two million nodes it took before."""
+    result = run("tree", "connect4", "--max-nodes", "400", "-f", "dot")
+    assert result.exit_code == 1
+    assert result.output.strip().startswith("Error: the alphabeta tree of this position has more than 10,000 nodes, more than --max-nodes 400")
