@@ -108,6 +108,11 @@ def main(argv: list[str] | None = None) -> None:
         cli.main(args=argv, prog_name="gametree", standalone_mode=False)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
+    except click.UsageError as exc:
+        # One line, as every other error (click's own show() puts the usage lines above it).
+        hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+        click.echo(f"Error: {exc.format_message()}{hint}", err=True)
+        sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
