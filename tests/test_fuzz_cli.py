@@ -1,0 +1,127 @@
+"""Property-based fuzzing of the command line: whatever the arguments, no traceback; an error is one
+``Error:`` line and a non-zero exit.
+
+Every command, every game, and their options with values that are huge, negative, zero, NaN,
+infinite, empty, non-ASCII or not numbers at all, beside small valid ones.  The commands run in
+this process (``gametree.cli.main(argv)``, which handles errors as the console script does), so
+a few hundred fit in well under a minute.  Valid values are kept small (boards of at most 3x3,
+a few games, no worker processes) so that a command that is accepted also finishes quickly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from gametree.cli import main
+
+#: Values that must be refused cleanly wherever a number or a name is expected (or accepted).
+WILD = ["", "-1", "0", "-0", "1.5", "nan", "-nan", "inf", "-inf", "1e400", "9" * 400, "x", "é", "💥", "--", "3,", ",,", "\t", "A1" * 300]
+SMALL = ["1", "2", "3"]
+#: About as often a small valid value as a wild one: most command lines have several values, and
+#: some should be accepted and run.
+value = st.sampled_from(SMALL * 6 + WILD)
+small_or_wild = value
+
+GAME_OPTIONS = {
+    "tictactoe": ["--size", "--width", "--height", "--k"],
+    "connect4": ["--width", "--height", "--k"],
+    "nim": ["--heaps"],
+}
+#: Options of each command (beside the game's), each with the values it is fuzzed with.
+COMMAND_OPTIONS: dict[str, dict[str, st.SearchStrategy[str]]] = {
+    "solve": {
+        "--moves": st.sampled_from(["A1", "B2 A1", "1", "1 2", "zz", "", "💥", "9" * 400]),
+        "--algorithm": st.sampled_from(["solver", "alphabeta", "minimax", "mcts", "nope", ""]),
+        "--depth": value,
+        "--time-limit": st.sampled_from(["0.1"] * 10 + WILD),
+        "--cache-size": st.sampled_from(["1000", "2M", "1MB"] * 4 + ["1025GB", "0kb", *WILD]),
+        "--engine": st.sampled_from(["auto", "python", "compiled", "gpu", ""]),
+        "--workers": st.sampled_from(["0", "-1", "99999999", "x", "nan"]),
+        "--split-ply": value,
+        "--iterations": st.sampled_from(["5"] * 10 + WILD),
+        "--exploration": st.sampled_from(["1.0"] * 10 + WILD),
+        "--seed": value,
+    },
+    "tree": {
+        "--moves": st.sampled_from(["A1", "A1 B2", "1", "zz", "", "💥"]),
+        "--algorithm": st.sampled_from(["alphabeta", "minimax", "mcts", "nope"]),
+        "--depth": value,
+        "--max-nodes": st.sampled_from(["50"] * 10 + WILD),
+        "-f": st.sampled_from(["dot", "json", "graphml", "nope", ""]),
+        "--iterations": st.sampled_from(["5"] * 10 + WILD),
+    },
+    "play": {
+        "--x": st.sampled_from(["random", "easy", "perfect", "human", "nope", ""]),
+        "--o": st.sampled_from(["random", "easy", "perfect", "nope", ""]),
+        "--games": st.sampled_from(["1", "2"] * 5 + WILD),
+        "--delay": st.sampled_from(["0"] * 10 + WILD),
+        "--seed": value,
+        "--moves": st.sampled_from(["A1", "1", "zz", "", "💥"]),
+        "--engine": st.sampled_from(["auto", "python", "compiled", "gpu"]),
+    },
+    "learn": {
+        "--games": st.sampled_from(["1", "5"] * 5 + WILD),
+        "--seed": value,
+        "--workers": st.sampled_from(["0", "-1", "99999999", "x"]),
+    },
+}
+#: Flags without a value.
+FLAGS = {"solve": ["--best-only", "--weak", "--no-cache", "--no-symmetry", "--json"], "tree": ["--json"], "play": ["--json"], "learn": ["--json"]}
+
+
+@st.composite
+def command_lines(draw: st.DrawFn) -> list[str]:
+    command = draw(st.sampled_from(sorted(COMMAND_OPTIONS)))
+    game = draw(st.sampled_from([*sorted(GAME_OPTIONS), "nosuchgame", ""]))
+    argv = [command, game]
+    # The board's size first, always given for Connect Four (its default 7x6 would search for hours).
+    for option in GAME_OPTIONS.get(game, []):
+        if game == "connect4" and option != "--k" or draw(st.booleans()):
+            argv += [option, draw(small_or_wild if option != "--heaps" else st.sampled_from(["1,2", "3", "0", "1," * 70, *WILD]))]
+    options = COMMAND_OPTIONS[command]
+    for option in draw(st.lists(st.sampled_from(sorted(options)), max_size=4, unique=True)):
+        argv += [option, draw(options[option])]
+    argv += draw(st.lists(st.sampled_from(FLAGS[command]), max_size=2, unique=True))
+    return argv
+
+
+def run_in_process(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), _stdin(""):
+        try:
+            main(argv)
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return code, out.getvalue(), err.getvalue()
+
+
+@contextlib.contextmanager
+def _stdin(text: str):  # type: ignore[no-untyped-def]
+    import sys
+
+    saved = sys.stdin
+    sys.stdin = io.StringIO(text)
+    try:
+        yield
+    finally:
+        sys.stdin = saved
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(command_lines())
+def test_any_command_line_is_an_answer_or_one_error_line(tmp_path_factory: pytest.TempPathFactory, argv: list[str]) -> None:
+    if argv[0] in ("tree", "learn"):  # their output goes to a file of the test's own
+        argv += ["-o", str(Path(tmp_path_factory.mktemp("out")) / ("out." + ("json" if argv[0] == "learn" else "dot")))]
+    code, out, err = run_in_process(argv)
+    assert "Traceback" not in out + err, (argv, err)
+    assert code in (0, 1, 2), (argv, code, err)
+    if code != 0:
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("Error: "), (argv, err)
