@@ -41,6 +41,11 @@ class NimState(NamedTuple):
     moves: int
 
 
+
+def _clip(text: str, limit: int = 40) -> str:
+    """User input as an error message repeats it: at most ``limit`` characters."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
 def parse_heaps(text: str) -> tuple[int, ...]:
     """``"3,4,5"`` -> ``(3, 4, 5)``; a clear ``ValueError`` for anything else."""
     parts = [p.strip() for p in text.replace(" ", ",").split(",") if p.strip()]
@@ -49,7 +54,7 @@ def parse_heaps(text: str) -> tuple[int, ...]:
     heaps = []
     for part in parts:
         if not part.isdecimal():
-            raise ValueError(f"--heaps {text!r}: {part!r} is not a heap size (a whole number >= 0)")
+            raise ValueError(f"--heaps {_clip(text)!r}: {_clip(part)!r} is not a heap size (a whole number >= 0)")
         heaps.append(int(part))
     if len(heaps) > MAX_HEAPS:
         raise ValueError(f"--heaps: at most {MAX_HEAPS} heaps")

@@ -64,10 +64,10 @@ class TicTacToe:
 
     def __init__(self, width: int = 3, height: int = 3, k: int | None = None) -> None:
         if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
-            raise ValueError(f"board {width}x{height}: width and height must be between 1 and {MAX_SIDE}")
+            raise ValueError(f"board {_shown(width)}x{_shown(height)}: width and height must be between 1 and {MAX_SIDE}")
         k = max(width, height) if k is None else k
         if not 1 <= k <= max(width, height):
-            raise ValueError(f"k={k} cannot fit on a {width}x{height} board (1 <= k <= {max(width, height)})")
+            raise ValueError(f"k={_shown(k)} cannot fit on a {width}x{height} board (1 <= k <= {max(width, height)})")
         self.width, self.height, self.k = width, height, k
         self.cells = n = width * height
         self.info = GameInfo(max_plies=n, player_names=("X", "O"))
@@ -460,13 +460,19 @@ def _mover_and_opponent(state: TTTState) -> tuple[int, int]:
     return (state.o, state.x) if state.moves & 1 else (state.x, state.o)
 
 
+def _shown(number: int) -> str:
+    """A number as an error message repeats it: not all of a number with hundreds of digits."""
+    text = str(number)
+    return text if len(text) <= 12 else f"{text[:6]}...({len(text.lstrip('-'))} digits)"
+
+
 def _same_move(state: TTTState, move: int) -> int:
     return move
 
 
 def _make(size: int | None, width: int | None, height: int | None, k: int | None) -> TicTacToe:
     if size is not None and size < 1:
-        raise ValueError(f"--size {size}: the board needs at least one cell")
+        raise ValueError(f"--size {_shown(size)}: the board needs at least one cell")
     side = 3 if size is None else size
     return TicTacToe(width if width is not None else side, height if height is not None else side, k)
 

@@ -125,3 +125,18 @@ def test_any_command_line_is_an_answer_or_one_error_line(tmp_path_factory: pytes
     if code != 0:
         lines = err.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("Error: "), (argv, err)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["solve", "tictactoe", "--size", "x" * 100_000],
+        ["solve", "nim", "--heaps", "x" * 100_000],
+        ["solve", "tictactoe", "--width", "9" * 300],
+        ["solve", "connect4", "--cache-size", "x" * 100_000],
+    ],
+)
+def test_a_huge_bad_value_is_not_repeated_in_full(argv: list[str]) -> None:
+    code, out, err = run_in_process(argv)
+    lines = err.strip().splitlines()
+    assert code in (1, 2) and len(lines) == 1 and len(lines[0]) < 300, (code, len(err))

@@ -186,3 +186,13 @@ def test_check_move_rejects_cells_off_the_board(registry, move):
             g.check_move(state, move)
         with pytest.raises(IllegalMoveError, match="off the board"):
             checked_play(g, state, move)
+
+
+def test_option_errors_do_not_repeat_huge_numbers():
+    from click.testing import CliRunner
+
+    from gametree.cli import cli
+
+    for args in (["--width", "9" * 100], ["--k", "-" + "9" * 100], ["--size", "-" + "9" * 100]):
+        result = CliRunner().invoke(cli, ["solve", "tictactoe", *args])
+        assert result.exit_code == 1 and "(100 digits)" in result.output and "9" * 20 not in result.output, result.output

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import atexit
 import gc
+import re
 import signal
 import sys
 
 import click
 
+from .common import clip
 from .games import list_games
 from .learn import learn
 from .play import play
@@ -111,7 +113,9 @@ def main(argv: list[str] | None = None) -> None:
     except click.UsageError as exc:
         # One line, as every other error (click's own show() puts the usage lines above it).
         hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
-        click.echo(f"Error: {exc.format_message()}{hint}", err=True)
+        # click repeats a bad value in full (a 1 MB argument, a 2 MB line): cut what it quotes.
+        message = re.sub(r"'([^']{61,})'", lambda m: repr(clip(m.group(1))), exc.format_message())
+        click.echo(f"Error: {message}{hint}", err=True)
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
