@@ -299,3 +299,72 @@ def test_a_plugin_printing_does_not_corrupt_json_output(tmp_path, args):
     for line in ("chatty: imported", "chatty: registering games", "chatty: registering players"):
         assert line in out.stderr
 
+
+
+_BUGGY = """
+from gametree import GameInfo, GameSpec, Outcome, hookimpl
+
+
+class Buggy:
+    info = GameInfo(max_plies=3)
+
+    def initial_state(self):
+        return 0
+
+    def to_move(self, state):
+        return state % 2
+
+    def ply(self, state):
+        return state
+
+    def legal_moves(self, state):
+        if state == 1:
+            raise RuntimeError("a bug in the game, on purpose")
+        return [0, 1]
+
+    def play(self, state, move):
+        return state + 1
+
+    def outcome(self, state):
+        return Outcome(None) if state == 3 else None
+
+    def key(self, state):
+        return state
+
+    def parse_move(self, state, text):
+        return int(text)
+
+    def format_move(self, state, move):
+        return str(move)
+
+    def render(self, state):
+        return str(state)
+
+
+class NoPlayer:
+    def choose(self, game, state, rng):
+        return game.legal_moves(state)[0]
+
+
+@hookimpl
+def gametree_register_games(registry):
+    registry.add_game(GameSpec(name="buggy", factory=Buggy))
+
+
+@hookimpl
+def gametree_register_players(registry):
+    registry.add_player("nohuman", NoPlayer)
+"""
+
+
+def test_a_bug_in_a_plugins_code_is_one_line_naming_where(tmp_path: Path) -> None:
+    """An exception nobody expected, here from a game's legal_moves: one line that says what and
+    in which file and function it was raised (the plugin's), and how to see the traceback."""
+    (tmp_path / "buggy_plugin.py").write_text(_BUGGY)
+    out = gametree("-p", "buggy_plugin", "solve", "buggy", path=tmp_path)
+    line = assert_one_line_error(out, "unexpected RuntimeError: a bug in the game, on purpose", "in legal_moves", "buggy_plugin.py:", "GAMETREE_DEBUG=1")
+    assert out.returncode == 1, line
+    debug = gametree("-p", "buggy_plugin", "solve", "buggy", path=tmp_path, env={"GAMETREE_DEBUG": "1"})
+    assert "Traceback" in debug.stderr and "a bug in the game, on purpose" in debug.stderr
+    player = gametree("-p", "buggy_plugin", "play", "tictactoe", "--x", "nohuman", "--o", "random", path=tmp_path)
+    assert_one_line_error(player, "player nohuman (from ", "buggy_plugin", "needs a 'human' attribute")

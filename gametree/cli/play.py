@@ -157,7 +157,9 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
             player = factory()
         except (ValueError, GameError) as exc:  # e.g. mcts with a bad $GAMETREE_MCTS_SECONDS
             raise click.ClickException(f"player {kind} ({option}): {exc}") from None
-        if params["engine"] is not None and hasattr(player, "engine"):  # a searching player (see docs/plugins.md)
+        if not isinstance(getattr(player, "human", None), bool) or not callable(getattr(player, "choose", None)):
+            raise click.ClickException(f"player {kind} (from {factory.source}) is no player: it needs a 'human' attribute (True or False) and a 'choose' method")
+        if params["engine"] is not None and hasattr(player, "engine"):  # a searching player (see docs/playing.md)
             player.engine = params["engine"]
         seats.append(Seat(kind, player))
     if big and "perfect" in (params["first"], params["second"]):

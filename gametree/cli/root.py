@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import atexit
 import gc
+import os
 import re
 import signal
 import sys
+import traceback
 
 import click
 
@@ -131,3 +133,18 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         sys.stderr.close()  # the reader went away (e.g. | head): not an error of ours
         sys.exit(0)
+    except Exception as exc:  # a bug: in a plugin's code (a game's method, an algorithm, a player) or ours
+        if os.environ.get("GAMETREE_DEBUG"):
+            raise
+        click.echo(f"Error: {_unexpected(exc)}", err=True)
+        sys.exit(1)
+
+
+def _unexpected(exc: BaseException) -> str:
+    """One line on an exception nobody expected: what, and where it was raised (the file names the
+    plugin at fault, or gametree), with how to see the whole traceback."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (raised in {frames[-1].name}, {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    text = " ".join(str(exc).split())
+    text = text if len(text) <= 200 else text[:197] + "..."
+    return f"unexpected {type(exc).__name__}: {text}{where}; GAMETREE_DEBUG=1 shows the traceback"
