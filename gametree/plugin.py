@@ -332,6 +332,10 @@ def _fingerprint(paths: list[str]) -> list[Any] | None:
     return entries
 
 
+#: A cache file larger than this is not read (it holds a few kilobytes).
+_CACHE_MAX_BYTES = 1 << 20
+
+
 def _cache_path(paths: list[str]) -> str:
     """The cache file of this Python environment (its interpreter and ``paths``)."""
     folder = user_cache_folder()
@@ -375,8 +379,7 @@ def entry_point_list() -> list[tuple[str, str, str]]:
         return _scan()
     path = _cache_path(paths)
     try:
-        with open(path, encoding="utf-8") as f:
-            kept = json.load(f)
+        kept = _read_private(path)
         if isinstance(kept, dict) and kept.get("format") == _CACHE_FORMAT and kept.get("fingerprint") == fingerprint:
             entries = kept.get("entry_points")
             # Only a list of [name, value, dist] strings; any other shape is a miss, rewritten below.
@@ -386,14 +389,42 @@ def entry_point_list() -> list[tuple[str, str, str]]:
         pass  # none yet, or unreadable (too deeply nested, say): scan again
     found = _scan()
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        temporary = f"{path}.{os.getpid()}.tmp"
-        with open(temporary, "w", encoding="utf-8") as f:
-            json.dump({"format": _CACHE_FORMAT, "fingerprint": fingerprint, "entry_points": found}, f)
-        os.replace(temporary, path)
+        _write_private(path, json.dumps({"format": _CACHE_FORMAT, "fingerprint": fingerprint, "entry_points": found}).encode("utf-8"))
     except OSError:
         pass  # a read-only or full disk: no cache, same answer
     return found
+
+
+def _read_private(path: str) -> Any:
+    """The JSON in ``path`` if it is a regular file of this user that nobody else may write (the
+    cache names modules to import: a file someone else could have written is not trusted), else
+    :class:`OSError`.  Opened without following a symbolic link and without blocking (a FIFO
+    there would otherwise hang every command)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_mode & 0o022 or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
+            raise OSError(f"{path}: not a private regular file")
+        return json.loads(f.read(_CACHE_MAX_BYTES + 1)[:_CACHE_MAX_BYTES])
+
+
+def _write_private(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a new file only this user may read or write (created
+    exclusively, never through a symbolic link), renamed into place."""
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    temporary = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
 
 
 def _load_entry_point(value: str) -> Any:

@@ -188,3 +188,37 @@ def test_a_deleted_working_folder_only_means_no_cache(cache_dir: Path, monkeypat
     monkeypatch.setattr(os, "getcwd", gone)
     assert names_values(entry_point_list()) == from_metadata()
     assert not cache_dir.exists()
+
+
+def _the_cache(folder: Path) -> Path:
+    files = list(folder.glob("entry-points-*.json"))
+    assert len(files) == 1, files
+    return files[0]
+
+
+def test_a_cache_others_may_write_is_not_trusted(cache_dir: Path) -> None:
+    """A cache file writable by the group or others could have been written by someone else to
+    hide games or import any module: it is read as a miss and rewritten privately."""
+    first = entry_point_list()
+    path = _the_cache(cache_dir)
+    kept = json.loads(path.read_text())
+    kept["entry_points"] = []  # what an attacker would write: every game hidden
+    path.write_text(json.dumps(kept))
+    os.chmod(path, 0o666)
+    assert entry_point_list() == first
+    assert path.stat().st_mode & 0o077 == 0  # rewritten for this user alone
+
+
+def test_a_fifo_or_a_link_at_the_cache_path_is_replaced_not_waited_on(cache_dir: Path, tmp_path: Path) -> None:
+    first = entry_point_list()
+    path = _the_cache(cache_dir)
+    path.unlink()
+    os.mkfifo(path)  # opening it for reading would wait for a writer forever
+    assert entry_point_list() == first
+    assert path.is_file() and not path.is_symlink()
+    target = tmp_path / "elsewhere.json"
+    target.write_text("{}")
+    path.unlink()
+    path.symlink_to(target)
+    assert entry_point_list() == first
+    assert not path.is_symlink() and target.read_text() == "{}"  # the link replaced, its target untouched
