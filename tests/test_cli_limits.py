@@ -368,3 +368,10 @@ def test_a_bug_in_a_plugins_code_is_one_line_naming_where(tmp_path: Path) -> Non
     assert "Traceback" in debug.stderr and "a bug in the game, on purpose" in debug.stderr
     player = gametree("-p", "buggy_plugin", "play", "tictactoe", "--x", "nohuman", "--o", "random", path=tmp_path)
     assert_one_line_error(player, "player nohuman (from ", "buggy_plugin", "needs a 'human' attribute")
+
+
+def test_drawing_that_takes_too_long_is_stopped_with_one_line(tmp_path: Path) -> None:
+    """The drawing program is given GAMETREE_RENDER_SECONDS (default 120 s), then stopped."""
+    out = gametree("tree", "tictactoe", "--moves", "A1 B2 C3", "-o", str(tmp_path / "t.svg"), env={"GAMETREE_RENDER_SECONDS": "0.001"})
+    assert_one_line_error(out, "took more than 0.001 s to draw the svg", "-f dot")
+    assert not (tmp_path / "t.svg").exists()

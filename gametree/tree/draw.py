@@ -115,14 +115,33 @@ MISSING = (
 )
 
 
-def render(source: str, format: str = "svg") -> bytes:
-    """Lay out DOT ``source`` and return the drawing (``format`` ``svg``, ``png``, ...)."""
+#: Seconds the drawing program may take (``GAMETREE_RENDER_SECONDS`` sets others): a tree of 65,000
+#: nodes kept Graphviz busy for ten minutes and 1.4 GB before it gave up.
+RENDER_SECONDS = 120.0
+
+
+def render(source: str, format: str = "svg", *, seconds: float | None = None) -> bytes:
+    """Lay out DOT ``source`` and return the drawing (``format`` ``svg``, ``png``, ...), or
+    :class:`RenderError` if the drawing program takes longer than ``seconds`` (default
+    :data:`RENDER_SECONDS`)."""
     program = find_dot()
     if program is None:
         raise GraphvizMissingError(f"cannot draw {format}: {MISSING}")
     path, _kind = program
+    if seconds is None:
+        try:
+            seconds = float(os.environ.get("GAMETREE_RENDER_SECONDS", RENDER_SECONDS))
+        except ValueError:
+            seconds = RENDER_SECONDS
+        if not 0 < seconds < float("inf"):
+            seconds = RENDER_SECONDS
     try:
-        done = subprocess.run([path, f"-T{format}"], input=source.encode("utf-8"), capture_output=True, check=False)
+        done = subprocess.run([path, f"-T{format}"], input=source.encode("utf-8"), capture_output=True, check=False, timeout=seconds)
+    except subprocess.TimeoutExpired:
+        raise RenderError(
+            f"{path} took more than {seconds:g} s to draw the {format} (the program was stopped): draw a smaller tree (--max-nodes, --depth), "
+            "or write -f dot, json or graphml, which need no drawing"
+        ) from None
     except OSError as exc:
         raise RenderError(f"cannot run {path}: {exc}") from None
     if done.returncode != 0 or not done.stdout:
