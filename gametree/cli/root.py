@@ -134,10 +134,27 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr.close()  # the reader went away (e.g. | head): not an error of ours
         sys.exit(0)
     except Exception as exc:  # a bug: in a plugin's code (a game's method, an algorithm, a player) or ours
+        interrupt = _interrupt_in(exc)
+        if interrupt is not None:  # Ctrl-C that a library turned into an error of its own (numba, compiling)
+            terminated = isinstance(interrupt, Terminated)
+            click.echo("\nterminated" if terminated else "\ninterrupted", err=True)
+            sys.exit(128 + interrupt.signum if isinstance(interrupt, Terminated) else 130)
         if os.environ.get("GAMETREE_DEBUG"):
             raise
         click.echo(f"Error: {_unexpected(exc)}", err=True)
         sys.exit(1)
+
+
+def _interrupt_in(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C (or :class:`Terminated`) among the exceptions ``exc`` was raised from, if any."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 def _unexpected(exc: BaseException) -> str:
