@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import stat
 
-__all__ = ["user_cache_folder", "write_atomically"]
+__all__ = ["user_cache_folder", "write_atomically", "write_privately"]
 
 #: How many random names to try before giving up (tempfile.mkstemp tries as many).
 _ATTEMPTS = 10_000
@@ -64,18 +64,39 @@ def write_atomically(path: str | os.PathLike[str], data: bytes) -> None:
     _sync_folder(folder)
 
 
-def _create_beside(folder: str, name: str) -> tuple[int, str]:
+def write_privately(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` for this user alone: through a new file of mode 0o600 (its folder
+    made 0o700 if new), renamed onto ``path``.  Unlike :func:`write_atomically`, whatever is at
+    ``path`` is replaced, never written through: a symbolic link or a FIFO there (left by someone
+    else, say) gives way to the new file.  For a cache, where a lost write only costs a miss: no
+    fsync."""
+    folder, name = os.path.split(os.path.abspath(path))
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    fd, temporary = _create_beside(folder, name, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, os.path.join(folder, name))
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def _create_beside(folder: str, name: str, mode: int = 0o666) -> tuple[int, str]:
     """A new, empty file in ``folder`` named after ``name``: its descriptor and path.
 
-    Like :func:`tempfile.mkstemp` (``O_EXCL`` on a random name), but created
-    with mode 0o666 so the umask applies, as it does to ``open(path, "w")``
-    (mkstemp's files are 0o600 whatever the umask).
+    Like :func:`tempfile.mkstemp` (``O_EXCL`` on a random name, never through a link), but
+    created with ``mode`` (by default 0o666, so the umask applies, as it does to
+    ``open(path, "w")``; mkstemp's files are 0o600 whatever the umask).
     """
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
     for _ in range(_ATTEMPTS):
         temporary = os.path.join(folder, f".{name[:200]}.{os.urandom(6).hex()}.tmp")  # (a name of 255 bytes leaves no room)
         try:
-            return os.open(temporary, flags, 0o666), temporary
+            return os.open(temporary, flags, mode), temporary
         except FileExistsError:
             continue
     raise FileExistsError(f"no free temporary name in {folder} after {_ATTEMPTS:,} tries")

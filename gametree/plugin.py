@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from . import hookspecs
-from .files import user_cache_folder
+from .files import user_cache_folder, write_privately
 from .game import Game, GameInfo, IncompleteCapabilityError, capabilities
 
 if TYPE_CHECKING:
@@ -389,7 +389,7 @@ def entry_point_list() -> list[tuple[str, str, str]]:
         pass  # none yet, or unreadable (too deeply nested, say): scan again
     found = _scan()
     try:
-        _write_private(path, json.dumps({"format": _CACHE_FORMAT, "fingerprint": fingerprint, "entry_points": found}).encode("utf-8"))
+        write_privately(path, json.dumps({"format": _CACHE_FORMAT, "fingerprint": fingerprint, "entry_points": found}).encode("utf-8"))
     except OSError:
         pass  # a read-only or full disk: no cache, same answer
     return found
@@ -406,25 +406,6 @@ def _read_private(path: str) -> Any:
         if not stat.S_ISREG(info.st_mode) or info.st_mode & 0o022 or (hasattr(os, "getuid") and info.st_uid != os.getuid()):
             raise OSError(f"{path}: not a private regular file")
         return json.loads(f.read(_CACHE_MAX_BYTES + 1)[:_CACHE_MAX_BYTES])
-
-
-def _write_private(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a new file only this user may read or write (created
-    exclusively, never through a symbolic link), renamed into place."""
-    folder = os.path.dirname(path)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    temporary = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
 
 
 def _load_entry_point(value: str) -> Any:

@@ -167,12 +167,9 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc to find the worker processes")
-@pytest.mark.parametrize("command", [("solve", "connect4", "--workers", "2", "--json"), ("learn", "tictactoe", "--games", "100000000", "--workers", "2", "-o", "{out}")])
-def test_sigterm_to_the_parent_ends_its_workers_too(tmp_path, command):
-    """SIGTERM (or SIGHUP) to the command alone, as a service manager sends it: the command stops
-    its workers, says so in one line and exits 128 + 15; no worker is left running."""
-    args = [a.replace("{out}", str(tmp_path / "table.json")) for a in command]
+def _start_with_workers(args: list[str]) -> tuple[subprocess.Popen[str], set[int]]:
+    """The command in a session of its own, once its pool's two workers (the forkserver's
+    children) are up and at work; the process and the workers' ids."""
     proc = subprocess.Popen(
         [sys.executable, "-c", "from gametree.cli import main; main()", *args],
         stdout=subprocess.PIPE,
@@ -180,13 +177,22 @@ def test_sigterm_to_the_parent_ends_its_workers_too(tmp_path, command):
         text=True,
         start_new_session=True,
     )
+    deadline = time.monotonic() + 60
+    workers: set[int] = set()
+    while len(workers) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+        workers = {w for child in _children(proc.pid) for w in _children(child)}
+    time.sleep(1.0)  # at work
+    return proc, workers
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc to find the worker processes")
+@pytest.mark.parametrize("command", [("solve", "connect4", "--workers", "2", "--json"), ("learn", "tictactoe", "--games", "100000000", "--workers", "2", "-o", "{out}")])
+def test_sigterm_to_the_parent_ends_its_workers_too(tmp_path, command):
+    """SIGTERM (or SIGHUP) to the command alone, as a service manager sends it: the command stops
+    its workers, says so in one line and exits 128 + 15; no worker is left running."""
+    proc, workers = _start_with_workers([a.replace("{out}", str(tmp_path / "table.json")) for a in command])
     try:
-        deadline = time.monotonic() + 60
-        workers: set[int] = set()
-        while len(workers) < 2 and time.monotonic() < deadline:  # the pool's workers: the forkserver's children
-            time.sleep(0.2)
-            workers = {w for child in _children(proc.pid) for w in _children(child)}
-        time.sleep(1.0)  # at work
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
         descendants = workers | _children(proc.pid)  # the workers, the forkserver, the resource tracker
         proc.send_signal(signal.SIGTERM)
@@ -210,21 +216,8 @@ def test_sigterm_to_the_parent_ends_its_workers_too(tmp_path, command):
 def test_a_worker_killed_ends_the_command_with_one_line(tmp_path, command):
     """A worker killed from outside (as the out-of-memory killer does) takes its task with it: the
     command notices, stops the other workers and says so in one line, instead of waiting forever."""
-    args = [a.replace("{out}", str(tmp_path / "table.json")) for a in command]
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from gametree.cli import main; main()", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    proc, workers = _start_with_workers([a.replace("{out}", str(tmp_path / "table.json")) for a in command])
     try:
-        deadline = time.monotonic() + 60
-        workers: set[int] = set()
-        while len(workers) < 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
-            workers = {w for child in _children(proc.pid) for w in _children(child)}
-        time.sleep(1.0)  # at work
         assert proc.poll() is None
         os.kill(min(workers), signal.SIGKILL)
         out, err = proc.communicate(timeout=60)
