@@ -75,7 +75,10 @@ def print_result(game: Any, state: State, result: SearchResult, max_rows: int = 
     rows = heapq.nsmallest(max_rows, result.move_values, key=lambda m: -m.score)
     omitted = len(result.move_values) - len(rows)
     for mv in rows:
-        outcome = "?" if not result.proven and abs(mv.score) < 1 else "win" if mv.score > 0 else "loss" if mv.score < 0 else "draw"
+        # A proven score is a whole number; a fraction (a heuristic value, a Monte Carlo mean) proves
+        # nothing, even where the root's value is proven (mcts proves the root, not every move).
+        unproven = not float(mv.score).is_integer() or (not result.proven and abs(mv.score) < 1)
+        outcome = "?" if unproven else "win" if mv.score > 0 else "loss" if mv.score < 0 else "draw"
         style = "bold green" if mv.best else None
         cells = [mv.move, _score(mv.score), outcome, "-" if mv.plies_to_end is None else str(mv.plies_to_end)]
         if monte_carlo:

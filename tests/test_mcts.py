@@ -196,3 +196,19 @@ def test_cli_tree_mcts(tmp_path):
     assert all("visits" in node for node in data["nodes"])
     too_big = _gametree("tree", "tictactoe", "-a", "mcts", "--iterations", "1000", "-f", "json")
     assert too_big.returncode == 1 and "--max-nodes" in too_big.stderr and "Traceback" not in too_big.stderr
+
+
+def test_cli_mcts_table_does_not_call_unproven_moves_won():
+    """mcts proves the root's value (3x3: a draw), not every move's: a move scored by its mean is
+    shown as '?', not as a win."""
+    from click.testing import CliRunner
+
+    from gametree.cli import cli
+
+    result = CliRunner().invoke(cli, ["solve", "tictactoe", "-a", "mcts", "--seed", "1", "--iterations", "3000"])
+    assert result.exit_code == 0, result.output
+    rows = [line.split("│")[1:4] for line in result.output.splitlines() if line.startswith("│")]
+    assert rows
+    for move, score, outcome in rows:
+        if "." in score:  # a mean, not a proven score
+            assert outcome.strip() == "?", (move, score, outcome)
