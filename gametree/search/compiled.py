@@ -33,6 +33,7 @@ import math
 import os
 import signal
 import threading
+import time
 import types
 from collections.abc import Callable, Hashable
 from typing import Any, Literal
@@ -131,6 +132,8 @@ def engines_of(game: Game[Any, Any]) -> tuple[tuple[str, ...], str]:
 #: The control arrays of the compiled searches running now (asked to stop on a signal).
 _running: list[Any] = []
 _watching: bool | None = None
+#: How many stop signals the watching thread has seen.
+_stop_signals = [0]
 _STOP_SIGNALS = frozenset(int(s) for s in (signal.SIGINT, getattr(signal, "SIGTERM", 2), getattr(signal, "SIGHUP", 2)))
 
 
@@ -175,8 +178,20 @@ def _watchdog(fd: int) -> None:
         if not received:
             return
         if any(number in _STOP_SIGNALS for number in received):
+            _stop_signals[0] += 1
             for control in list(_running):
                 control[STOP] = 1
+
+
+def _signalled_since(seen: int) -> bool:
+    """Whether a stop signal arrived since :data:`_stop_signals` read ``seen`` (waiting a moment
+    for the watching thread, which may not have run yet)."""
+    if not _watching:
+        return False
+    deadline = time.monotonic() + 0.5
+    while _stop_signals[0] == seen and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return _stop_signals[0] != seen
 
 
 # -- building ---------------------------------------------------------------------------------
@@ -271,15 +286,28 @@ class CompiledEngine:
         #: The table's probes, hits and stores so far (as a Python table counts them).
         self.probes = self.hits = self.stores = 0
         _watch_signals()
-        # numba loads (or compiles) the search at its first call: make it now, told to stop at
-        # once, so that the time it takes is not counted as the first search's.
-        self._control[kernel.STOP] = 1
-        start = game.initial_state()
-        a, b = rules.encode(start)
-        self.search_kernel(
-            self._g, np.uint64(a), np.uint64(b), 0, 0, -1, 1, self.C, rules.no_moves, self._table, self._mask, symmetry, self._control, self._per_height, self._moves
-        )
+        # numba loads (or compiles) each function at its first call: make them now (the search
+        # told to stop at once), so that the time it takes is not counted as the first search's.
+        seen = _stop_signals[0]
+        try:
+            self._control[kernel.STOP] = 1
+            a, b = rules.encode(game.initial_state())
+            self.search_kernel(
+                self._g, np.uint64(a), np.uint64(b), 0, 0, -1, 1, self.C, rules.no_moves, self._table, self._mask, symmetry, self._control, self._per_height, self._moves
+            )
+            kernel.rehash(kernel.table_words(1), kernel.table_words(2))
+            if self._win_now is not None:
+                self._win_now(self._g, np.uint64(a), np.uint64(b))
+        except Exception as exc:
+            # Ctrl-C while numba compiles can surface as an error of numba's own (llvmlite swallows
+            # the KeyboardInterrupt in a callback): if a stop signal came meanwhile, it was that.
+            if _signalled_since(seen):
+                raise KeyboardInterrupt from exc
+            raise
         self._per_height[:] = 0
+        #: The stop signals seen before this engine was built: one that came while it was built
+        #: (perhaps swallowed, as above, without an error) stops its first search.
+        self._signals_before: int | None = seen
 
     @property
     def root_move(self) -> Any:
@@ -333,6 +361,11 @@ class CompiledEngine:
         limit = k.SCORE_LIMIT
         low = -limit if alpha < -limit else math.floor(alpha)
         high = limit if beta > limit else math.ceil(beta)
+        if self._signals_before is not None:  # the first search
+            if _stop_signals[0] != self._signals_before:
+                self._signals_before = None
+                raise KeyboardInterrupt
+            self._signals_before = None
         if self._mask + 1 < self._budget:
             self._grow(C - p)
         a, b = self.rules.encode(state)
