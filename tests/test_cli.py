@@ -178,5 +178,5 @@ def test_ctrl_c_ends_cleanly():
     time.sleep(2.0)  # well into the search (start-up takes a fraction of that)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
