@@ -10,8 +10,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+from collections.abc import Iterator
 
 __all__ = ["user_cache_folder", "write_atomically", "write_privately"]
 
@@ -47,20 +49,14 @@ def write_atomically(path: str | os.PathLike[str], data: bytes) -> None:
         return
     folder, name = os.path.split(target)
     fd, temporary = _create_beside(folder, name)
-    try:
-        with os.fdopen(fd, "wb") as stream:
-            if old is not None and hasattr(os, "fchmod"):
-                os.fchmod(stream.fileno(), stat.S_IMODE(old.st_mode))
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
+    with _removed_on_error(temporary), os.fdopen(fd, "wb") as stream:
+        if old is not None and hasattr(os, "fchmod"):
+            os.fchmod(stream.fileno(), stat.S_IMODE(old.st_mode))
+        stream.write(data)
+        stream.flush()
+        os.fsync(stream.fileno())
+    with _removed_on_error(temporary):
         os.replace(temporary, target)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
     _sync_folder(folder)
 
 
@@ -73,10 +69,17 @@ def write_privately(path: str | os.PathLike[str], data: bytes) -> None:
     folder, name = os.path.split(os.path.abspath(path))
     os.makedirs(folder, mode=0o700, exist_ok=True)
     fd, temporary = _create_beside(folder, name, 0o600)
-    try:
+    with _removed_on_error(temporary):
         with os.fdopen(fd, "wb") as stream:
             stream.write(data)
         os.replace(temporary, os.path.join(folder, name))
+
+
+@contextlib.contextmanager
+def _removed_on_error(temporary: str) -> Iterator[None]:
+    """Remove ``temporary`` if the block fails (a full disk, Ctrl-C), and let the error through."""
+    try:
+        yield
     except BaseException:
         try:
             os.unlink(temporary)

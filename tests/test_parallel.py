@@ -167,6 +167,22 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _assert_gone(pids: set[int]) -> None:
+    """The processes ``pids`` end within 20 s."""
+    deadline = time.monotonic() + 20
+    while any(_alive(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in pids if _alive(pid)], "workers left running"
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    """Whatever is left of the command's session, after a test."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def _start_with_workers(args: list[str]) -> tuple[subprocess.Popen[str], set[int]]:
     """The command in a session of its own, once its pool's two workers (the forkserver's
     children) are up and at work; the process and the workers' ids."""
@@ -199,16 +215,10 @@ def test_sigterm_to_the_parent_ends_its_workers_too(tmp_path, command):
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == 128 + signal.SIGTERM, err
         assert err.strip().splitlines() == ["terminated"] and out == ""
-        deadline = time.monotonic() + 20
-        while any(_alive(pid) for pid in descendants) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [pid for pid in descendants if _alive(pid)], "workers left running"
+        _assert_gone(descendants)
         assert not (tmp_path / "table.json").exists()
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        _kill_group(proc)
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc to find the worker processes")
@@ -224,16 +234,10 @@ def test_a_worker_killed_ends_the_command_with_one_line(tmp_path, command):
         assert proc.returncode == 1, err
         lines = err.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith(f"Error: worker process {min(workers)} died"), err
-        deadline = time.monotonic() + 20
-        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [pid for pid in workers if _alive(pid)], "workers left running"
+        _assert_gone(workers)
         assert not (tmp_path / "table.json").exists()
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        _kill_group(proc)
 
 
 def test_an_address_that_is_no_dask_scheduler_is_one_error_within_the_timeout(registry, monkeypatch):
