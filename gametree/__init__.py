@@ -5,6 +5,13 @@
 >>> result = alphabeta(game)
 >>> result.value, result.score, result.plies_to_end
 ('draw', 0, 9)
+>>> alphabeta(game, moves="A1 B1 A2 B2").best_moves
+('A3',)
+>>> from gametree import Position
+>>> Position.after(game, "A1 B1 A2 B2").search("mcts", iterations=200, seed=1).best_moves
+('A3',)
+
+Algorithms by name are in :mod:`gametree.search` (``gametree.search.search("mcts", game)``).
 """
 
 from __future__ import annotations
@@ -26,7 +33,8 @@ from .game import (
 )
 from .hookspecs import hookimpl
 from .plugin import AlgorithmSpec, Exporter, GameSpec, PlayerSpec, Option, PluginError, PluginLoadError, Registry, load, make_plugin_manager
-from .search import MoveValue, Scored, SearchResult, SearchStats, alphabeta, minimax, solver
+from .position import Position
+from .search import MoveValue, Scored, SearchResult, SearchStats, alphabeta, mcts, minimax, solver
 
 __version__ = "0.1.0"
 
@@ -49,6 +57,7 @@ __all__ = [
     "PlayerSpec",
     "PluginError",
     "PluginLoadError",
+    "Position",
     "Registry",
     "Scored",
     "SearchResult",
@@ -60,6 +69,7 @@ __all__ = [
     "hookimpl",
     "load",
     "make_plugin_manager",
+    "mcts",
     "minimax",
     "play_text",
     "solver",

@@ -6,18 +6,18 @@
 - :mod:`.classic`: minimax, alpha-beta, iterative deepening;
 - :mod:`.exact`: the exact solver (Pons's null-window driver on the engine);
 - :mod:`.montecarlo`: Monte Carlo tree search;
-- :mod:`.algorithms`: the algorithms by name, ``run`` and ``prepare``;
+- :mod:`.algorithms`: the algorithms by name: ``search`` and ``prepare`` (``run`` is the older ``search``);
 - :mod:`.parallel`: solving over processes or a Dask cluster;
 - :mod:`.table`: the bounded transposition table.
 """
 
 from __future__ import annotations
 
-from .algorithms import ALGORITHMS, prepare, prepare_scores, run
+from .algorithms import ALGORITHMS, prepare, prepare_scores, run, search
 from .classic import alphabeta, iterative_deepening, minimax
 from .exact import Solver, solver
 from .montecarlo import mcts
-from .results import MoveValue, Scored, SearchResult, SearchStats, Value
+from .results import MoveValue, Scored, SearchResult, SearchStats, Value, position
 from .table import Bound, Entry, TranspositionTable
 
 __all__ = [
@@ -35,8 +35,10 @@ __all__ = [
     "iterative_deepening",
     "mcts",
     "minimax",
+    "position",
     "prepare",
     "prepare_scores",
     "run",
+    "search",
     "solver",
 ]

@@ -2,15 +2,18 @@
 preparing an algorithm by name or spec.
 
 >>> from gametree import load
->>> from gametree.search import run
+>>> from gametree.search import search
 >>> game = load().game("tictactoe").create(size=3)
->>> run(game, algorithm="solver", all_moves=False).score
+>>> search("solver", game, all_moves=False).score
 0
+>>> search("alphabeta", game, moves="A1 B1 A2 B2").best_moves
+('A3',)
 """
 
 from __future__ import annotations
 
 import functools
+import random
 from collections.abc import Callable
 from typing import Any
 
@@ -20,9 +23,10 @@ from ..plugin import AlgorithmSpec, Option, Registry
 from . import exact
 from .classic import alphabeta, minimax
 from .montecarlo import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, mcts
-from .results import Scored, SearchResult, scores_of
+from .results import Scored, SearchResult, position, scores_of
+from .table import TranspositionTable
 
-__all__ = ["ALGORITHMS", "gametree_register_algorithms", "prepare", "prepare_scores", "run", "spec_of"]
+__all__ = ["ALGORITHMS", "check_options", "gametree_register_algorithms", "prepare", "prepare_scores", "run", "search", "spec_of"]
 
 _CLASSIC = frozenset({"depth", "time_limit", "cache", "symmetry", "all_moves", "pv"})
 
@@ -79,8 +83,96 @@ def spec_of(algorithm: AlgorithmSpec | str | Callable[..., SearchResult]) -> Alg
     return AlgorithmSpec(getattr(algorithm, "__name__", "algorithm"), algorithm)
 
 
+#: What the shared search options (:data:`gametree.plugin.SEARCH_OPTIONS`) must be, and their
+#: types as words for an error message; options not named here are not checked.
+_OPTION_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "depth": ((int, type(None)), "an int or None"),
+    "time_limit": ((int, float, type(None)), "a number of seconds or None"),
+    "analysis_time": ((int, float, type(None)), "a number of seconds or None"),
+    "cache": ((TranspositionTable, bool, type(None)), "a TranspositionTable, True, False or None"),
+    "symmetry": ((bool,), "True or False"),
+    "weak": ((bool,), "True or False"),
+    "all_moves": ((bool,), "True or False"),
+    "pv": ((bool,), "True or False"),
+    "interruptible": ((bool,), "True or False"),
+    "engine": ((str,), "a string"),
+}
+
+
+def _type_error(spec: AlgorithmSpec, name: str, value: Any, expected: str) -> TypeError:
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return TypeError(f"{spec.name} option {name}: expected {expected}, not {type(value).__name__} {shown}")
+
+
+def check_options(spec: AlgorithmSpec, options: dict[str, Any]) -> None:
+    """Refuse an option ``spec``'s algorithm does not take, or a value of the wrong type,
+    with a :class:`TypeError` naming the option (and, for an unknown one, the options it takes)."""
+    own = {option.name: option for option in spec.options}
+    accepted = spec.takes | own.keys()
+    for name, value in options.items():
+        if name not in accepted:
+            takes = ", ".join(sorted(accepted)) or "none"
+            raise TypeError(f"{spec.name} takes no option {name!r} (its options: {takes})")
+        if name in own:
+            wanted: type = own[name].type
+            kinds: tuple[type, ...] = (int, float) if wanted is float else (wanted,)
+            ok = value is None or (isinstance(value, kinds) and (wanted is bool or not isinstance(value, bool)))
+            if name == "seed":  # a generator is a seed too
+                ok = ok or isinstance(value, random.Random)
+            if not ok:
+                raise _type_error(spec, name, value, f"{'a number' if wanted is float else wanted.__name__} or None")
+        elif name in _OPTION_TYPES:
+            types, expected = _OPTION_TYPES[name]
+            if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+                raise _type_error(spec, name, value, expected)
+
+
+def search(
+    algorithm: AlgorithmSpec | str,
+    game: Game[Any, Any],
+    state: State | None = None,
+    *,
+    moves: str | None = None,
+    **options: Any,
+) -> SearchResult:
+    """Search a position with an algorithm given by name (or spec), its options checked.
+
+    ``search("mcts", game, moves="B2", iterations=500)`` is
+    ``mcts(game, play_text(game, "B2"), iterations=500)``.
+
+    Args:
+        algorithm: ``"solver"``, ``"alphabeta"``, ``"minimax"``, ``"mcts"`` (see
+            :data:`ALGORITHMS`), or a plugin's :class:`gametree.AlgorithmSpec`
+            (``load().algorithms[name]``).
+        game: The game.
+        state: The position to search (default: the start).
+        moves: Instead of ``state``, the moves from the start, such as ``"B2 A1"``.
+        **options: The algorithm's options (``AlgorithmSpec.takes`` and
+            ``AlgorithmSpec.options``): ``depth``, ``time_limit``, ``cache``,
+            ``all_moves``, ``pv``, ``iterations``, ...
+
+    Raises:
+        ValueError: No algorithm has that name (the message lists them).
+        TypeError: An option the algorithm does not take (the message lists
+            those it takes), or an argument of the wrong type.
+    """
+    spec = spec_of(algorithm) if isinstance(algorithm, (str, AlgorithmSpec)) else _not_an_algorithm(algorithm)
+    check_options(spec, options)
+    result: SearchResult = spec.search(game, position(game, state, moves), **options)
+    return result
+
+
+def _not_an_algorithm(algorithm: object) -> AlgorithmSpec:
+    raise TypeError(f"algorithm: expected a name ({', '.join(sorted(ALGORITHMS))}) or an AlgorithmSpec, not {type(algorithm).__name__}")
+
+
 def run(game: Game[Any, Any], state: State | None = None, *, algorithm: AlgorithmSpec | str = "alphabeta", **options: Any) -> SearchResult:
-    """Run a search by algorithm name or spec: ``run(game, state, algorithm="solver", weak=True)``."""
+    """Run a search by algorithm name or spec: ``run(game, state, algorithm="solver", weak=True)``.
+
+    The older spelling of :func:`search`, kept for its callers; it passes the
+    options on unchecked.  Prefer ``search("solver", game, state, weak=True)``.
+    """
     result: SearchResult = spec_of(algorithm).search(game, state, **options)
     return result
 
@@ -91,8 +183,25 @@ def prepare(algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: 
     ``prepare("solver", game, cache=table)(state)`` is ``solver(game, state, cache=table)``.
     An algorithm that can set itself up once for many positions says so in its
     spec (``AlgorithmSpec.prepare``; the solver does); any other is just bound.
+
+    Args:
+        algorithm: A name (see :data:`ALGORITHMS`), an :class:`gametree.AlgorithmSpec`,
+            or a search function (whose options are then not checked).
+        game: The game.
+        **options: The algorithm's options, as for :func:`search`.
+
+    Raises:
+        ValueError: No algorithm has that name (the message lists them).
+        TypeError: An option the algorithm does not take (the message lists
+            those it takes), or an option value of the wrong type.
     """
     spec = spec_of(algorithm)
+    if isinstance(algorithm, (str, AlgorithmSpec)):
+        check_options(spec, options)
+    return _prepare(spec, game, options)
+
+
+def _prepare(spec: AlgorithmSpec, game: Game[Any, Any], options: dict[str, Any]) -> Callable[[Any], SearchResult]:
     if spec.prepare is not None:
         return spec.prepare(game, **options)
     return functools.partial(spec.search, game, **options)
@@ -109,4 +218,4 @@ def prepare_scores(algorithm: AlgorithmSpec | str | Callable[..., SearchResult],
     spec = spec_of(algorithm)
     if spec.prepare_scores is not None:
         return spec.prepare_scores(game, **options)
-    return scores_of(prepare(spec, game, **{**options, "all_moves": False, "pv": False}))
+    return scores_of(_prepare(spec, game, {**options, "all_moves": False, "pv": False}))

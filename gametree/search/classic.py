@@ -9,28 +9,45 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
 from typing import Any
 
 from ..game import Game, State
 from .engine import Engine, SearchTimeout
-from .results import Root, SearchResult, best_move, build_result, freeze, start
+from .results import Root, SearchResult, best_move, build_result, freeze, position, start
 from .table import TranspositionTable, table_of
 
 __all__ = ["alphabeta", "iterative_deepening", "minimax", "root_search", "root_values"]
 
 
 def minimax(
-    game: Game[Any, Any], state: State | None = None, *, depth: int | None = None, all_moves: bool = True, pv: bool = True
+    game: Game[Any, Any],
+    state: State | None = None,
+    *,
+    moves: str | None = None,
+    depth: int | None = None,
+    all_moves: bool = True,
+    pv: bool = True,
 ) -> SearchResult:
     """Plain minimax: every node of the tree, no pruning, no cache.
 
     The teaching baseline; on empty 3x3 tic-tac-toe it visits 549,946 nodes.
     The principal variation is extracted afterwards by a separate alpha-beta
-    pass that is not counted in the statistics.  (``all_moves`` is accepted
-    for symmetry with the other algorithms: minimax always scores every move.)
+    pass that is not counted in the statistics.
+
+    Args:
+        game: The game.
+        state: The position to search (default: the start).
+        moves: Instead of ``state``, the moves from the start, such as ``"B2 A1"``.
+        depth: Search this many plies deep and score the positions there with
+            the game's ``evaluate`` (default: to the end of the game).
+        all_moves: Accepted for symmetry with the other algorithms: minimax
+            always scores every move.
+        pv: Follow the principal variation (else only its first move).
+
+    Raises:
+        TypeError: ``game``, ``state`` or ``moves`` is of the wrong type.
     """
-    state = start(game, state)
+    state = start(game, position(game, state, moves))
     engine = Engine(game, depth=depth, prune=False)
     started = time.perf_counter()
     root = root_values(engine, state)
@@ -62,33 +79,56 @@ def alphabeta(
     game: Game[Any, Any],
     state: State | None = None,
     *,
+    moves: str | None = None,
     depth: int | None = None,
     cache: TranspositionTable | bool | None = True,
     symmetry: bool = True,
     all_moves: bool = True,
     pv: bool = True,
     time_limit: float | None = None,
-    deadline: float | None = None,
 ) -> SearchResult:
     """Alpha-beta negamax with a bounds transposition table and depth-aware scores.
 
     Every root move gets its exact value (so the result lists all of them and
-    all equally best moves).  ``cache`` is a :class:`TranspositionTable`,
-    ``True`` for a fresh default-sized one, or ``False``/``None`` for none.
-    ``symmetry`` keys the cache by the game's ``canonical_key`` when it has one.
-    With ``all_moves=False`` only the root's score, one best move and the
-    principal variation are computed (faster; for batches and players);
-    ``pv=False`` also skips extracting the principal variation.
-    ``time_limit`` (seconds) searches by iterative deepening and returns the
-    deepest completed search (see :func:`iterative_deepening`); ``deadline``
-    (a :func:`time.perf_counter` time) stops a depth-limited search with
-    :class:`gametree.search.engine.SearchTimeout`.
+    all equally best moves), unless ``all_moves`` is false.
+
+    Args:
+        game: The game.
+        state: The position to search (default: the start).
+        moves: Instead of ``state``, the moves from the start, such as ``"B2 A1"``.
+        depth: Search this many plies deep and score the positions there with
+            the game's ``evaluate`` (default: to the end of the game).
+        cache: A :class:`TranspositionTable`, ``True`` for a fresh default-sized
+            one, or ``False``/``None`` for none.
+        symmetry: Key the cache by the game's ``canonical_key`` when it has one.
+        all_moves: Score every root move; false: only the root's score, one
+            best move and the principal variation (faster; for batches and players).
+        pv: Follow the principal variation (else only its first move).
+        time_limit: Seconds: search by iterative deepening and return the
+            deepest completed search (see :func:`iterative_deepening`).
+
+    Raises:
+        TypeError: ``game``, ``state`` or ``moves`` is of the wrong type.
     """
+    state = start(game, position(game, state, moves))
     if time_limit is not None:
-        return iterative_deepening(
-            alphabeta, game, state, time_limit=time_limit, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv
-        )
-    state = start(game, state)
+        return iterative_deepening(game, state, time_limit=time_limit, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv)
+    return _alphabeta(game, state, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv, deadline=None)
+
+
+def _alphabeta(
+    game: Game[Any, Any],
+    state: State,
+    *,
+    depth: int | None,
+    cache: TranspositionTable | bool | None,
+    symmetry: bool,
+    all_moves: bool,
+    pv: bool,
+    deadline: float | None,
+) -> SearchResult:
+    """:func:`alphabeta` of a checked ``state``; ``deadline`` (a :func:`time.perf_counter`
+    time) stops a depth-limited search with :class:`gametree.search.engine.SearchTimeout`."""
     table = table_of(cache)
     base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
     engine = Engine(game, depth=depth, table=table, symmetry=symmetry, deadline=deadline)
@@ -100,25 +140,41 @@ def alphabeta(
 
 
 def iterative_deepening(
-    function: Callable[..., SearchResult],
     game: Game[Any, Any],
     state: State | None = None,
     *,
     time_limit: float,
+    moves: str | None = None,
     depth: int | None = None,
     cache: TranspositionTable | bool | None = True,
-    **options: Any,
+    symmetry: bool = True,
+    all_moves: bool = True,
+    pv: bool = True,
 ) -> SearchResult:
-    """Anytime search: depth 1, 2, ... until ``time_limit`` seconds have passed.
+    """Anytime alpha-beta: depth 1, 2, ... until ``time_limit`` seconds have passed.
 
-    Each iteration is a depth-limited ``function`` search sharing one cache
+    Each iteration is a depth-limited :func:`alphabeta` sharing one cache
     (whose best moves order the next iteration).  Returns the deepest
     completed iteration, or the exact answer as soon as an iteration proves
     it.  A result cut short is marked ``proven=False``; ``depth`` is the
     depth it reached and ``stats.seconds`` the total time.
     Depth 1 always completes, however short the limit.
+
+    Args:
+        game: The game.
+        state: The position to search (default: the start).
+        time_limit: Seconds to search for.
+        moves: Instead of ``state``, the moves from the start, such as ``"B2 A1"``.
+        depth: Go no deeper than this many plies.
+        cache: The table the iterations share, as for :func:`alphabeta`.
+        symmetry: As for :func:`alphabeta`.
+        all_moves: As for :func:`alphabeta`.
+        pv: As for :func:`alphabeta`.
+
+    Raises:
+        TypeError: ``game``, ``state`` or ``moves`` is of the wrong type.
     """
-    state = start(game, state)
+    state = start(game, position(game, state, moves))
     started = time.perf_counter()
     deadline = started + time_limit
     table = table_of(cache)
@@ -128,7 +184,9 @@ def iterative_deepening(
     best: SearchResult | None = None
     for d in range(1, most + 1):
         try:
-            result = function(game, state, depth=d, cache=table, deadline=None if best is None else deadline, **options)
+            result = _alphabeta(
+                game, state, depth=d, cache=table, symmetry=symmetry, all_moves=all_moves, pv=pv, deadline=None if best is None else deadline
+            )
         except SearchTimeout:
             break
         best = result
@@ -137,4 +195,3 @@ def iterative_deepening(
     assert best is not None
     stats = dataclasses.replace(best.stats, seconds=time.perf_counter() - started)
     return dataclasses.replace(best, stats=stats)
-

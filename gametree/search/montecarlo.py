@@ -41,7 +41,7 @@ from typing import Any
 
 from ..game import Game, Move, State, UnsupportedGameError, capabilities, win_score
 from .engine import INF, clamp
-from .results import MoveValue, SearchResult, assemble, start, stats_of
+from .results import MoveValue, SearchResult, assemble, position, start, stats_of
 
 __all__ = ["DEFAULT_EXPLORATION", "DEFAULT_ITERATIONS", "MCTSNode", "MCTSPlayer", "MCTSRun", "choose", "mcts", "run"]
 
@@ -266,6 +266,7 @@ def run(
     game: Game[Any, Any],
     state: State | None = None,
     *,
+    moves: str | None = None,
     iterations: int | None = None,
     time_limit: float | None = None,
     exploration: float | None = None,
@@ -279,10 +280,11 @@ def run(
     comes first (:data:`DEFAULT_ITERATIONS` when neither is given), or as soon
     as the root's exact score is proven.  ``seed`` (an int or a
     ``random.Random``) makes a run with an iteration budget repeatable.
+    ``moves`` and the other options are :func:`mcts`'s.
     """
     c = DEFAULT_EXPLORATION if exploration is None else exploration
     _check_options(iterations, time_limit, c)
-    state = start(game, state)
+    state = start(game, position(game, state, moves))
     if iterations is None and time_limit is None:
         iterations = DEFAULT_ITERATIONS
     rng = seed if isinstance(seed, random.Random) else random.Random(seed)
@@ -403,6 +405,7 @@ def mcts(
     game: Game[Any, Any],
     state: State | None = None,
     *,
+    moves: str | None = None,
     iterations: int | None = None,
     time_limit: float | None = None,
     exploration: float | None = None,
@@ -413,14 +416,29 @@ def mcts(
 ) -> SearchResult:
     """Monte Carlo tree search (UCT) with proven-value bounds.
 
-    ``iterations`` and/or ``time_limit`` (seconds) bound the work (default
-    :data:`DEFAULT_ITERATIONS` iterations); ``exploration`` is UCT's ``c``
-    (default :data:`DEFAULT_EXPLORATION`); ``seed`` makes the random playouts
-    repeatable; ``depth`` cuts playouts after that many random moves and
-    scores the position with the game's ``evaluate`` (0: no playout at all).
-    ``all_moves`` and ``pv`` are accepted for compatibility: every root move
-    is always reported, and the principal variation costs nothing.
+    The work stops after ``iterations`` or ``time_limit``, whichever comes
+    first, or as soon as the root's exact score is proven.
+
+    Args:
+        game: The game.
+        state: The position to search (default: the start).
+        moves: Instead of ``state``, the moves from the start, such as ``"B2 A1"``.
+        iterations: Iterations to run (default :data:`DEFAULT_ITERATIONS`
+            unless ``time_limit`` is given).
+        time_limit: Seconds to search for.
+        exploration: UCT's exploration constant ``c`` (default
+            :data:`DEFAULT_EXPLORATION`).
+        seed: An int or a ``random.Random``: makes the random playouts repeatable.
+        depth: Cut playouts after this many random moves and score the
+            position with the game's ``evaluate`` (0: no playout at all).
+        all_moves: Accepted for compatibility: every root move is always reported.
+        pv: Accepted for compatibility: the principal variation costs nothing.
+
+    Raises:
+        TypeError: ``game``, ``state`` or ``moves`` is of the wrong type.
+        ValueError: ``iterations``, ``time_limit`` or ``exploration`` is out of range.
     """
+    state = start(game, position(game, state, moves))
     return result_of(game, run(game, state, iterations=iterations, time_limit=time_limit, exploration=exploration, seed=seed, depth=depth), depth)
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-from ..game import Game, GameOverError, Move, State, UnsupportedGameError
+from ..game import Game, GameOverError, Move, State, UnsupportedGameError, play_text
 from .engine import Counters, Searcher
 from .table import TranspositionTable
 
@@ -31,6 +31,7 @@ __all__ = [
     "check_game",
     "deepest",
     "freeze",
+    "position",
     "principal_variation",
     "scores_of",
     "start",
@@ -109,6 +110,12 @@ class SearchResult:
     stats: SearchStats
     weak: bool = False
 
+    def _repr_html_(self) -> str:
+        """A small HTML summary for Jupyter (see :func:`gametree.notebook.result_html`)."""
+        from ..notebook import result_html
+
+        return result_html(self)
+
 
 class Scored(NamedTuple):
     """A position's score alone and what its search cost: what ``gametree solve --batch`` prints.
@@ -150,6 +157,38 @@ def start(game: Game[Any, Any], state: State, *, checked: bool = False) -> Any:
     state = game.initial_state() if state is None else state
     if game.outcome(state) is not None:
         raise GameOverError("the game is over: there is nothing to search")
+    return state
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def position(game: Game[Any, Any], state: State | None = None, moves: str | None = None) -> Any:
+    """The position a search is asked about, its arguments checked: ``state`` (a state of
+    ``game``, None for the start), or the start after ``moves`` (move texts, as
+    :func:`gametree.play_text` reads them).
+
+    Raises :class:`TypeError` naming the argument for a ``game`` that is no game,
+    a ``state`` of another type than the game's states (a string of moves, say),
+    ``moves`` that are not a string, or both ``state`` and ``moves``; and what
+    :func:`gametree.play_text` raises for a bad move.  Every search starts here.
+    """
+    if not (hasattr(game, "info") and hasattr(game, "initial_state") and hasattr(game, "legal_moves")):
+        raise TypeError(f"game: expected a Game (such as load().game('tictactoe').create()), not {type(game).__name__} {_shown(game)}")
+    if moves is not None:
+        if state is not None:
+            raise TypeError("give state or moves, not both (moves are played from the start)")
+        if not isinstance(moves, str):
+            raise TypeError(f"moves: expected a string of moves such as 'B2 A1', not {type(moves).__name__} {_shown(moves)}")
+        return play_text(game, moves)
+    initial = game.initial_state()
+    if state is None:
+        return initial
+    if not isinstance(state, type(initial)) and not isinstance(initial, type(state)):
+        hint = f" (for the position after those moves, pass moves={_shown(state)})" if isinstance(state, str) else ""
+        raise TypeError(f"state: expected a state of the game ({type(initial).__name__}), not {type(state).__name__} {_shown(state)}{hint}")
     return state
 
 
