@@ -22,7 +22,7 @@ cell, so the memory it takes grows with the square of the number of cells.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from gametree import (
     CompiledRules,
@@ -176,6 +176,10 @@ class ConnectFour:
 
     def __repr__(self) -> str:
         return f"ConnectFour(width={self.width}, height={self.height}, k={self.k})"
+
+    def options(self) -> dict[str, Any]:
+        """The options that recreate this board."""
+        return {"width": self.width, "height": self.height, "k": self.k}
 
     @property
     def name(self) -> str:

@@ -16,7 +16,7 @@ actual position, so moves stay right.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from gametree import (
     GameInfo,
@@ -79,6 +79,10 @@ class Nim:
 
     def __repr__(self) -> str:
         return f"Nim(heaps={','.join(map(str, self.heaps))!r}, misere={self.misere})"
+
+    def options(self) -> dict[str, Any]:
+        """The options that recreate this game (the heaps as ``--heaps`` reads them)."""
+        return {"heaps": ",".join(map(str, self.heaps)), "misere": self.misere}
 
     @property
     def name(self) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from operator import or_
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from gametree import (
     CompiledRules,
@@ -102,6 +102,10 @@ class TicTacToe:
 
     def __repr__(self) -> str:
         return f"TicTacToe(width={self.width}, height={self.height}, k={self.k})"
+
+    def options(self) -> dict[str, Any]:
+        """The options that recreate this board (``--size`` resolved into width and height)."""
+        return {"width": self.width, "height": self.height, "k": self.k}
 
     @property
     def name(self) -> str:

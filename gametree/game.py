@@ -29,6 +29,7 @@ __all__ = [
     "Capabilities",
     "Compilable",
     "CompiledRules",
+    "Configurable",
     "FastThreats",
     "Heuristic",
     "MoveChecker",
@@ -148,7 +149,9 @@ class Game(Protocol[S, M]):
       and checked like :func:`play_text` does, only faster (a batch of long
       positions spends much of its time there).  For a malformed or illegal
       move it raises any :class:`GameError`: :func:`play_text` then plays the
-      moves one by one to name the offending move and say why.
+      moves one by one to name the offending move and say why;
+    - ``options() -> dict``: the option values that recreate the game from its
+      :class:`~gametree.plugin.GameSpec` (:class:`Configurable`, which reports use).
     """
 
     info: GameInfo
@@ -330,6 +333,22 @@ class BoardView(Protocol):
 
     def winning_cells(self, state: Any) -> Iterable[tuple[int, int]]:
         """The cells of the line that won the game, if it is won."""
+        ...
+
+
+@runtime_checkable
+class Configurable(Protocol):
+    """A game that can say which of its declared options make it what it is.
+
+    Not one of the search's :class:`Capabilities`: only reports ask for it, once
+    (``gametree solve --json`` shows these options, not the ones typed).
+    """
+
+    def options(self) -> dict[str, Any]:
+        """The values of the game's declared options (by their names) that recreate this very
+        game with ``spec.create(**game.options())``, each resolved (3x3 tic-tac-toe:
+        ``{"width": 3, "height": 3, "k": 3}``, whether ``--size 3`` or nothing was given)
+        and JSON-serialisable."""
         ...
 
 
