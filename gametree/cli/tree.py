@@ -29,6 +29,8 @@ DEFAULT_MAX_NODES = 400
 COUNT_FACTOR = 10
 COUNT_MIN = 10_000
 COUNT_LIMIT = 2_000_000
+#: File endings of markup formats: like binary ones, written to a file or a pipe but not to a terminal.
+MARKUP_SUFFIXES = frozenset({".svg", ".graphml", ".gexf", ".xml", ".html", ".htm"})
 
 
 def _exporter_for(registry: Registry, fmt: str | None, output: str) -> Exporter:
@@ -81,8 +83,10 @@ def _tree_command(spec: GameSpec) -> click.Command:
         registry = registry_of(ctx)
         exporter = _exporter_for(registry, params["fmt"], params["output"])
         output = params["output"]
-        if output == "-" and exporter.binary and sys.stdout.isatty():
-            raise click.UsageError(f"{exporter.name} is binary: write it to a file with -o FILE")
+        if output == "-" and sys.stdout.isatty() and (exporter.binary or any(x in MARKUP_SUFFIXES for x in exporter.suffixes)):
+            ending = exporter.suffixes[0] if exporter.suffixes else "." + exporter.name
+            kind = "binary" if exporter.binary else "markup, not for a terminal"
+            raise click.UsageError(f"{exporter.name} is {kind}: write it to a file with -o tree{ending}, or pipe it")
         game = make_game(spec, game_params)
         state = position_of(game, params["moves"])
 
