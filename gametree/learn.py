@@ -40,7 +40,7 @@ import random
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from .files import write_atomically
 from .game import Game, GameError, State, capabilities
@@ -51,6 +51,7 @@ __all__ = [
     "LearnedPlayer",
     "LearnedTable",
     "TableError",
+    "TableReader",
     "game_seed",
     "learn",
     "play_random_games",
@@ -334,6 +335,16 @@ def learn(
     return LearnedTable(name or type(game).__name__, dict(options or {}), repr(game), games, seed, key_kind, counts)
 
 
+@runtime_checkable
+class TableReader(Protocol):
+    """A player that plays from a learned table: ``gametree play --table FILE`` loads the
+    file and gives it the table (see :class:`LearnedPlayer`)."""
+
+    def use_table(self, table: LearnedTable) -> None:
+        """Play from ``table`` (already loaded and checked) instead of the one it would read."""
+        ...
+
+
 class LearnedPlayer:
     """Plays the move leading to the position with the best learned record.
 
@@ -342,7 +353,8 @@ class LearnedPlayer:
     leads to (the ``+ 1`` pulls rarely seen positions towards 0); a move that
     ends the game is worth exactly 1 (win), 0 (draw) or -1.  Ties are broken
     at random.  The table is read from ``table`` (a path or a
-    :class:`LearnedTable`), else from ``$GAMETREE_TABLE``, else from
+    :class:`LearnedTable`; ``gametree play --table FILE`` gives it through
+    :meth:`use_table`), else from ``$GAMETREE_TABLE``, else from
     ``gametree-learned.json`` in the current directory, on the first move.
     """
 
@@ -353,6 +365,10 @@ class LearnedPlayer:
         self._table: LearnedTable | None = table if isinstance(table, LearnedTable) else None
         #: The game the table was last checked against, and that game's key function.
         self._checked: tuple[Game[Any, Any], Callable[[Any], Hashable]] | None = None
+
+    def use_table(self, table: LearnedTable) -> None:
+        """Play from ``table`` from now on (a :class:`TableReader`)."""
+        self._source, self._table, self._checked = table, table, None
 
     def table(self) -> LearnedTable:
         if self._table is None:

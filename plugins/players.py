@@ -12,7 +12,8 @@ perfect   a full solve (gametree's exact solver) with depth-aware scores: it nev
 mcts      Monte Carlo tree search, 1 s a move ($GAMETREE_MCTS_SECONDS), with
           proven wins and losses (gametree.search.montecarlo.MCTSPlayer)
 learned   the move with the best record in a table of random games written by
-          'gametree learn' ($GAMETREE_TABLE, else gametree-learned.json)
+          'gametree learn' (play's --table FILE, else $GAMETREE_TABLE, else
+          gametree-learned.json)
 ========  ==================================================================
 
 Search players pick at random among equally good moves, with the generator
@@ -34,7 +35,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any
 
-from gametree import Game, TranspositionTable, hookimpl, solver
+from gametree import Game, TranspositionTable, alphabeta, hookimpl
 from gametree.search import Solver
 from gametree.search.compiled import EngineChoice
 
@@ -133,7 +134,7 @@ class SearchPlayer:
             result = self._solver.solve(state, all_moves=True, pv=False)
         else:
             # Alpha-beta with the game's heuristic at the leaves.
-            result = solver(game, state, depth=self.depth, cache=table, all_moves=True, pv=False)
+            result = alphabeta(game, state, depth=self.depth, cache=table, all_moves=True, pv=False)
         by_text = {game.format_move(state, m): m for m in game.legal_moves(state)}
         return [by_text[text] for text in result.best_moves]
 
