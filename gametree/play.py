@@ -243,9 +243,22 @@ class Terminal:
         return self._console
 
     def say(self, text: str = "", style: str | None = None) -> None:
+        # A line longer than the terminal is broken between words (the terminal would break it
+        # mid-word): by rich (soft_wrap=False), or by textwrap on a terminal without colours.
         if self.fancy:
-            self.console.print(text, style=style, markup=False)
+            self.console.print(text, style=style, markup=False, soft_wrap=False)
         else:
+            if self.watching:
+                import shutil
+                import textwrap
+
+                width = shutil.get_terminal_size().columns
+                lines = text.split("\n")
+                indents = [" " * (len(line) - len(line.lstrip())) for line in lines]
+                text = "\n".join(
+                    textwrap.fill(line, width, subsequent_indent=indent, break_on_hyphens=False) if len(line) > width else line
+                    for line, indent in zip(lines, indents)
+                )
             self.stdout.write(text + "\n")
             self.stdout.flush()
 

@@ -2,7 +2,8 @@
 
 ``solve``, ``play``, ``tree`` and ``learn`` are groups with one subcommand per
 installed game (:class:`GameGroup`), built from the game's declared options
-(:func:`game_options`).  The registry of plugins is built once per run from the
+(:func:`game_options`); options may come before the game's name as well as after
+it.  The registry of plugins is built once per run from the
 root's ``-p`` options and kept on the root context (:func:`registry_of`).  A bad
 game option or move is a :class:`click.ClickException`: one line and a non-zero
 exit, never a traceback.
@@ -12,13 +13,15 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import sys
+import textwrap
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
 
-from ..game import GameError, play_text
+from ..game import Configurable, GameError, play_text
 from ..plugin import GameSpec, Option, PluginError, PluginLoadError, Registry, build_registry, make_plugin_manager
 
 __all__ = [
@@ -28,13 +31,16 @@ __all__ = [
     "GameGroup",
     "click_option",
     "clip",
+    "echo_message",
     "game_group",
     "progress_bar",
     "game_options",
     "make_game",
     "position_of",
     "registry_of",
+    "resolved_options",
     "split_game_options",
+    "wrap_for_terminal",
 ]
 
 
@@ -50,6 +56,34 @@ ENGINE_OPTION = click.option(
 def clip(text: str, limit: int = 60) -> str:
     """``text`` cut to ``limit`` characters with ``...``: user input echoed in an error message."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def wrap_for_terminal(text: str, stream: Any) -> str:
+    """``text`` as it should be written to ``stream``: on a terminal, each line longer than the
+    terminal is broken between words (the terminal itself would break it anywhere, mid-word),
+    indented as the line was; to a pipe or a file, unchanged (one message, one line)."""
+    try:
+        if not stream.isatty():
+            return text
+        columns = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError):  # no file descriptor, closed, or no size: not a terminal to fit
+        return text
+    with contextlib.suppress(ValueError):
+        columns = int(os.environ.get("COLUMNS", "")) or columns  # as rich and shutil read it
+    width = columns if columns > 0 else 80  # (a terminal of no size, as a pty can be, counts as 80 columns, as rich takes it)
+    lines = []
+    for line in text.split("\n"):
+        indent = line[: len(line) - len(line.lstrip())]
+        lines.append(
+            textwrap.fill(line, width, subsequent_indent=indent, break_on_hyphens=False, drop_whitespace=True) if len(line) > width else line
+        )
+    return "\n".join(lines)
+
+
+def echo_message(text: str) -> None:
+    """Print a message (an error, a warning, a note) on standard error, fitted to a terminal
+    by :func:`wrap_for_terminal`."""
+    click.echo(wrap_for_terminal(text, sys.stderr), err=True)
 
 
 # -- plugin registry on the root context ---------------------------------------------
@@ -70,7 +104,7 @@ def registry_of(ctx: click.Context) -> Registry:
         root.meta["gametree.registry"] = registry
         for error in registry.errors:
             if not _requested(error, plugins):
-                click.echo(f"warning: {error}", err=True)
+                echo_message(f"warning: {error}")
     for error in registry.errors:
         if _requested(error, plugins):
             raise click.ClickException(f"-p {clip(error.name)}: {error.error.replace(error.name, clip(error.name))}")
@@ -133,6 +167,24 @@ def make_game(spec: GameSpec, options: dict[str, Any]) -> Any:
         raise click.ClickException(f"{spec.name}: {exc}") from None
 
 
+def resolved_options(spec: GameSpec, game: object, given: dict[str, Any]) -> dict[str, Any]:
+    """The options that made ``game``, as a report shows them: the game's own
+    :meth:`~gametree.game.Configurable.options` (resolved: 3x3 tic-tac-toe's width, height
+    and k, whatever was typed), else the values ``given`` (a command's game options) without
+    those not given (None).  A game whose ``options()`` is not a dict of its declared options
+    is a one-line error."""
+    if isinstance(game, Configurable) and callable(game.options):
+        options = game.options()
+        declared = {o.name for o in spec.options}
+        if not isinstance(options, dict) or not set(options) <= declared:
+            raise click.ClickException(
+                f"plugin {spec.source or '?'}: game {spec.name!r} is malformed: its options() gave {clip(repr(options))}, "
+                f"not a dict of its declared options ({', '.join(sorted(declared)) or 'none'})"
+            )
+        return dict(options)
+    return {k: v for k, v in given.items() if v is not None}
+
+
 def split_game_options(spec: GameSpec, params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """A command's parameters split into the game's own options and the rest."""
     names = {o.name for o in spec.options}
@@ -142,12 +194,19 @@ def split_game_options(spec: GameSpec, params: dict[str, Any]) -> tuple[dict[str
 class GameGroup(click.Group):
     """A group whose subcommands are the installed games.
 
-    ``command_factory(spec)`` builds the click command for one game.
+    ``command_factory(spec)`` builds the click command for one game.  Options may
+    come before the game's name as well as after it (``gametree solve --moves B2
+    tictactoe``): :meth:`parse_args` moves the game's name to the front.  With a
+    ``default_game``, a command line naming no game plays that one (``gametree play``).
     """
 
-    def __init__(self, *args: Any, command_factory: Callable[[GameSpec], click.Command], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, command_factory: Callable[[GameSpec], click.Command], default_game: str | None = None, **kwargs: Any) -> None:
+        if default_game is not None:  # the game may be left out
+            kwargs.setdefault("no_args_is_help", False)
+            kwargs.setdefault("subcommand_metavar", "[COMMAND] [ARGS]...")
         super().__init__(*args, **kwargs)
         self.command_factory = command_factory
+        self.default_game = default_game
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(registry_of(ctx).games)
@@ -157,7 +216,61 @@ class GameGroup(click.Group):
         spec = registry.games.get(name)
         if spec is None:
             return None
-        return self.command_factory(spec)
+        built: dict[tuple[str | None, str], click.Command] = ctx.meta.setdefault("gametree.commands", {})
+        command = built.get((self.name, name))
+        if command is None:
+            command = built[self.name, name] = self.command_factory(spec)
+        return command
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, self.game_first(ctx, args))
+
+    def game_first(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """``args`` with the game's name first, then the arguments before it, then those after it.
+
+        The game is the first installed game named after whole options of its own command,
+        each with its values (``--moves nim tictactoe``: ``nim`` is the value of ``--moves``);
+        else, when an option before it is none of its own (a typo its command will report), the
+        first installed game named; else the first argument that is no option's value in any
+        game, moved first to be reported as an unknown game.  A help option before the game
+        asks for this group's help; ``--`` ends the search.  With no game named, the
+        ``default_game`` goes first if there is one.
+        """
+        registry = registry_of(ctx)
+        end = args.index("--") if "--" in args else len(args)
+        words = [i for i in range(end) if not args[i].startswith("-") or args[i] == "-"]
+        games = [i for i in words if args[i] in registry.games]
+        chosen = next((i for i in games if _options_complete(_value_counts(self._command(ctx, args[i]), ctx), args[:i], strict=True)), None)
+        if chosen is None and games:
+            chosen = games[0]
+        if chosen is None and words:
+            every: dict[str, int] = {}  # the options of all the games' commands, with the most values any takes
+            for name in registry.games:
+                for option, count in _value_counts(self._command(ctx, name), ctx).items():
+                    every[option] = max(count, every.get(option, 0))
+            chosen = next((i for i in words if _options_complete(every, args[:i], strict=False)), None)
+        helps = [arg for arg in args[: end if chosen is None else chosen] if arg in ctx.help_option_names]
+        if helps:
+            return helps[:1]  # this group's help, whatever came before it
+        if chosen is not None:
+            return [args[chosen], *args[:chosen], *args[chosen + 1 :]]
+        if ctx.resilient_parsing:
+            return args
+        if self.default_game is None:
+            group_options = _value_counts(self, ctx)
+            if any(arg.startswith("-") and arg.partition("=")[0] not in group_options for arg in args[:end]):
+                known = ", ".join(registry.games) or "none"
+                raise click.UsageError(f"no game named (installed: {known})", ctx)
+            return args
+        if self.default_game not in registry.games:
+            known = ", ".join(registry.games) or "none"
+            raise click.UsageError(f"name a game: the default, {self.default_game}, is not installed (installed: {known})", ctx)
+        return [self.default_game, *args]
+
+    def _command(self, ctx: click.Context, name: str) -> click.Command:
+        command = self.get_command(ctx, name)
+        assert command is not None, name  # (a name of the registry's games)
+        return command
 
     def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
         name = args[0] if args else ""
@@ -168,6 +281,43 @@ class GameGroup(click.Group):
             known = ", ".join(registry_of(ctx).games) or "none"
             raise click.UsageError(f"unknown game {clip(name)!r} (installed: {known}; see 'gametree games')")
         return name, command, args[1:]
+
+
+def _value_counts(command: click.Command, ctx: click.Context) -> dict[str, int]:
+    """Each option string of ``command`` with the number of values it takes (0 for a flag)."""
+    counts: dict[str, int] = {}
+    for param in command.get_params(ctx):
+        if isinstance(param, click.Option):
+            takes = 0 if param.is_flag or param.count else param.nargs
+            counts.update({name: takes for name in param.opts})
+            counts.update({name: 0 for name in param.secondary_opts})  # --no-board
+    return counts
+
+
+def _options_complete(counts: dict[str, int], args: list[str], *, strict: bool) -> bool:
+    """Whether ``args`` are whole options (each with its values) for a command whose options take
+    ``counts`` values: no free word among them, and the last option is not waiting for a value.
+    An option missing from ``counts`` makes them not so if ``strict``, else it is taken for a flag."""
+    waiting = 0
+    for arg in args:
+        if waiting:
+            waiting -= 1
+        elif arg.startswith("--"):
+            name, equals, _ = arg.partition("=")
+            if strict and name not in counts:
+                return False
+            waiting = 0 if equals else counts.get(name, 0)
+        elif arg.startswith("-") and arg != "-":
+            for j in range(1, len(arg)):  # -bn: flags; -oFILE, -o FILE: a value, attached or next
+                if strict and "-" + arg[j] not in counts:
+                    return False
+                takes = counts.get("-" + arg[j], 0)
+                if takes:
+                    waiting = takes - (j < len(arg) - 1)
+                    break
+        else:
+            return False
+    return waiting == 0
 
 
 def game_group(name: str, help: str) -> Callable[[Callable[[GameSpec], click.Command]], GameGroup]:
@@ -188,10 +338,10 @@ def position_of(game: Any, moves: str) -> Any:
 
 
 @contextlib.contextmanager
-def progress_bar(what: str) -> Iterator[Callable[[int, int], None]]:
-    """A rich progress bar on standard error (when it is a terminal) with the time left;
-    yields the ``progress(done, total)`` callback."""
-    if not sys.stderr.isatty():
+def progress_bar(what: str, enabled: bool | None = None) -> Iterator[Callable[[int, int], None]]:
+    """A rich progress bar on standard error with the time left (``enabled``: shown or not;
+    None: when standard error is a terminal); yields the ``progress(done, total)`` callback."""
+    if not (sys.stderr.isatty() if enabled is None else enabled):
         yield lambda done, total: None
         return
     from rich.console import Console

@@ -17,7 +17,7 @@ import click
 from ..files import write_atomically
 from ..plugin import GameSpec
 from ..game import GameError
-from .common import check_workers, game_group, game_options, make_game, progress_bar, split_game_options
+from .common import check_workers, game_group, game_options, make_game, progress_bar, resolved_options, split_game_options
 
 __all__ = ["learn"]
 
@@ -28,7 +28,7 @@ def _learn_command(spec: GameSpec) -> click.Command:
     @click.command(
         name=spec.name,
         help=f"Learn position statistics of {spec.summary or spec.name} from random games.",
-        epilog="Play against the table with: gametree play GAME --o learned (it reads $GAMETREE_TABLE, else " + DEFAULT_TABLE + ").",
+        epilog="Play against the table with: gametree play GAME --o learned --table FILE (without --table: $GAMETREE_TABLE, else " + DEFAULT_TABLE + ").",
     )
     @game_options(spec)
     @click.option("--games", "-n", type=click.IntRange(min=1), default=10_000, show_default=True, help="Random games to play.")
@@ -57,7 +57,7 @@ def _learn_command(spec: GameSpec) -> click.Command:
                     seed=params["seed"],
                     workers=params["workers"],
                     name=spec.name,
-                    options={k: v for k, v in game_params.items() if v is not None},
+                    options=resolved_options(spec, game, game_params),
                     progress=progress,
                 )
             except GameError as exc:  # a worker process that died, say

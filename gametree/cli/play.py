@@ -1,8 +1,9 @@
 """``gametree play``: play any installed game at the terminal.
 
 Built like ``solve``: a group with one subcommand per installed game, carrying
-the game's own options, plus who plays each side.  ``gametree play`` alone
-starts 3x3 tic-tac-toe, a human (X) against the perfect player (O).  The
+the game's own options, plus who plays each side.  ``gametree play`` with no
+game's name (options or none) plays 3x3 tic-tac-toe, by default a human (X)
+against the perfect player (O).  The
 terminal loop lives in :mod:`gametree.play`, imported (with rich) only when a
 game starts, so importing the CLI stays light.
 """
@@ -61,7 +62,7 @@ class PlayerKind(_ParamType):
         return str(value)
 
 
-#: Options shared by ``gametree play`` (for the default game) and every ``gametree play GAME``.
+#: Options of every ``gametree play GAME`` besides the game's own.
 _SESSION_OPTIONS = (
     click.option("--x", "--first", "first", type=PlayerKind(), default="human", show_default=True, help="Who plays first (X in tic-tac-toe)."),
     click.option(
@@ -83,23 +84,20 @@ _SESSION_OPTIONS = (
     ),
     click.option("--moves", default="", metavar="MOVES", help="Start from the position after these moves, in the game's notation."),
     click.option("--json", "as_json", is_flag=True, help="Print the match result as JSON (two computer players only)."),
+    click.option(
+        "--table",
+        metavar="FILE",
+        default=None,
+        help="The table the learned player plays from (written by gametree learn) [default: $GAMETREE_TABLE, else gametree-learned.json].",
+    ),
     ENGINE_OPTION,
 )
-_SESSION_KEYS = ("first", "second", "seed", "games", "delay", "moves", "as_json", "engine")
-_META = "gametree.play.options"
 
 
 def session_options(function: Any) -> Any:
     for option in reversed(_SESSION_OPTIONS):
         function = option(function)
     return function
-
-
-def _explicit(ctx: click.Context, params: dict[str, Any]) -> dict[str, Any]:
-    """The session options given on the command line (not left at their defaults)."""
-    from click.core import ParameterSource
-
-    return {k: v for k, v in params.items() if k in _SESSION_KEYS and ctx.get_parameter_source(k) not in (ParameterSource.DEFAULT, None)}
 
 
 def _play_command(spec: GameSpec) -> click.Command:
@@ -113,8 +111,6 @@ def _play_command(spec: GameSpec) -> click.Command:
     @session_options
     @click.pass_context
     def command(ctx: click.Context, /, **params: Any) -> None:
-        # Options given before the game name (gametree play --o easy tictactoe) count unless repeated after it.
-        params = {**params, **{k: v for k, v in ctx.meta.get(_META, {}).items() if k not in _explicit(ctx, params)}}
         game_params, params = split_game_options(spec, params)
         game = make_game(spec, game_params)
         _run(ctx, spec, game, params)
@@ -162,6 +158,8 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
         if params["engine"] is not None and hasattr(player, "engine"):  # a searching player (see docs/playing.md)
             player.engine = params["engine"]
         seats.append(Seat(kind, player))
+    if params["table"] is not None:
+        _give_table(game, seats, params["table"])
     if big and "perfect" in (params["first"], params["second"]):
         notes.append(f"note: 'perfect' solves the game completely before it moves; with {game.info.max_plies} plies that can take very long (Ctrl-C stops).")
     try:
@@ -200,36 +198,39 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
         sys.exit(130)  # the shell's code for Ctrl-C (click's non-standalone main would swallow ctx.exit)
 
 
+def _give_table(game: Any, seats: list[Any], path: str) -> None:
+    """Load the learned table ``path`` for the players that play from one (the learned player);
+    a file that cannot be read, is no table or is another game's is a one-line error."""
+    from ..learn import LearnedTable, TableError, TableReader
+
+    readers = [seat.player for seat in seats if isinstance(seat.player, TableReader)]
+    if not readers:
+        raise click.UsageError("--table is for the learned player: add --x learned or --o learned")
+    try:
+        table = LearnedTable.load(path)
+    except TableError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        table.check(game)
+    except TableError as exc:
+        raise click.ClickException(f"{clip(path)}: {exc}") from None
+    for player in readers:
+        player.use_table(table)
+
+
 def _start(game: Any, moves: str) -> Any:
     from ..game import play_text
 
     return play_text(game, moves) if moves.strip() else game.initial_state()
 
 
-def _default_game(ctx: click.Context, /, **params: Any) -> None:
-    """``gametree play`` with no game: 3x3 tic-tac-toe, human (X) against perfect (O)."""
-    ctx.meta[_META] = _explicit(ctx, params)
-    if ctx.invoked_subcommand is not None:
-        return
-    registry = registry_of(ctx)
-    spec = registry.games.get(DEFAULT_GAME)
-    if spec is None:
-        known = ", ".join(registry.games) or "none"
-        raise click.UsageError(f"name a game to play: {DEFAULT_GAME} is not installed (installed: {known})")
-    command = _play_command(spec)
-    with command.make_context(spec.name, [], parent=ctx) as sub:
-        command.invoke(sub)
-
-
-_callback = session_options(click.pass_context(_default_game))
 play = GameGroup(
     name="play",
     help=(
         "Play a game at the terminal against people or the search (gametree play GAME --help).\n\n"
-        "With no game: 3x3 tic-tac-toe, you (X) against the perfect player (O)."
+        "With no game: 3x3 tic-tac-toe, you (X) against the perfect player (O); the options of "
+        "gametree play tictactoe --help apply to it as well (gametree play --x perfect --o human)."
     ),
     command_factory=_play_command,
-    invoke_without_command=True,
-    callback=_callback,
-    params=list(reversed(_callback.__click_params__)),
+    default_game=DEFAULT_GAME,
 )

@@ -17,7 +17,7 @@ import traceback
 
 import click
 
-from .common import clip
+from .common import clip, echo_message
 from .games import list_games
 from .learn import learn
 from .play import play
@@ -117,10 +117,10 @@ def main(argv: list[str] | None = None) -> None:
         hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
         # click repeats a bad value in full (a 1 MB argument, a 2 MB line): cut what it quotes.
         message = re.sub(r"'([^']{61,})'", lambda m: repr(clip(m.group(1))), exc.format_message())
-        click.echo(f"Error: {message}{hint}", err=True)
+        echo_message(f"Error: {message}{hint}")
         sys.exit(exc.exit_code)
     except click.ClickException as exc:
-        exc.show()
+        echo_message(f"Error: {exc.format_message()}")  # (as exc.show() does, fitted to a terminal)
         sys.exit(exc.exit_code)
     except (KeyboardInterrupt, click.Abort) as exc:
         # (click turns a KeyboardInterrupt into Abort, the interrupt its context)
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(128 + interrupt.signum if isinstance(interrupt, Terminated) else 130)
         if os.environ.get("GAMETREE_DEBUG"):
             raise
-        click.echo(f"Error: {_unexpected(exc)}", err=True)
+        echo_message(f"Error: {_unexpected(exc)}")
         sys.exit(1)
 
 

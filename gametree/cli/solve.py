@@ -18,7 +18,7 @@ import click
 
 from ..game import GameError, State, capabilities, play_text
 from ..plugin import AlgorithmSpec, GameSpec, Option, Registry
-from .common import ENGINE_OPTION, FiniteFloatRange, GameGroup, check_workers, click_option, clip, progress_bar, game_group, game_options, make_game, position_of, registry_of, split_game_options
+from .common import ENGINE_OPTION, FiniteFloatRange, GameGroup, check_workers, click_option, clip, progress_bar, game_group, game_options, make_game, position_of, registry_of, resolved_options, split_game_options
 
 __all__ = ["CACHE_SIZE", "solve"]
 
@@ -124,7 +124,7 @@ def _solve_command(spec: GameSpec) -> click.Command:
         else:
             result = _run(algorithm, game, state, options)
         if params["as_json"]:
-            data = {"game": spec.name, "options": game_params, "moves": params["moves"], **dataclasses.asdict(result)}
+            data = {"game": spec.name, "options": resolved_options(spec, game, game_params), "moves": params["moves"], **dataclasses.asdict(result)}
             click.echo(json.dumps(data))
             return
         from .. import display
