@@ -125,9 +125,12 @@ class Exporter:
 
 
 #: The search options every algorithm may take, by keyword: what ``gametree solve`` offers as
-#: --depth, --time-limit, --no-cache/--cache-size, --no-symmetry, --weak and --best-only, and
-#: ``pv`` (follow the principal variation).  An :class:`AlgorithmSpec` names those it takes.
-SEARCH_OPTIONS = frozenset({"depth", "time_limit", "cache", "symmetry", "weak", "all_moves", "pv", "engine"})
+#: --depth, --time-limit, --analysis-time, --no-cache/--cache-size, --no-symmetry, --weak,
+#: --best-only and --engine, ``pv`` (follow the principal variation), ``progress`` (a
+#: :class:`gametree.search.progress.SolveProgress` to fill as it goes) and ``interruptible``
+#: (Ctrl-C ends the scoring of the moves, keeping what was proven).  An :class:`AlgorithmSpec`
+#: names those it takes.
+SEARCH_OPTIONS = frozenset({"depth", "time_limit", "analysis_time", "cache", "symmetry", "weak", "all_moves", "pv", "engine", "progress", "interruptible"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -83,7 +83,7 @@ def test_compiled_where_it_cannot_be_is_a_one_line_error() -> None:
         Solver(big, engine="compiled")
     assert engines_of(big) == (("python",), "no compiled rules for this board")
     assert engines_of(ConnectFour()) == (("compiled", "python"), "")
-    with pytest.raises(ValueError, match="depth or time limit"):
+    with pytest.raises(ValueError, match="depth limit"):
         run(ConnectFour(5, 4), algorithm="solver", engine="compiled", depth=3)
 
 

@@ -153,9 +153,11 @@ def test_weak_solve_of_a_fast_win_is_cheaper(registry):
     assert weak.stats.nodes < exact.stats.nodes / 2
 
 
-def test_weak_refuses_a_depth_limit(ttt3):
+def test_weak_refuses_a_time_limit_and_the_solver_any_depth_limit(ttt3):
     with pytest.raises(ValueError, match="weak"):
-        run(ttt3, algorithm="solver", weak=True, depth=2)
+        run(ttt3, algorithm="solver", weak=True, time_limit=2)
+    with pytest.raises(ValueError, match="depth limit makes a heuristic search"):
+        run(ttt3, algorithm="solver", depth=2)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -446,19 +448,19 @@ def test_prepare_scores_for_any_algorithm(ttt3):
     assert prepare_scores(solver, ttt3, weak=True)(play_text(ttt3, "A1 A2"))[:2] == (1, True)
     result = alphabeta(ttt3, state, all_moves=False, pv=False)
     assert prepare_scores(alphabeta, ttt3, cache=False)(state)[:3] == (result.score, False, alphabeta(ttt3, state, cache=False, all_moves=False, pv=False).stats.nodes)
-    limited, heuristic = prepare_scores(solver, ttt3, depth=2)(state), prepare(solver, ttt3, depth=2, all_moves=False, pv=False)(state)
-    assert (limited.score, limited.nodes) == (heuristic.score, heuristic.stats.nodes) and -1 < limited.score < 1
+    # A time limit keeps the solver exact: proven in time, the score is the exact one.
+    assert prepare_scores(solver, ttt3, time_limit=30)(state)[:2] == (solved.score, False)
     with pytest.raises(ValueError, match="weak"):
-        prepare_scores(solver, ttt3, depth=2, weak=True)(state)
+        prepare_scores(solver, ttt3, time_limit=30, weak=True)(state)
 
 
 def test_prepare_binds_any_algorithm(ttt3):
-    """Algorithms without a set-up of their own are simply bound; a depth limit makes the solver a heuristic search."""
+    """Algorithms without a set-up of their own are simply bound; the solver refuses a depth limit (a heuristic search)."""
     state = play_text(ttt3, "A1 B2")
     table = TranspositionTable()
     assert prepare(alphabeta, ttt3, cache=table, all_moves=False)(state).score == alphabeta(ttt3, state, all_moves=False).score
-    limited = prepare(solver, ttt3, depth=2)(state)
-    assert limited.depth == 2 and limited.algorithm == "alphabeta"
+    with pytest.raises(ValueError, match="use alphabeta"):
+        prepare(solver, ttt3, depth=2)
 
 
 def test_spacious_calls_through_a_frame_too_large_for_an_ordinary_chunk() -> None:
@@ -569,7 +571,7 @@ def test_a_search_deeper_than_python_allows_is_refused_in_one_line(algorithm) ->
     assert algorithm(game, near_end).score == 0
 
 
-@pytest.mark.parametrize("algorithm", [minimax, alphabeta, solver])
+@pytest.mark.parametrize("algorithm", [minimax, alphabeta])  # (the solver refuses a depth limit)
 def test_a_depth_limit_makes_a_long_game_searchable_unless_it_is_too_deep(algorithm) -> None:
     import sys
 

@@ -40,7 +40,7 @@ from typing import Any, Literal
 
 from ..files import user_cache_folder
 from ..game import CompiledRules, Game, State, UnsupportedGameError, capabilities, game_name, win_score
-from .engine import Counters
+from .engine import Counters, SearchTimeout
 from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, TranspositionTable
 
 __all__ = [
@@ -244,6 +244,10 @@ TABLE_PLIES_OFFSET = 8
 MIN_TABLE_BITS = 16
 
 
+#: The stop flag's value when :meth:`CompiledEngine.halt` set it (a signal sets 1).
+HALTED = 2
+
+
 class CompiledEngine:
     """The compiled exact search of one game, with its table: the interface of
     :class:`gametree.search.engine.Engine` that the solver's drivers use.
@@ -305,6 +309,10 @@ class CompiledEngine:
                 raise KeyboardInterrupt from exc
             raise
         self._per_height[:] = 0
+        #: Set by :meth:`halt`: searches stop with SearchTimeout until :meth:`resume`.
+        self._halted = False
+        #: While the kernel runs, its node count is in the control array (see :meth:`nodes_now`).
+        self._searching = False
         #: The stop signals seen before this engine was built: one that came while it was built
         #: (perhaps swallowed, as above, without an error) stops its first search.
         self._signals_before: int | None = seen
@@ -312,6 +320,21 @@ class CompiledEngine:
     @property
     def root_move(self) -> Any:
         return self.root[0]
+
+    def halt(self) -> None:
+        """Make the search running now, and every later one, stop with :class:`SearchTimeout`
+        (until :meth:`resume`); safe to call from another thread."""
+        self._halted = True
+        self._control[self._kernel_module.STOP] = HALTED
+
+    def resume(self) -> None:
+        """Let searches run again after :meth:`halt`."""
+        self._halted = False
+
+    def nodes_now(self) -> int:
+        """Nodes counted so far, while a search runs too (for a live display in another thread)."""
+        running = int(self._control[self._kernel_module.NODES]) if self._searching else 0
+        return self.counters.nodes + running
 
     def keyf(self, state: State) -> Hashable:
         return self.game.key(state)
@@ -377,14 +400,21 @@ class CompiledEngine:
             per_height = self._per_height = self._np.zeros(height + C - p + 66, dtype=self._np.int64)
         _running.append(control)
         try:
+            # Checked after the control was cleared: a halt from now on leaves its mark there.
+            if self._halted:
+                raise SearchTimeout
+            self._searching = True
             value = self.search_kernel(
                 self._g, self._np.uint64(a), self._np.uint64(b), p, height, low, high, C, self.rules.no_moves,
                 self._table, self._mask, self.symmetry, control, per_height, self._moves,
             )
         finally:
+            self._searching = False
             _running.remove(control)
             self._count(height, control, per_height)
         if control[k.STOP]:
+            if control[k.STOP] == HALTED:
+                raise SearchTimeout
             raise KeyboardInterrupt
         if height == 0:
             move = int(control[k.ROOT_MOVE])

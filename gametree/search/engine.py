@@ -34,7 +34,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Literal, NamedTuple, Protocol
 
 from ..game import Game, Move, State, UnsupportedGameError, capabilities, win_score
-from .table import UNLIMITED_DEPTH, TranspositionTable
+from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, TranspositionTable
 
 __all__ = [
     "INF",
@@ -254,7 +254,7 @@ def too_deep(plies: int, depth: int | None) -> UnsupportedGameError:
         return UnsupportedGameError(f"depth {depth} is too deep: Python's recursion limit allows a search about {budget:,} plies deep")
     return UnsupportedGameError(
         f"this game is too large for a search to the end: it can last {plies:,} more plies, and Python's recursion "
-        f"limit allows a search about {budget:,} plies deep; search it with a depth limit (gametree solve --depth N)"
+        f"limit allows a search about {budget:,} plies deep; search it with a depth limit (gametree solve -a alphabeta --depth N)"
     )
 
 
@@ -335,6 +335,8 @@ class Engine:
         #: The threat-aware strategy's questions, when it is used.
         self.threats = caps.threats if (threats and prune and depth is None) else None
         self.fast_threats = caps.fast_threats
+        #: ``[halted]``: set by :meth:`halt` (from any thread); every node checks it.
+        self.halted = [False]
         #: ``[move, improved]`` of the last node completed at height 0: the best move found,
         #: and whether it scored above the window's low end (then it scores at least the value).
         self.root: list[Any] = [None, False]
@@ -348,6 +350,23 @@ class Engine:
     def root_move(self) -> Any:
         """The best move of the last search's root node (None if the root was settled without trying moves)."""
         return self.root[0]
+
+    def halt(self) -> None:
+        """Make the search running now, and every later one, stop with :class:`SearchTimeout`
+        at its next node (until :meth:`resume`); safe to call from another thread."""
+        self.halted[0] = True
+
+    def resume(self) -> None:
+        """Let searches run again after :meth:`halt`."""
+        self.halted[0] = False
+
+    def nodes_now(self) -> int:
+        """Nodes counted so far, while a search runs too (for a live display in another thread)."""
+        return self.counters.nodes
+
+    def table_bytes(self) -> int:
+        """The memory the table's entries take now (about :data:`gametree.search.table.BYTES_PER_ENTRY` each)."""
+        return len(self.table) * BYTES_PER_ENTRY if self.table is not None else 0
 
     def table_counts(self) -> tuple[int, int, int]:
         """The table's probes, hits and stores so far (zeros without a table)."""
@@ -389,6 +408,7 @@ class Engine:
         obs = self.observer
         prune = self.prune
         root = self.root
+        halted = self.halted
         unlimited = limit >= UNLIMITED_DEPTH
         # The best score at ply p: winning with the next move (in the threat-aware strategy, with
         # the next move but one); the worst, in that strategy, with a safe move: losing after it.
@@ -456,6 +476,8 @@ class Engine:
                 counters.grow(height)
                 per_depth = counters.per_depth
                 per_depth[height] += 1
+            if halted[0]:
+                raise SearchTimeout
             if obs is not None:
                 obs.enter(state, height, alpha if prune else None, beta if prune else None)
             p = base + height

@@ -21,7 +21,10 @@ Without the helpers it still works on any game, with the bounds and narrowing.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import itertools
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -29,8 +32,9 @@ from typing import Any
 from ..game import Game, State, UnsupportedGameError, win_score
 from .classic import alphabeta
 from .compiled import CompiledEngine, EngineChoice, compiled_rules, use_compiled
-from .engine import INF, Engine
-from .results import Root, Scored, SearchResult, SearchStats, best_move, build_result, check_game, scores_of, start, stats_of
+from .engine import INF, Engine, SearchTimeout
+from .progress import SolveProgress
+from .results import CutShort, Root, Scored, SearchResult, SearchStats, best_move, build_result, check_game, deepest, position, scores_of, start, stats_of
 from .table import TranspositionTable, table_of
 
 __all__ = ["AnyEngine", "Solver", "exact_score", "prepare", "prepare_scores", "search_stats", "solver"]
@@ -47,6 +51,34 @@ FULL_WINDOW_RANGE = 16
 DIRECT_RANGE = 16
 
 
+#: The share of a time limit the solver spends proving the value; if that is not enough, the
+#: rest goes to iterative deepening with the game's heuristic for a best guess.
+EXACT_SHARE = 0.75
+
+
+class _Alarm:
+    """Halts an engine at a :func:`time.perf_counter` time (a timer thread), until cancelled."""
+
+    def __init__(self, engine: AnyEngine) -> None:
+        self.engine = engine
+        self.timer: threading.Timer | None = None
+
+    def at(self, when: float | None) -> None:
+        """Halt the engine at ``when`` (None: never), instead of any time set before."""
+        self.cancel()
+        if when is None:
+            return
+        timer = threading.Timer(max(0.0, when - time.perf_counter()), self.engine.halt)
+        timer.daemon = True
+        timer.start()
+        self.timer = timer
+
+    def cancel(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+
 def _half(x: float) -> float:
     """x / 2 rounded towards zero (as in C), to bias narrowing towards 0 (scores are whole numbers)."""
     return -(-x // 2) if x < 0 else x // 2
@@ -56,14 +88,16 @@ def _half(x: float) -> float:
 AnyEngine = Engine | CompiledEngine
 
 
-def exact_score(engine: AnyEngine, state: State, height: int = 0, at_least: float | None = None, weak: bool = False) -> float:
+def exact_score(
+    engine: AnyEngine, state: State, height: int = 0, at_least: float | None = None, weak: bool = False, progress: SolveProgress | None = None
+) -> float:
     """The exact score of ``state`` by null-window searches of ``engine`` (see :func:`_exact_score`),
-    with room on the frame stack for all of them."""
-    result: float = engine.with_room(engine.C - engine.game.ply(state), _exact_score, engine, state, height, at_least, weak)
+    with room on the frame stack for all of them; ``progress`` is told each narrowing of the range."""
+    result: float = engine.with_room(engine.C - engine.game.ply(state), _exact_score, engine, state, height, at_least, weak, progress)
     return result
 
 
-def _exact_score(engine: AnyEngine, state: State, height: int, at_least: float | None, weak: bool) -> float:
+def _exact_score(engine: AnyEngine, state: State, height: int, at_least: float | None, weak: bool, progress: SolveProgress | None) -> float:
     """The exact score of ``state`` by null-window searches of ``engine``.
 
     Pascal Pons's bisection biased towards 0 for the first two probes
@@ -99,6 +133,8 @@ def _exact_score(engine: AnyEngine, state: State, height: int, at_least: float |
         r = engine.search(state, alpha, beta, height)
         if r > alpha and root[1]:
             found = root[0]  # it made the probe fail high (or land inside): it scores at least r
+        if progress is not None:  # what this probe proved, with the bounds before it
+            progress.narrowed(max(lo, r) if r > alpha else lo, min(hi, r) if r < beta else hi)
         return r
 
     p = game.ply(state)
@@ -199,34 +235,140 @@ class Solver:
             self._python = Engine(game, table=self.table, symmetry=self.symmetry, threats=True)
         return self._python
 
-    def solve(self, state: State | None = None, *, all_moves: bool = True, pv: bool = True, weak: bool = False) -> SearchResult:
-        """Solve ``state`` (default: the start): see :func:`solver`."""
+    def solve(
+        self,
+        state: State | None = None,
+        *,
+        all_moves: bool = True,
+        pv: bool = True,
+        weak: bool = False,
+        time_limit: float | None = None,
+        analysis_time: float | None = None,
+        interruptible: bool = False,
+        progress: SolveProgress | None = None,
+    ) -> SearchResult:
+        """Solve ``state`` (default: the start): see :func:`solver`.
+
+        The root's value and a best move are proven first; then (``all_moves``)
+        each move's score, the best move's first.  ``time_limit``: seconds for the
+        whole solve (see :func:`solver`); ``analysis_time``: seconds at most for
+        scoring the moves once the root is proven.  ``interruptible``: Ctrl-C
+        while the moves are scored ends that stage, and the result keeps what was
+        proven (``cut_short="interrupt"``).  ``progress`` is filled as the solve
+        goes (:class:`gametree.search.progress.SolveProgress`).
+        """
         game = self.game
-        state = start(game, state, checked=True)  # checked when the solver was built
+        state = start(game, position(game, state), checked=True)  # checked when the solver was built
+        if time_limit is not None and weak:
+            raise ValueError("weak solving proves the value; it does not combine with a time limit")
+        watch = progress if progress is not None else SolveProgress()
         engine = self.engine_for(state)
         counters = engine.counters
         counters.reset()
+        watch.engine = "compiled" if isinstance(engine, CompiledEngine) else "python"
+        watch.count, watch.table_bytes = engine.nodes_now, engine.table_bytes
+        watch.narrowed(engine.floor(game.ply(state)), win_score(engine.C, game.ply(state)))
         base = engine.table_counts()
         started = time.perf_counter()
-        if weak:
-            root = self._weak_root(engine, state, all_moves)
-        elif all_moves:
-            # The root's score first; then each move's score, knowing none beats it.
-            best = exact_score(engine, state)
-            moves = list(game.legal_moves(state))
-            root = Root(moves, [-exact_score(engine, game.play(state, m), 1, at_least=-best) for m in moves])
-        else:
-            value = exact_score(engine, state)
-            move = engine.root_move  # proved by the last probe that raised the score to ``value``
-            if move is None:
-                if value <= engine.floor(game.ply(state)):  # the lowest score there is: every move has it
-                    move = next(iter(game.legal_moves(state)))
-                else:
-                    move = best_move(engine, state, value)
-            root = Root([move], [value])
+        deadline = None if time_limit is None else started + time_limit
+        alarm = _Alarm(engine)
+        cut: CutShort | None = None
+        unscored: tuple[str, ...] = ()
+        try:
+            if weak:
+                watch.phase = "root"
+                root = self._weak_root(engine, state, all_moves)
+            else:
+                # An exact answer has EXACT_SHARE of a time limit; a best guess the rest.
+                alarm.at(None if time_limit is None else started + EXACT_SHARE * time_limit)
+                watch.phase = "root"
+                try:
+                    value, move = self._root(engine, state, watch)
+                except SearchTimeout:
+                    alarm.cancel()
+                    engine.resume()
+                    return self._best_guess(state, watch, started, deadline, all_moves=all_moves, pv=pv)
+                watch.proven(value, game.format_move(state, move))
+                root = Root([move], [value])
+                if all_moves:
+                    watch.phase = "moves"
+                    ends = [t for t in (deadline, None if analysis_time is None else time.perf_counter() + analysis_time) if t is not None]
+                    alarm.at(min(ends) if ends else None)
+                    root, cut = self._score_moves(engine, state, value, move, watch, interruptible)
+                    unscored = tuple(game.format_move(state, m) for m in game.legal_moves(state) if m not in root.moves)
+        finally:
+            alarm.cancel()
+            engine.resume()
         stats = search_stats(engine, time.perf_counter() - started, base)
         lines = self._line_engine(engine) if pv and not weak else None
-        return build_result("solver", game, state, root, lines, None, stats, weak=weak)
+        watch.phase = "lines"
+        # Cut short: the line of the best move only (each move's line to the end costs searches too).
+        result = build_result("solver", game, state, root, lines, None, stats, weak=weak, move_lines=cut is None)
+        watch.phase = "done"
+        # The reported time covers all the work, the lines too; nodes per second the searches alone.
+        stats = dataclasses.replace(result.stats, seconds=time.perf_counter() - started)
+        return dataclasses.replace(result, stats=stats, unscored=unscored, cut_short=cut)
+
+    def _root(self, engine: AnyEngine, state: State, watch: SolveProgress) -> tuple[float, Any]:
+        """The root's exact score and a move proved to have it."""
+        game = self.game
+        value = exact_score(engine, state, progress=watch)
+        move = engine.root_move  # proved by the last probe that raised the score to ``value``
+        if move is None:
+            if value <= engine.floor(game.ply(state)):  # the lowest score there is: every move has it
+                move = next(iter(game.legal_moves(state)))
+            else:
+                move = best_move(engine, state, value)
+        return value, move
+
+    def _score_moves(self, engine: AnyEngine, state: State, value: float, best: Any, watch: SolveProgress, interruptible: bool) -> tuple[Root, CutShort | None]:
+        """Every move's exact score, knowing none beats ``value`` and ``best`` has it; stopped
+        by a halt of the engine (the time is up) or (``interruptible``) by Ctrl-C."""
+        game = self.game
+        moves = list(game.legal_moves(state))
+        watch.total = len(moves)
+        scores: dict[int, float] = {}
+        for i, m in enumerate(moves):
+            if m == best:
+                scores[i] = value
+                watch.moved(game.format_move(state, m), value)
+        cut: CutShort | None = None
+        for i, m in enumerate(moves):
+            if i in scores:
+                continue
+            text = game.format_move(state, m)
+            watch.current = text
+            try:
+                scores[i] = -exact_score(engine, game.play(state, m), 1, at_least=-value)
+            except SearchTimeout:
+                cut = "time"
+                break
+            except KeyboardInterrupt as exc:
+                if not interruptible or type(exc) is not KeyboardInterrupt:  # (a termination signal ends the run)
+                    raise
+                cut = "interrupt"
+                break
+            watch.moved(text, scores[i])
+        done = sorted(scores)
+        return Root([moves[i] for i in done], [scores[i] for i in done]), cut
+
+    def _best_guess(self, state: State, watch: SolveProgress, started: float, deadline: float | None, *, all_moves: bool, pv: bool) -> SearchResult:
+        """Out of time before the root's value was proven: what was proven (the window on the
+        score) and the best guess of iterative deepening with the game's heuristic in the time left."""
+        assert deadline is not None
+        watch.phase = "heuristic"
+        engine = self.engine
+        exact_nodes = tuple(engine.counters.per_depth[: deepest(tuple(engine.counters.per_depth)) + 1])
+        left = max(0.0, deadline - time.perf_counter())
+        guess = alphabeta(self.game, state, time_limit=left, cache=self.table if self.table is not None else True, symmetry=self.symmetry, all_moves=all_moves, pv=pv)
+        per_depth = [a + b for a, b in itertools.zip_longest(exact_nodes, guess.stats.nodes_per_depth, fillvalue=0)]
+        stats = dataclasses.replace(
+            guess.stats, nodes=sum(per_depth), nodes_per_depth=tuple(n for n in per_depth), seconds=time.perf_counter() - started
+        )
+        watch.phase = "done"
+        if guess.proven:  # iterative deepening proved it (a win or loss within its horizon)
+            return dataclasses.replace(guess, algorithm="solver", stats=stats)
+        return dataclasses.replace(guess, algorithm="solver", stats=stats, score_bounds=(watch.low, watch.high), cut_short="time")
 
     def score(self, state: State | None = None, *, weak: bool = False) -> Scored:
         """The score of ``state`` (default: the start) alone, and what proving it cost.
@@ -275,55 +417,75 @@ def solver(
     game: Game[Any, Any],
     state: State | None = None,
     *,
+    moves: str | None = None,
     depth: int | None = None,
     cache: TranspositionTable | bool | None = True,
     symmetry: bool = True,
     all_moves: bool = True,
     pv: bool = True,
     time_limit: float | None = None,
+    analysis_time: float | None = None,
     weak: bool = False,
     engine: EngineChoice = "auto",
+    progress: SolveProgress | None = None,
+    interruptible: bool = False,
 ) -> SearchResult:
     """Exact depth-aware values, fast: null-window narrowing, threat pruning, bounds table.
 
-    Same options and result as :func:`gametree.search.alphabeta`.  With a
-    ``depth`` or ``time_limit`` it is a heuristic search, and runs as
-    alpha-beta (iterative deepening for a time limit).
+    The position's value and a best move are proven first, then (with
+    ``all_moves``, the default) every move's score.  Same result as
+    :func:`gametree.search.alphabeta`.
+
+    ``time_limit`` (seconds) bounds the whole solve and keeps it exact: the
+    result is proven if the value is proven in time (moves left unscored are
+    listed in ``unscored``); if not, the result is the best guess of iterative
+    deepening with the game's heuristic (``proven=False``), with the range the
+    score was proven to lie in (``score_bounds``).  ``analysis_time`` bounds
+    only the scoring of the moves once the value is proven.  ``depth`` is
+    refused: a depth limit makes a heuristic search, which is
+    :func:`gametree.search.alphabeta`'s.
 
     ``weak=True`` proves only who wins (win, draw or loss), not how fast:
     much faster on won and lost positions.  Scores are then +1, 0 or -1,
     the result says ``weak=True`` and has no line to the end (its PV is the
     best move alone).
 
+    The position is ``state`` (None: the start) or the start after ``moves``
+    (``solver(game, moves="B2 A1")``); see :func:`gametree.search.results.position`.
+
     ``engine``: ``"python"`` (the reference), ``"compiled"`` (for a game with
     compiled rules: :mod:`gametree.search.compiled`) or ``"auto"`` (compiled when
     it is available and the search is long enough to pay for loading it).
-    Both give the same scores and moves.
+    Both give the same scores and moves.  ``progress`` is filled as the solve
+    goes (for a live display: :class:`gametree.search.progress.SolveProgress`).
+    ``interruptible``: Ctrl-C while the moves are scored ends that stage, and
+    the result keeps what was proven (``cut_short="interrupt"``).
 
     For many positions in a row, :class:`Solver` sets the search up once.
     """
-    if depth is not None or time_limit is not None:
-        if weak:
-            raise ValueError("weak solving proves the value; it does not combine with a depth or time limit")
-        if engine == "compiled":
-            raise ValueError("the compiled engine proves values to the end of the game: it does not combine with a depth or time limit")
-        return alphabeta(game, state, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv, time_limit=time_limit)
-    return Solver(game, cache=cache, symmetry=symmetry, engine=engine).solve(state, all_moves=all_moves, pv=pv, weak=weak)
+    _refuse_depth(depth)
+    state = position(game, state, moves)
+    return Solver(game, cache=cache, symmetry=symmetry, engine=engine).solve(
+        state, all_moves=all_moves, pv=pv, weak=weak, time_limit=time_limit, analysis_time=analysis_time, interruptible=interruptible, progress=progress
+    )
+
+
+def _refuse_depth(depth: int | None) -> None:
+    if depth is not None:
+        raise ValueError("the solver proves exact values to the end of the game: a depth limit makes a heuristic search (use alphabeta with depth)")
 
 
 def prepare(
     game: Game[Any, Any],
     *,
     depth: int | None = None,
-    time_limit: float | None = None,
     cache: TranspositionTable | bool | None = True,
     symmetry: bool = True,
     engine: EngineChoice = "auto",
     **options: Any,
 ) -> Callable[[Any], SearchResult]:
     """:func:`solver` bound to ``game`` and ``options``: a :class:`Solver`'s ``solve``, set up once."""
-    if depth is not None or time_limit is not None:
-        return functools.partial(solver, game, depth=depth, time_limit=time_limit, cache=cache, symmetry=symmetry, engine=engine, **options)
+    _refuse_depth(depth)
     return functools.partial(Solver(game, cache=cache, symmetry=symmetry, engine=engine).solve, **options)
 
 
@@ -341,9 +503,11 @@ def prepare_scores(
 ) -> Callable[[Any], Scored]:
     """:func:`prepare` for the scores alone: a :class:`Solver`'s ``score``, set up once
     (see :func:`gametree.search.prepare_scores`).  ``all_moves`` and ``pv`` do not
-    apply to a score; with a ``depth`` or ``time_limit`` it is the heuristic search's."""
-    if depth is not None or time_limit is not None:
-        return scores_of(prepare(game, depth=depth, time_limit=time_limit, cache=cache, symmetry=symmetry, engine=engine, weak=weak, all_moves=False, pv=False))
+    apply to a score; with a ``time_limit``, each position's solve has that long
+    (a score not proven in time is the heuristic's best guess)."""
+    _refuse_depth(depth)
+    if time_limit is not None:
+        return scores_of(prepare(game, time_limit=time_limit, cache=cache, symmetry=symmetry, engine=engine, weak=weak, all_moves=False, pv=False))
     return functools.partial(Solver(game, cache=cache, symmetry=symmetry, engine=engine).score, weak=weak)
 
 

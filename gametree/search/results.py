@@ -19,6 +19,7 @@ from .engine import Counters, Searcher
 from .table import TranspositionTable
 
 __all__ = [
+    "CutShort",
     "MoveValue",
     "assemble",
     "Root",
@@ -41,6 +42,9 @@ __all__ = [
 
 #: A position's value for its side to move: proven, or unknown (a heuristic value at a depth limit).
 Value = Literal["win", "loss", "draw", "unknown"]
+
+#: Why a search stopped before it did all it was asked: its time was up, or Ctrl-C.
+CutShort = Literal["time", "interrupt"]
 
 #: Half-width of the window used to confirm a principal-variation move's value.
 EPSILON = 1e-9
@@ -94,6 +98,12 @@ class SearchResult:
     perfect play, or None (draw or unknown).  Moves are in the game's notation.
     ``weak`` results (``solver(..., weak=True)``) prove only the value: scores
     are +1, 0 or -1, not how fast, and there is no line to the end.
+
+    A search cut short (``cut_short``: ``"time"`` or ``"interrupt"``) says what
+    it proved: ``unscored`` lists the root moves it had no time to score (the
+    others' scores are proven), and an exact search whose value was not proven
+    in time gives ``score_bounds``, the range ``(low, high)`` proven to hold
+    the score, beside its heuristic best guess.
     """
 
     algorithm: str
@@ -109,6 +119,9 @@ class SearchResult:
     depth: int | None
     stats: SearchStats
     weak: bool = False
+    unscored: tuple[str, ...] = ()
+    score_bounds: tuple[float, float] | None = None
+    cut_short: CutShort | None = None
 
     def _repr_html_(self) -> str:
         """A small HTML summary for Jupyter (see :func:`gametree.notebook.result_html`)."""
@@ -313,12 +326,14 @@ def build_result(
     *,
     heuristic: bool = False,
     weak: bool = False,
+    move_lines: bool = True,
 ) -> SearchResult:
     """The result of a search whose root moves got ``root.values``.
 
-    ``lines``: the engine that follows the principal variation and each move's
-    line to the end (None: no line beyond the best move).  ``heuristic``: some
-    value came from a depth limit (then only a win or loss is proven).
+    ``lines``: the engine that follows the principal variation and (unless not
+    ``move_lines``) each move's line to the end (None: no line beyond the best
+    move).  ``heuristic``: some value came from a depth limit (then only a win
+    or loss is proven).
     """
     fmt = game.format_move
     if len(root.moves) == 1 and lines is None:  # one root move and no line to follow: the short way
@@ -337,10 +352,10 @@ def build_result(
     plies = len(pv_raw) if ended else None
 
     def plies_of(i: int, move: Move, v: float) -> int | None:
-        if not ended or lines is None:
-            return None
         if i == best:
             return plies
+        if not ended or lines is None or not move_lines:
+            return None
         line, done = principal_variation(lines, state, move, v)
         return len(line) if done else None
 
