@@ -26,13 +26,54 @@ def describe(game: Any, result: SearchResult) -> str:
     if not result.proven and result.stats.iterations is not None:  # Monte Carlo
         return f"unknown (mean reward {result.score:+.3f} for {names[result.to_move]} after {result.stats.iterations:,} iterations)"
     if not result.proven:
-        return f"unknown (heuristic score {result.score:+.3f} for {names[result.to_move]} at depth {result.depth})"
+        guess = f"heuristic score {result.score:+.3f} for {names[result.to_move]} at depth {result.depth}"
+        if result.score_bounds is not None:
+            return f"unknown: not proven in time; {bounds_text(result.score_bounds)} ({guess})"
+        return f"unknown ({guess})"
     if result.weak:
         value = "draw" if result.winner is None else f"{names[result.winner]} wins"
         return f"{value} (weak solve: who wins, not how fast)"
     if result.winner is None:
         return f"draw{plies}"
     return f"{names[result.winner]} wins{plies} (score {result.score:+d} for {names[result.to_move]}, to move)"
+
+
+def bounds_verdict(bounds: tuple[float, float]) -> str | None:
+    """What a proven range of scores tells of the value: "a win", "at least a draw"... or None."""
+    low, high = bounds
+    if low > 0:
+        return "a win"
+    if high < 0:
+        return "a loss"
+    if low == high == 0:
+        return "a draw"
+    if low == 0:
+        return "at least a draw"
+    if high == 0:
+        return "at best a draw"
+    return None
+
+
+def bounds_text(bounds: tuple[float, float]) -> str:
+    """A proven range of scores: "score proven in [0, +10]: at least a draw"."""
+    text = f"score proven in [{_score(bounds[0])}, {_score(bounds[1])}]"
+    verdict = bounds_verdict(bounds)
+    return f"{text}: {verdict}" if verdict else text
+
+
+def proven_line(progress: Any) -> str:
+    """One line for a root value just proven (a :class:`gametree.search.progress.SolveProgress`),
+    before its moves are scored."""
+    score = progress.score
+    value = "a win" if score > 0 else "a loss" if score < 0 else "a draw"
+    return f"Proven in {progress.elapsed():.2f} s: {value} (score {_score(score)}), best move {progress.best}"
+
+
+def print_position(game: Any, state: State) -> None:
+    """The board, and whose move it is."""
+    out = console()
+    out.print(game.render(state), markup=False)
+    out.print()
 
 
 def _score(value: float) -> str:
@@ -51,16 +92,16 @@ def _clipped(moves: tuple[str, ...], limit: int) -> str:
     return text if len(moves) <= limit else f"{text} ... ({len(moves) - limit:,} more)"
 
 
-def print_result(game: Any, state: State, result: SearchResult, max_rows: int = MAX_MOVE_ROWS) -> None:
-    """Print the position, its value and a table of the ``max_rows`` best moves,
-    then one line saying how many rows were left out, if any."""
+def print_result(game: Any, state: State, result: SearchResult, max_rows: int = MAX_MOVE_ROWS, *, position: bool = True) -> None:
+    """Print the position (unless not ``position``: printed already), its value and a table of
+    the ``max_rows`` best moves, then one line saying how many rows were left out, if any."""
     import heapq
 
     from rich.table import Table
 
     out = console()
-    out.print(game.render(state), markup=False)
-    out.print()
+    if position:
+        print_position(game, state)
     out.print(f"[bold]{game.info.player_names[result.to_move]} to move.[/] Result: [bold]{describe(game, result)}[/]")
     table = Table(title="Value of each move", title_justify="left")
     table.add_column("move")
@@ -84,7 +125,12 @@ def print_result(game: Any, state: State, result: SearchResult, max_rows: int = 
         if monte_carlo:
             cells += [f"{mv.visits or 0:,}", "-" if mv.mean is None else f"{mv.mean:+.3f}"]
         table.add_row(*cells, style=style)
+    for move in result.unscored[: max(0, max_rows - len(rows))]:
+        table.add_row(move, "?", "not scored", "-", *(["-", "-"] if monte_carlo else []), style="dim")
     out.print(table)
+    if result.unscored:
+        why = "the time for scoring moves ran out (--analysis-time, --time-limit)" if result.cut_short == "time" else "interrupted"
+        out.print(f"[yellow]Partial: {len(result.move_values)} of {len(result.move_values) + len(result.unscored)} moves scored; {why}.[/]")
     if omitted:
         out.print(f"... {omitted:,} more move{'s' if omitted != 1 else ''} not shown (the best {len(rows):,} are); --json gives them all")
     out.print(f"Best moves: {_clipped(result.best_moves, max_rows)}")

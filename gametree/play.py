@@ -34,7 +34,6 @@ from __future__ import annotations
 import os
 import random
 import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +41,9 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO, TypeVar, runtime_checka
 
 from .search.table import TranspositionTable
 from .game import Game, GameError, Move, State, capabilities, checked_play
+from .display import bounds_verdict
 from .search import SearchResult, Solver
+from .search.progress import SolveProgress
 from .search.compiled import EngineChoice
 
 if TYPE_CHECKING:
@@ -63,9 +64,6 @@ __all__ = [
 ]
 
 T = TypeVar("T")
-
-#: A computer move that takes longer than this shows a spinner.
-SPINNER_AFTER = 0.5
 
 QUIT_WORDS = frozenset({"quit", "q", "x", "exit"})
 YES_WORDS = frozenset({"", "y", "yes"})
@@ -298,30 +296,16 @@ class Terminal:
         self.stdout.flush()
         return line.rstrip("\r\n")
 
-    def think(self, work: Callable[[], T], message: str) -> T:
-        """Run ``work``; on a styled terminal show a spinner if it takes over half a second."""
+    def think(self, work: Callable[[], T], message: str, status: Callable[[], Any] | None = None) -> T:
+        """Run ``work``; on a styled terminal, if it takes over half a second, show ``status()``
+        (default: a spinner, ``message`` and the seconds) until it ends.  The work runs in this
+        thread: Ctrl-C stops it (and raises KeyboardInterrupt here) at once."""
         if not self.fancy:
             return work()
-        box: dict[str, Any] = {}
-        done = threading.Event()
+        from .live import elapsed_status, live
 
-        def run() -> None:
-            try:
-                box["value"] = work()
-            except BaseException as exc:  # handed to the caller below
-                box["error"] = exc
-            finally:
-                done.set()
-
-        # A daemon thread: Ctrl-C in the main thread leaves at once, without waiting for the search.
-        threading.Thread(target=run, name="gametree-think", daemon=True).start()
-        if not done.wait(SPINNER_AFTER):
-            with self.console.status(message, spinner="dots"):
-                while not done.wait(0.05):
-                    pass
-        if "error" in box:
-            raise box["error"]
-        return box["value"]  # type: ignore[no-any-return]
+        with live(status or elapsed_status(message), True, console=self.console):
+            return work()
 
     def pause(self, seconds: float) -> None:
         if seconds > 0:
@@ -372,6 +356,8 @@ class Session:
     ended: str = "done"
     #: The engine of hints.
     engine: EngineChoice = "auto"
+    #: Seconds a hint may take (an exact solve with this time limit: see :meth:`hint`).
+    hint_seconds: float = 3.0
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
@@ -489,12 +475,36 @@ class Session:
                     self.show_board(state, history, moves)
                     ui.pause(self.delay or 0.0)
                 player = seat.player
-                move = ui.think(lambda: player.choose(game, state, self.rng), f"{self.label(side)} is thinking...")
+                try:
+                    move = ui.think(lambda: player.choose(game, state, self.rng), f"{self.label(side)} is thinking...")
+                except KeyboardInterrupt as exc:
+                    # Ctrl-C while the computer thinks, with a person playing: back to the person's move.
+                    if type(exc) is not KeyboardInterrupt or not self.humans:
+                        raise
+                    self._stopped_thinking(history, moves, side)
+                    continue
                 new = _apply(game, state, move, seat.kind)
                 if self.show_boards:
                     ui.say(f"{self.label(side)} plays {game.format_move(state, move)}")
             history.append(new)
             moves.append(move)
+
+    def _stopped_thinking(self, history: list[Any], moves: list[Any], side: int) -> None:
+        """The computer's move was stopped: take back the person's last move and ask again (with no
+        move to take back, ask whether to let the computer move again)."""
+        if self._undo_point(history) is not None:
+            self.ui.say(f"Stopped {self.label(side)}'s move: your last move is taken back.", style="yellow")
+            self._undo(history, moves)
+            return
+        while True:
+            try:
+                answer = self.ui.ask(f"Stopped {self.label(side)}'s move. Enter lets it move again, quit leaves: ").strip().lower()
+            except EOFError:
+                raise _Stop("eof") from None
+            if answer in QUIT_WORDS:
+                raise _Stop("quit")
+            if not answer:
+                return
 
     def _texts(self, history: list[Any], moves: list[Any]) -> list[str]:
         return [self.game.format_move(s, m) for s, m in zip(history, moves)]
@@ -578,16 +588,32 @@ class Session:
         say("  help      show this help")
         say("  quit, x   leave (Ctrl-D and Ctrl-C also leave)")
 
-    def hint(self, state: State) -> SearchResult:
-        """Every legal move's value under perfect play (a full solve; the solver and its tables
-        are kept between hints)."""
+    def hint(self, state: State, progress: SolveProgress | None = None) -> SearchResult:
+        """Every legal move's value under perfect play, as far as :data:`HINT_SECONDS` allow (an
+        exact solve with that time limit; the solver and its tables are kept between hints)."""
         if self._hint_solver is None:
             self._hint_solver = Solver(self.game, cache=TranspositionTable(), engine=self.engine)
-        return self._hint_solver.solve(state, all_moves=True, pv=True)
+        return self._hint_solver.solve(state, all_moves=True, pv=True, time_limit=self.hint_seconds, progress=progress)
 
     def show_hint(self, state: State) -> None:
-        result = self.ui.think(lambda: self.hint(state), "Solving...")
-        self.ui.say("Under perfect play from both sides (moves counted for both sides):")
+        from .live import solve_status
+
+        watch = SolveProgress()
+        try:
+            result = self.ui.think(lambda: self.hint(state, watch), "Solving...", solve_status(watch))
+        except KeyboardInterrupt as exc:
+            if type(exc) is not KeyboardInterrupt:  # a termination signal
+                raise
+            self.ui.say("Hint stopped.", style="yellow")
+            return
+        say = self.ui.say
+        if not result.proven:
+            guess = ", ".join(result.best_moves)
+            verdict = bounds_verdict(result.score_bounds) if result.score_bounds is not None else None
+            bounds = f" (proven: {verdict})" if verdict else ""
+            say(f"Not proven in {self.hint_seconds:g} s{bounds}. Best guess: {guess} (looking {result.depth} plies ahead).", style="yellow")
+            return
+        say("Under perfect play from both sides (moves counted for both sides):")
         values = sorted(result.move_values, key=lambda mv: -mv.score)
         width = max(len(mv.move) for mv in values)
         for mv in values:
@@ -603,6 +629,8 @@ class Session:
                 text += "  (best)"
                 style = f"bold {style}" if style else "bold"
             self.ui.say(f"  {mv.move:<{width}}  {text}", style=style)
+        if result.unscored:
+            say(f"  Not scored in {self.hint_seconds:g} s: {' '.join(result.unscored)}", style="dim")
 
     # -- showing ----------------------------------------------------------------------------
     def show_board(self, state: State, history: list[Any], moves: list[Any], *, winning: Sequence[tuple[int, int]] = ()) -> None:

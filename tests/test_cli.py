@@ -57,8 +57,11 @@ def test_algorithms_and_options_agree():
     c = json.loads(gametree("solve", "tictactoe", "--moves", "B2", "--cache-size", "1MB", "--no-symmetry", "--json").stdout)
     assert a["move_values"] == b["move_values"] == c["move_values"]
     assert a["stats"]["nodes"] > b["stats"]["nodes"] > c["stats"]["nodes"]
-    d = json.loads(gametree("solve", "tictactoe", "--size", "4", "--depth", "2", "--json").stdout)
+    d = json.loads(gametree("solve", "tictactoe", "--size", "4", "-a", "alphabeta", "--depth", "2", "--json").stdout)
     assert d["proven"] is False and d["value"] == "unknown" and d["depth"] == 2
+    # The solver proves exact values: a depth limit would silently make it another algorithm.
+    refused = gametree("solve", "tictactoe", "--size", "4", "--depth", "2", "--json")
+    assert refused.returncode == 2 and "a depth limit makes a heuristic search (-a alphabeta --depth N)" in refused.stderr
 
 
 def test_batch_from_stdin_and_file(tmp_path):
@@ -103,7 +106,10 @@ def test_batch_from_stdin_and_file(tmp_path):
         (["solve", "tictactoe", "--time-limit", "0"], "--time-limit"),
         (["solve", "tictactoe", "--batch", "/nonexistent/file.txt"], "/nonexistent/file.txt"),
         (["solve", "tictactoe", "--algorithm", "alphabeta", "--weak"], "--weak does not apply to --algorithm alphabeta"),
-        (["solve", "tictactoe", "--algorithm", "solver", "--weak", "--depth", "2"], "--weak proves the value"),
+        (["solve", "tictactoe", "--algorithm", "solver", "--weak", "--time-limit", "2"], "--weak proves the value"),
+        (["solve", "tictactoe", "--depth", "2"], "a depth limit makes a heuristic search"),
+        (["solve", "tictactoe", "--keep-going"], "--keep-going goes with --batch"),
+        (["solve", "tictactoe", "-a", "alphabeta", "--analysis-time", "2"], "--analysis-time does not apply to --algorithm alphabeta"),
         (["solve", "tictactoe", "--algorithm", "solver", "--weak", "--workers", "2"], "--weak solves in one process"),
         (["solve", "tictactoe", "--best-only", "--workers", "2"], "drop --best-only"),
     ],
@@ -155,14 +161,23 @@ def test_broken_pipe_is_quiet():
 
 
 def test_time_limit_gives_an_anytime_answer():
-    out = gametree("solve", "tictactoe", "--size", "5", "--k", "4", "--time-limit", "0.5", "--json")
+    """alphabeta: iterative deepening's deepest answer; the solver: exact when proven in time,
+    else its best guess marked unproven, with the range the score was proven to lie in."""
+    out = gametree("solve", "tictactoe", "--size", "5", "--k", "4", "-a", "alphabeta", "--time-limit", "0.5", "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["proven"] is False and data["value"] == "unknown" and data["depth"] >= 1 and data["best_moves"]
-    text = gametree("solve", "tictactoe", "--size", "5", "--k", "4", "--time-limit", "0.5").stdout
+    text = gametree("solve", "tictactoe", "--size", "5", "--k", "4", "-a", "alphabeta", "--time-limit", "0.5").stdout
     assert "unknown (heuristic score" in text
-    exact = json.loads(gametree("solve", "tictactoe", "--time-limit", "30", "--algorithm", "solver", "--json").stdout)
-    assert exact["proven"] is True and exact["value"] == "draw"
+    # The Python engine cannot prove 5x5 k=4 (a draw) in 0.3 s: a best guess, with what was proven.
+    guess = json.loads(gametree("solve", "tictactoe", "--size", "5", "--k", "4", "--engine", "python", "--time-limit", "0.3", "--json").stdout)
+    assert (guess["proven"], guess["value"], guess["algorithm"], guess["cut_short"]) == (False, "unknown", "solver", "time")
+    low, high = guess["score_bounds"]
+    assert low <= 0 <= high and guess["depth"] >= 1 and guess["best_moves"]
+    text = gametree("solve", "tictactoe", "--size", "5", "--k", "4", "--engine", "python", "--time-limit", "0.3").stdout
+    assert "unknown: not proven in time; score proven in [" in text
+    exact = json.loads(gametree("solve", "tictactoe", "--time-limit", "30", "--json").stdout)
+    assert (exact["proven"], exact["value"], exact["cut_short"], exact["unscored"], len(exact["move_values"])) == (True, "draw", None, [], 9)
 
 
 def test_ctrl_c_ends_cleanly():

@@ -66,7 +66,7 @@ def test_connect4_100x100_to_the_end_is_refused_and_a_depth_limit_is_searched() 
     """F12: the board is legal, but a search to the end would recurse 10,000 plies deep."""
     error = one_line_error(gametree("solve", "connect4", "--width", "100", "--height", "100"))
     assert "too large for a search to the end" in error and "--depth" in error
-    out = gametree("solve", "connect4", "--width", "100", "--height", "100", "--depth", "1", "--best-only")
+    out = gametree("solve", "connect4", "--width", "100", "--height", "100", "-a", "alphabeta", "--depth", "1", "--best-only")
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr[-2000:]
 
 

@@ -18,7 +18,23 @@ import click
 
 from ..game import GameError, State, capabilities, play_text
 from ..plugin import AlgorithmSpec, GameSpec, Option, Registry
-from .common import ENGINE_OPTION, FiniteFloatRange, GameGroup, check_workers, click_option, clip, progress_bar, game_group, game_options, make_game, position_of, registry_of, resolved_options, split_game_options
+from .. import live as progress
+from .common import (
+    ENGINE_OPTION,
+    FiniteFloatRange,
+    GameGroup,
+    check_workers,
+    click_option,
+    clip,
+    game_group,
+    game_options,
+    make_game,
+    position_of,
+    progress_bar,
+    registry_of,
+    resolved_options,
+    split_game_options,
+)
 
 __all__ = ["CACHE_SIZE", "solve"]
 
@@ -26,18 +42,47 @@ __all__ = ["CACHE_SIZE", "solve"]
 #: Default transposition-table bound of the search commands.
 CACHE_SIZE = "3M"
 
+#: Default seconds for scoring every move once the position's value is proven (0: no limit).
+ANALYSIS_TIME = 3.0
+
 
 
 
 #: The parameters of every solve command; any other (beside the game's) is an algorithm's own option.
 _COMMAND_PARAMS = frozenset(
-    {"moves", "algorithm", "depth", "time_limit", "best_only", "weak", "no_cache", "cache_size", "no_symmetry", "engine", "batch", "as_json", "workers", "scheduler", "split_ply"}
+    {
+        "moves", "algorithm", "depth", "time_limit", "analysis_time", "best_only", "weak", "no_cache", "cache_size", "no_symmetry", "engine",
+        "batch", "keep_going", "as_json", "progress", "workers", "scheduler", "split_ply",
+    }
 )
 
 #: The shared search flags: the search option each sets, and its click declaration.
 _SHARED_FLAGS: tuple[tuple[str, Callable[[Callable[..., Any]], Callable[..., Any]]], ...] = (
     ("depth", click.option("--depth", type=click.IntRange(min=1), default=None, help="Depth limit; leaves are scored by the game's heuristic.")),
-    ("time_limit", click.option("--time-limit", type=FiniteFloatRange(min=0, min_open=True), default=None, metavar="SECONDS", help="Anytime search (iterative deepening): the best answer found in SECONDS, marked unproven if cut short; mcts: stop after SECONDS.")),
+    (
+        "time_limit",
+        click.option(
+            "--time-limit",
+            type=FiniteFloatRange(min=0, min_open=True),
+            default=None,
+            metavar="SECONDS",
+            help=(
+                "Stop after SECONDS. solver: exact if proven in time (moves not scored by then are listed), else a best guess "
+                "marked unproven, with the score's proven range; alphabeta: iterative deepening; mcts: stop the playouts."
+            ),
+        ),
+    ),
+    (
+        "analysis_time",
+        click.option(
+            "--analysis-time",
+            type=FiniteFloatRange(min=0),
+            default=ANALYSIS_TIME,
+            show_default=True,
+            metavar="SECONDS",
+            help="Once the value is proven, score the moves for at most SECONDS (the rest are listed as not scored); 0: no limit.",
+        ),
+    ),
     ("all_moves", click.option("--best-only", is_flag=True, help="Only the position's score and one best move with its line, not every move's score: much faster on big boards.")),
     ("weak", click.option("--weak", is_flag=True, help="Prove only who wins (win, draw or loss), not how fast: much faster on won and lost positions.")),
     ("cache", click.option("--no-cache", is_flag=True, help="Search without a transposition cache.")),
@@ -94,8 +139,17 @@ def _solve_command(spec: GameSpec) -> click.Command:
     @click.option("--algorithm", "-a", default="solver", show_default=True, help=f"Search algorithm: {names} (see 'gametree games').")
     @_algorithm_options(registry, taken)
     @click.option("--batch", type=click.File("r"), default=None, metavar="FILE", help="Solve one position per line of FILE ('-' for stdin); print 'position score'.")
+    @click.option("--keep-going", is_flag=True, help="With --batch: report a bad line (FILE:LINE) and go on; exit non-zero at the end.")
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (one per line with --batch).")
-    @click.option("--workers", type=click.IntRange(min=1), default=None, callback=check_workers, metavar="N", help="Solve subproblems in N processes (exact algorithms; see docs/parallel.md): at most 4 per CPU, or 8 on small machines.")
+    @click.option("--progress/--no-progress", default=None, help="Show live progress on standard error [default: when it is a terminal, without --json].")
+    @click.option(
+        "--workers",
+        type=click.IntRange(min=1),
+        default=None,
+        callback=check_workers,
+        metavar="N",
+        help="Solve subproblems in N processes (exact algorithms; see docs/parallel.md): at most 4 per CPU, or 8 on small machines.",
+    )
     @click.option("--scheduler", default=None, metavar="ADDRESS", help="Solve subproblems on a Dask cluster, e.g. tcp://host:8786 (needs gametree[dask]).")
     @click.option("--split-ply", type=click.IntRange(min=1), default=None, metavar="PLY", help="With --workers/--scheduler: split this many moves down [default: automatic].")
     @click.pass_context
@@ -115,21 +169,30 @@ def _solve_command(spec: GameSpec) -> click.Command:
             raise click.UsageError("--weak solves in one process: drop --workers/--scheduler")
         if params.get("best_only") and parallel:
             raise click.UsageError("--workers/--scheduler split the work by move and score every move: drop --best-only")
+        if params["keep_going"] and params["batch"] is None:
+            raise click.UsageError("--keep-going goes with --batch")
+        show = progress.wanted(params["progress"], params["as_json"])
         if params["batch"] is not None and not parallel:
-            _solve_batch(game, algorithm, options, params["batch"], params["as_json"])
+            _solve_batch(game, algorithm, options, params["batch"], params["as_json"], keep_going=params["keep_going"], show=show)
             return
         state = position_of(game, params["moves"])
+        from .. import display
+
+        if not params["as_json"]:
+            display.print_position(game, state)  # at once: the answer may take a while
         if parallel:  # split into subproblems solved by worker processes or a Dask cluster
             result = _solve_parallel(game, state, name, options, params)
         else:
-            result = _run(algorithm, game, state, options)
+            result = _solve_live(algorithm, game, state, options, show=show, quiet=params["as_json"])
         if params["as_json"]:
             data = {"game": spec.name, "options": resolved_options(spec, game, game_params), "moves": params["moves"], **dataclasses.asdict(result)}
             click.echo(json.dumps(data))
+            if result.cut_short == "interrupt":
+                sys.exit(130)
             return
-        from .. import display
-
-        display.print_result(game, state, result)
+        display.print_result(game, state, result, position=False)
+        if result.cut_short == "interrupt":  # what was proven is printed; the exit says Ctrl-C
+            sys.exit(130)
 
     return command
 
@@ -146,10 +209,12 @@ def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any]) -> dict[st
             cache = parse_cache_size(size) if size != CACHE_SIZE else TranspositionTable()
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--cache-size") from None
+    analysis = params.get("analysis_time", ANALYSIS_TIME)
     # name: (value, given by the user?, flag)
     wanted = {
         "depth": (params.get("depth"), params.get("depth") is not None, "--depth"),
         "time_limit": (params.get("time_limit"), params.get("time_limit") is not None, "--time-limit"),
+        "analysis_time": (analysis or None, analysis != ANALYSIS_TIME, "--analysis-time"),
         "cache": (cache, bool(params.get("no_cache")) or params.get("cache_size", CACHE_SIZE) != CACHE_SIZE, "--no-cache/--cache-size"),
         "symmetry": (not params.get("no_symmetry"), bool(params.get("no_symmetry")), "--no-symmetry"),
         "weak": (bool(params.get("weak")), bool(params.get("weak")), "--weak"),
@@ -161,6 +226,8 @@ def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any]) -> dict[st
             if given or name not in ("weak", "all_moves"):  # the algorithms' own defaults
                 options[name] = value
         elif given:
+            if name == "depth":
+                raise click.UsageError(f"--depth does not apply to --algorithm {algorithm.name}: a depth limit makes a heuristic search (-a alphabeta --depth N)")
             raise click.UsageError(f"{flag} does not apply to --algorithm {algorithm.name}")
     engine = params.get("engine")
     if engine is not None:
@@ -177,6 +244,29 @@ def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any]) -> dict[st
                 raise click.UsageError(f"--{name.replace('_', '-')} does not apply to --algorithm {algorithm.name}")
             options[name] = value
     return options
+
+
+def _solve_live(algorithm: AlgorithmSpec, game: Any, state: State, options: dict[str, Any], *, show: bool, quiet: bool) -> Any:
+    """Run the search with live progress (``show``); an algorithm that reports its progress
+    (the solver) also prints its value as soon as it is proven (unless ``quiet``) and keeps
+    what it proved when Ctrl-C stops the scoring of the moves."""
+    from ..search.progress import SolveProgress
+
+    options = dict(options)
+    if "progress" in algorithm.takes:
+        watch = SolveProgress()
+        if not quiet:
+            from .. import display
+
+            watch.on_root = lambda p: click.echo(display.proven_line(p))
+        options["progress"] = watch
+        render = progress.solve_status(watch)
+    else:
+        render = progress.elapsed_status(f"searching ({algorithm.name})")
+    if "interruptible" in algorithm.takes:
+        options["interruptible"] = True
+    with progress.live(render, show):
+        return _run(algorithm, game, state, options)
 
 
 def _run(algorithm: AlgorithmSpec, game: Any, state: State, options: dict[str, Any]) -> Any:
@@ -201,10 +291,15 @@ def _split_batch_line(compact: bool, line: str) -> tuple[str, int | None]:
     return line.strip(), None
 
 
-def _solve_batch(game: Any, algorithm: AlgorithmSpec, options: dict[str, Any], stream: Any, as_json: bool) -> None:
-    """Solve one position per line with one cache for the whole batch; only root scores."""
+def _solve_batch(game: Any, algorithm: AlgorithmSpec, options: dict[str, Any], stream: Any, as_json: bool, *, keep_going: bool = False, show: bool = False) -> None:
+    """Solve one position per line with one cache for the whole batch; only root scores.
+
+    ``keep_going``: a bad line is reported (``FILE:LINE: error``, on standard error) and the
+    rest are solved; the exit status is then 1.  ``show``: a progress bar on standard error.
+    """
     from ..search import prepare_scores
 
+    options = {k: v for k, v in options.items() if k != "analysis_time"}  # (a batch scores no moves)
     # One search set up for the whole batch (the solver's functions are built once), for the scores alone.
     try:
         solve = prepare_scores(algorithm, game, **options)
@@ -215,7 +310,7 @@ def _solve_batch(game: Any, algorithm: AlgorithmSpec, options: dict[str, Any], s
     write = sys.stdout.write
     # One encoder for every line, not watching for cycles (a line's object holds no containers).
     encode = json.JSONEncoder(check_circular=False).encode
-    count = matched = with_expected = nodes = 0
+    count = matched = with_expected = nodes = failed = 0
     seconds = 0.0
     compact = capabilities(game).splitter is not None
     name = getattr(stream, "name", "batch")
@@ -223,42 +318,61 @@ def _solve_batch(game: Any, algorithm: AlgorithmSpec, options: dict[str, Any], s
         lines = stream.readlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise click.ClickException(f"cannot read {name}: {exc}") from None
+
+    def bad(number: int, message: str) -> None:
+        nonlocal failed
+        text = f"{name}:{number}: {message}"
+        if not keep_going:
+            raise click.ClickException(text)
+        failed += 1
+        sys.stdout.flush()  # the lines before it first
+        click.echo(f"Error: {text}", err=True)
+
     start = time.perf_counter()
-    for number, raw in enumerate(lines, start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        try:
-            moves, expected = _split_batch_line(compact, line)
-        except ValueError:
-            raise click.ClickException(f"{name}:{number}: the expected score must be an integer: {clip(line)!r}") from None
-        try:
-            state = play_text(game, moves)
-            result = solve(state)
-        except GameError as exc:
-            raise click.ClickException(f"{name}:{number}: {exc}") from None
-        except ValueError as exc:  # an option value the algorithm refuses only when it runs
-            raise click.ClickException(f"{name}:{number}: --algorithm {algorithm.name}: {exc}") from None
-        count += 1
-        nodes += result.nodes
-        seconds += result.seconds
-        if expected is not None:
-            with_expected += 1
-            # A weak result is the score's sign: it matches the sign of the expected score.
-            matched += result.score == (expected > 0) - (expected < 0) if result.weak else result.score == expected
-        if as_json:
-            write(encode({"position": moves, "score": result.score, "weak": result.weak, "expected": expected, "nodes": result.nodes, "seconds": result.seconds}) + "\n")
-        else:
-            write(f"{moves} {_fmt_score(result.score)}\n")
+    with progress_bar("solving positions", enabled=show) as advance:
+        for number, raw in enumerate(lines, start=1):
+            advance(number - 1, len(lines))
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            try:
+                moves, expected = _split_batch_line(compact, line)
+            except ValueError:
+                bad(number, f"the expected score must be an integer: {clip(line)!r}")
+                continue
+            try:
+                state = play_text(game, moves)
+                result = solve(state)
+            except GameError as exc:
+                bad(number, str(exc))
+                continue
+            except ValueError as exc:  # an option value the algorithm refuses only when it runs
+                bad(number, f"--algorithm {algorithm.name}: {exc}")
+                continue
+            count += 1
+            nodes += result.nodes
+            seconds += result.seconds
+            if expected is not None:
+                with_expected += 1
+                # A weak result is the score's sign: it matches the sign of the expected score.
+                matched += result.score == (expected > 0) - (expected < 0) if result.weak else result.score == expected
+            if as_json:
+                write(encode({"position": moves, "score": result.score, "weak": result.weak, "expected": expected, "nodes": result.nodes, "seconds": result.seconds}) + "\n")
+            else:
+                write(f"{moves} {_fmt_score(result.score)}\n")
     sys.stdout.flush()  # before the summary on stderr
-    if not count:
+    if not count and not failed:
         raise click.ClickException(f"{name}: no positions")
     wall = time.perf_counter() - start
-    summary = f"{count} positions: mean {1000 * seconds / count:.3f} ms search time ({1000 * wall / count:.3f} ms with set-up), {nodes / count:.1f} nodes per position"
+    summary = f"{count} positions" if not count else (
+        f"{count} positions: mean {1000 * seconds / count:.3f} ms search time ({1000 * wall / count:.3f} ms with set-up), {nodes / count:.1f} nodes per position"
+    )
     if with_expected:
         summary += f"; {matched}/{with_expected} matched the expected {'value (win, draw or loss)' if options.get('weak') else 'score'}"
+    if failed:
+        summary += f"; {failed} bad line{'s' if failed != 1 else ''} skipped"
     click.echo(summary, err=True)
-    if matched != with_expected:
+    if matched != with_expected or failed:
         sys.exit(1)
 
 

@@ -1,0 +1,136 @@
+"""Live progress of long work on a terminal (rich; rich is imported only when it is shown).
+
+:func:`live` shows what a callable renders, a few times a second, once the
+work has run for :data:`SHOW_AFTER` seconds, and clears it when the work
+ends; the work runs in the caller's thread, so Ctrl-C stops it as usual.
+:func:`solve_status` renders a running solve's
+:class:`gametree.search.progress.SolveProgress`, :func:`elapsed_status` any
+other work.  Nothing is shown unless asked (``gametree solve`` asks when
+standard error is a terminal and the output is not ``--json``, or with
+``--progress``; ``gametree play`` for hints and the computer's moves).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import sys
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+
+    from .search.progress import SolveProgress
+
+__all__ = ["SHOW_AFTER", "elapsed_status", "live", "solve_status", "wanted"]
+
+#: Seconds of work before progress is shown (shorter work shows none).
+SHOW_AFTER = 0.5
+
+
+def wanted(choice: bool | None, as_json: bool) -> bool:
+    """Whether to show progress: as ``--progress/--no-progress`` say, else when standard error is a
+    terminal and the output is not JSON."""
+    if choice is not None:
+        return choice
+    return not as_json and sys.stderr.isatty()
+
+
+@contextlib.contextmanager
+def live(render: Callable[[], RenderableType], enabled: bool, console: Console | None = None) -> Iterator[None]:
+    """Show ``render()`` on ``console`` (default: standard error), refreshed 4 times a second,
+    from :data:`SHOW_AFTER` seconds on; what the block prints to standard output (when it is a
+    terminal too) goes above it."""
+    if not enabled:
+        yield
+        return
+    import time
+
+    from rich.console import Console
+    from rich.live import Live
+    from rich.text import Text
+
+    began = time.perf_counter()
+
+    def shown() -> RenderableType:
+        return render() if time.perf_counter() - began >= SHOW_AFTER else Text("", end="")
+
+    if console is None:
+        console = Console(stderr=True, highlight=False)
+    redirect = console.file is not sys.stdout and sys.stdout.isatty()
+    with Live(get_renderable=shown, console=console, refresh_per_second=4, transient=True, redirect_stdout=redirect, redirect_stderr=False):
+        yield
+
+
+def _count(n: float) -> str:
+    """1234567 as 1.2M."""
+    for size, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if n >= size:
+            return f"{n / size:.1f}{unit}"
+    return f"{n:.0f}"
+
+
+def _bytes(n: int) -> str:
+    for size, unit in ((1 << 30, "GB"), (1 << 20, "MB"), (1 << 10, "KB")):
+        if n >= size:
+            return f"{n / size:.0f} {unit}"
+    return f"{n} B"
+
+
+def _number(x: float) -> str:
+    return f"{x:+g}" if x else "0"
+
+
+def elapsed_status(what: str) -> Callable[[], Any]:
+    """A renderer of work that reports nothing but its time: a spinner, ``what`` and the seconds."""
+    import time
+
+    from rich.spinner import Spinner
+
+    began = time.perf_counter()
+    spinner = Spinner("dots")
+
+    def render() -> Any:
+        spinner.text = f"{what} · {time.perf_counter() - began:.1f} s"
+        return spinner
+
+    return render
+
+
+def solve_status(progress: SolveProgress) -> Callable[[], Any]:
+    """A renderer of a running solve: elapsed time, nodes, nodes per second, the score's window
+    proven so far or the move being scored, and the table's memory."""
+    from rich.spinner import Spinner
+
+    spinner = Spinner("dots")
+
+    def render() -> Any:
+        from rich.table import Table
+
+        seconds = progress.elapsed()
+        nodes = progress.nodes()
+        facts = [f"{seconds:.1f} s", f"{_count(nodes)} nodes", f"{_count(nodes / seconds if seconds > 0 else 0)}/s"]
+        phase = progress.phase
+        if phase == "moves":
+            what = f"scoring moves {len(progress.scored)}/{progress.total}" + (f" ({progress.current})" if progress.current else "")
+        elif phase == "lines":
+            what = "following the lines of play"
+        elif phase == "heuristic":
+            what = "no proof in time: a best guess"
+        elif phase == "done":
+            what = "done"
+        else:
+            what = "proving the value"
+            if math.isfinite(progress.low) and math.isfinite(progress.high):
+                facts.append(f"score in [{_number(progress.low)}, {_number(progress.high)}]")
+        table = progress.table_bytes()
+        if table:
+            facts.append(f"table {_bytes(table)}")
+        if progress.engine:
+            facts.append(progress.engine)
+        grid = Table.grid(padding=(0, 1))
+        grid.add_row(spinner, f"{what} · {' · '.join(facts)}")
+        return grid
+
+    return render
