@@ -82,8 +82,9 @@ def _number(x: float) -> str:
     return f"{x:+g}" if x else "0"
 
 
-def elapsed_status(what: str) -> Callable[[], Any]:
-    """A renderer of work that reports nothing but its time: a spinner, ``what`` and the seconds."""
+def elapsed_status(what: str | Callable[[], str]) -> Callable[[], Any]:
+    """A renderer of work that reports nothing but its time: a spinner, ``what`` (or what it
+    returns now: the stage of the work) and the seconds."""
     import time
 
     from rich.spinner import Spinner
@@ -92,7 +93,7 @@ def elapsed_status(what: str) -> Callable[[], Any]:
     spinner = Spinner("dots")
 
     def render() -> Any:
-        spinner.text = f"{what} · {time.perf_counter() - began:.1f} s"
+        spinner.text = f"{what if isinstance(what, str) else what()} · {time.perf_counter() - began:.1f} s"
         return spinner
 
     return render

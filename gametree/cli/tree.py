@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from ..files import write_atomically
+from ..live import elapsed_status, live
 from ..game import GameError, State
 from ..plugin import Exporter, GameSpec, Registry
 from .common import GameGroup, game_group, game_options, make_game, position_of, registry_of, split_game_options
@@ -104,34 +105,26 @@ def _tree_command(spec: GameSpec) -> click.Command:
             "all_moves": not params["root_window"],
         }
         limit = params["max_nodes"]
-        try:
-            if algorithm != "mcts":  # (mcts was captured above)
-                # Counted a little past the limit, for the message: not to the end of a huge tree.
-                counted = max(limit, min(COUNT_LIMIT, max(COUNT_MIN, COUNT_FACTOR * limit)))
-                nodes = count_nodes(game, state, **search, limit=counted)
-                if nodes is None or nodes > limit:
-                    size = f"{nodes:,} nodes" if nodes is not None else f"more than {counted:,} nodes"
-                    raise click.ClickException(
-                        f"the {algorithm} tree of this position has {size}, more than --max-nodes {limit:,}: "
-                        "start from a later position (--moves), limit the depth (--depth N), or raise --max-nodes"
-                    )
-                tree = capture(game, state, **search, max_nodes=limit)
-        except (GameError, TreeTooLargeError) as exc:
-            raise click.ClickException(str(exc)) from None
-
-        moves = " ".join(params["moves"].split())
-        where = f"after {moves}" if moves else "from the start"
-        game_name = getattr(game, "name", spec.name)
-        title = f"{game_name} {where}: {_summary(tree)}"
-        options = {"board": params["board"], "legend": params["legend"], "title": title}
-        from ..tree.draw import RenderError
-
-        try:
-            data = exporter.export(tree, options)
-        except RenderError as exc:
-            raise click.ClickException(str(exc)) from None
-        if isinstance(data, str):
-            data = data.encode("utf-8")
+        # On a terminal, work past half a second shows its stage and time (on standard error).
+        stage = ["counting the nodes"]
+        with live(elapsed_status(lambda: stage[0]), sys.stderr.isatty()):
+            try:
+                if algorithm != "mcts":  # (mcts was captured above)
+                    # Counted a little past the limit, for the message: not to the end of a huge tree.
+                    counted = max(limit, min(COUNT_LIMIT, max(COUNT_MIN, COUNT_FACTOR * limit)))
+                    nodes = count_nodes(game, state, **search, limit=counted)
+                    if nodes is None or nodes > limit:
+                        size = f"{nodes:,} nodes" if nodes is not None else f"more than {counted:,} nodes"
+                        raise click.ClickException(
+                            f"the {algorithm} tree of this position has {size}, more than --max-nodes {limit:,}: "
+                            "start from a later position (--moves), limit the depth (--depth N), or raise --max-nodes"
+                        )
+                    stage[0] = f"capturing the {algorithm} tree ({nodes:,} nodes)"
+                    tree = capture(game, state, **search, max_nodes=limit)
+            except (GameError, TreeTooLargeError) as exc:
+                raise click.ClickException(str(exc)) from None
+            stage[0] = f"drawing the tree ({exporter.name})"
+            data = _export(exporter, tree, spec, game, params)
         if output == "-":
             sys.stdout.buffer.write(data)
             sys.stdout.flush()
@@ -144,6 +137,22 @@ def _tree_command(spec: GameSpec) -> click.Command:
             click.echo(f"wrote {output} ({exporter.name}, {len(data):,} bytes): {tree.visited} nodes, {pruned} pruned moves; {tree.result.value}", err=True)
 
     return command
+
+
+def _export(exporter: Any, tree: Any, spec: GameSpec, game: Any, params: dict[str, Any]) -> bytes:
+    """The tree in the exporter's format, titled with the position and the search's summary."""
+    from ..tree.draw import RenderError
+
+    moves = " ".join(params["moves"].split())
+    where = f"after {moves}" if moves else "from the start"
+    game_name = getattr(game, "name", spec.name)
+    title = f"{game_name} {where}: {_summary(tree)}"
+    options = {"board": params["board"], "legend": params["legend"], "title": title}
+    try:
+        data = exporter.export(tree, options)
+    except RenderError as exc:
+        raise click.ClickException(str(exc)) from None
+    return data.encode("utf-8") if isinstance(data, str) else bytes(data)
 
 
 def _mcts_tree(game: Any, state: State, params: dict[str, Any]) -> Any:
