@@ -46,7 +46,7 @@ def _outcome(result: SearchResult, move: MoveValue) -> str:
 def _value_line(result: SearchResult) -> str:
     side = f"player {result.to_move + 1}"
     if not result.proven:
-        bounds = getattr(result, "score_bounds", None)  # set by an exact search cut short, when the result has the field
+        bounds = result.score_bounds  # set by an exact search cut short
         proven = f"; score proven in [{_score(bounds[0])}, {_score(bounds[1])}]" if bounds is not None else ""
         return f"unknown for {side}, to move (score {_score(result.score)}, not proven{proven})"
     plies = "" if result.plies_to_end is None else f" in {result.plies_to_end} plies"
@@ -84,7 +84,7 @@ def result_html(result: SearchResult) -> str:
     notes = []
     if len(ordered) > MAX_MOVE_ROWS:
         notes.append(f"{len(ordered) - MAX_MOVE_ROWS:,} more moves not shown")
-    unscored: tuple[str, ...] = getattr(result, "unscored", ())  # moves a search cut short did not score
+    unscored = result.unscored  # moves a search cut short did not score
     if unscored:
         notes.append(f"not scored (cut short): {' '.join(unscored)}")
     parts = [

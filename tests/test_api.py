@@ -170,7 +170,7 @@ def test_run_is_still_the_older_search(ttt3):
 
 
 # -- public signatures -------------------------------------------------------------------------
-@pytest.mark.parametrize("function", [alphabeta, minimax, mcts, iterative_deepening, search])
+@pytest.mark.parametrize("function", [alphabeta, minimax, mcts, iterative_deepening, search, solver])
 def test_public_searches_have_documented_typed_keyword_options(function):
     params = list(inspect.signature(function).parameters.values())
     doc = inspect.getdoc(function) or ""

@@ -239,6 +239,7 @@ class Solver:
         self,
         state: State | None = None,
         *,
+        moves: str | None = None,
         all_moves: bool = True,
         pv: bool = True,
         weak: bool = False,
@@ -247,7 +248,7 @@ class Solver:
         interruptible: bool = False,
         progress: SolveProgress | None = None,
     ) -> SearchResult:
-        """Solve ``state`` (default: the start): see :func:`solver`.
+        """Solve ``state`` (default: the start; or the start after ``moves``): see :func:`solver`.
 
         The root's value and a best move are proven first; then (``all_moves``)
         each move's score, the best move's first.  ``time_limit``: seconds for the
@@ -258,7 +259,7 @@ class Solver:
         goes (:class:`gametree.search.progress.SolveProgress`).
         """
         game = self.game
-        state = start(game, position(game, state), checked=True)  # checked when the solver was built
+        state = start(game, position(game, state, moves), checked=True)  # (the game was checked when the solver was built)
         if time_limit is not None and weak:
             raise ValueError("weak solving proves the value; it does not combine with a time limit")
         watch = progress if progress is not None else SolveProgress()
@@ -378,7 +379,7 @@ class Solver:
         matter (``gametree solve --batch``), the cheapest answer.  ``weak``: the
         score's sign, as ``solve(state, weak=True)``.
         """
-        state = start(self.game, state, checked=True)  # checked when the solver was built
+        state = start(self.game, position(self.game, state), checked=True)  # (the game was checked when the solver was built)
         engine = self.engine_for(state)
         counters = engine.counters
         counters.reset()
@@ -433,35 +434,40 @@ def solver(
     """Exact depth-aware values, fast: null-window narrowing, threat pruning, bounds table.
 
     The position's value and a best move are proven first, then (with
-    ``all_moves``, the default) every move's score.  Same result as
-    :func:`gametree.search.alphabeta`.
+    ``all_moves``, the default) every move's score, the best move's first.
+    The result is as :func:`gametree.search.alphabeta`'s; for many positions in
+    a row, :class:`Solver` sets the search up once.
 
-    ``time_limit`` (seconds) bounds the whole solve and keeps it exact: the
-    result is proven if the value is proven in time (moves left unscored are
-    listed in ``unscored``); if not, the result is the best guess of iterative
-    deepening with the game's heuristic (``proven=False``), with the range the
-    score was proven to lie in (``score_bounds``).  ``analysis_time`` bounds
-    only the scoring of the moves once the value is proven.  ``depth`` is
-    refused: a depth limit makes a heuristic search, which is
-    :func:`gametree.search.alphabeta`'s.
+    Args:
+        game: The game.
+        state: The position (None: the start); see :func:`gametree.search.results.position`.
+        moves: Instead of ``state``, the position after these moves from the start ("B2 A1").
+        depth: Refused (a ValueError): a depth limit makes a heuristic search, which
+            is :func:`gametree.search.alphabeta`'s.
+        cache: A :class:`TranspositionTable`, True for a default one, False or None for none.
+        symmetry: Key the table by the game's canonical (symmetric) key when it has one.
+        all_moves: Score every move, not only the position and one best move.
+        pv: Follow the principal variation (and each move's line) to the end.
+        time_limit: Seconds for the whole solve, which stays exact: the result is proven
+            if the value is proven in time (moves left unscored are listed in
+            ``unscored``); if not, it is the best guess of iterative deepening with the
+            game's heuristic (``proven=False``), with the range the score was proven to
+            lie in (``score_bounds``).
+        analysis_time: Seconds at most for scoring the moves once the value is proven.
+        weak: Prove only who wins (win, draw or loss), not how fast: much faster on won
+            and lost positions.  Scores are then +1, 0 or -1, the result says
+            ``weak=True`` and has no line to the end (its PV is the best move alone).
+        engine: ``"python"`` (the reference), ``"compiled"`` (for a game with compiled
+            rules: :mod:`gametree.search.compiled`) or ``"auto"`` (compiled when it is
+            available and the search is long enough to pay for loading it).  Both give
+            the same scores and moves.
+        progress: Filled as the solve goes, for a live display
+            (:class:`gametree.search.progress.SolveProgress`).
+        interruptible: Ctrl-C while the moves are scored ends that stage, and the result
+            keeps what was proven (``cut_short="interrupt"``).
 
-    ``weak=True`` proves only who wins (win, draw or loss), not how fast:
-    much faster on won and lost positions.  Scores are then +1, 0 or -1,
-    the result says ``weak=True`` and has no line to the end (its PV is the
-    best move alone).
-
-    The position is ``state`` (None: the start) or the start after ``moves``
-    (``solver(game, moves="B2 A1")``); see :func:`gametree.search.results.position`.
-
-    ``engine``: ``"python"`` (the reference), ``"compiled"`` (for a game with
-    compiled rules: :mod:`gametree.search.compiled`) or ``"auto"`` (compiled when
-    it is available and the search is long enough to pay for loading it).
-    Both give the same scores and moves.  ``progress`` is filled as the solve
-    goes (for a live display: :class:`gametree.search.progress.SolveProgress`).
-    ``interruptible``: Ctrl-C while the moves are scored ends that stage, and
-    the result keeps what was proven (``cut_short="interrupt"``).
-
-    For many positions in a row, :class:`Solver` sets the search up once.
+    Returns:
+        The :class:`SearchResult`.
     """
     _refuse_depth(depth)
     state = position(game, state, moves)
