@@ -13,7 +13,7 @@ from typing import Any
 
 from ..game import Game, State
 from .engine import Engine, SearchTimeout
-from .results import Root, SearchResult, best_move, build_result, freeze, position, start
+from .results import Root, SearchResult, best_move, build_result, freeze, position, start, timed
 from .table import TranspositionTable, table_of
 
 __all__ = ["alphabeta", "iterative_deepening", "minimax", "root_search", "root_values"]
@@ -53,7 +53,7 @@ def minimax(
     root = root_values(engine, state)
     stats = freeze(engine.counters, None, time.perf_counter() - started, (0, 0, 0))
     lines = Engine(game, depth=depth, table=TranspositionTable()) if pv else None
-    return build_result("minimax", game, state, root, lines, depth, stats, heuristic=engine.counters.heuristic > 0)
+    return timed(build_result("minimax", game, state, root, lines, depth, stats, heuristic=engine.counters.heuristic > 0), started)
 
 
 def root_values(engine: Engine, state: State) -> Root:
@@ -136,7 +136,7 @@ def _alphabeta(
     root = root_values(engine, state) if all_moves else root_search(engine, state)
     stats = freeze(engine.counters, table, time.perf_counter() - started, base)
     lines = Engine(game, depth=depth, table=table if table is not None else TranspositionTable(), symmetry=symmetry) if pv else None
-    return build_result("alphabeta", game, state, root, lines, depth, stats, heuristic=engine.counters.heuristic > 0)
+    return timed(build_result("alphabeta", game, state, root, lines, depth, stats, heuristic=engine.counters.heuristic > 0), started)
 
 
 def iterative_deepening(

@@ -34,7 +34,7 @@ from .classic import alphabeta
 from .compiled import CompiledEngine, EngineChoice, compiled_rules, use_compiled
 from .engine import INF, Engine, SearchTimeout
 from .progress import SolveProgress
-from .results import CutShort, Root, Scored, SearchResult, SearchStats, best_move, build_result, check_game, deepest, position, scores_of, start, stats_of
+from .results import CutShort, Root, Scored, SearchResult, SearchStats, best_move, build_result, check_game, deepest, position, scores_of, start, stats_of, timed
 from .table import TranspositionTable, table_of
 
 __all__ = ["AnyEngine", "Solver", "exact_score", "prepare", "prepare_scores", "search_stats", "solver"]
@@ -307,8 +307,7 @@ class Solver:
         result = build_result("solver", game, state, root, lines, None, stats, weak=weak, move_lines=cut is None)
         watch.phase = "done"
         # The reported time covers all the work, the lines too; nodes per second the searches alone.
-        stats = dataclasses.replace(result.stats, seconds=time.perf_counter() - started)
-        return dataclasses.replace(result, stats=stats, unscored=unscored, cut_short=cut)
+        return dataclasses.replace(timed(result, started), unscored=unscored, cut_short=cut)
 
     def _root(self, engine: AnyEngine, state: State, watch: SolveProgress) -> tuple[float, Any]:
         """The root's exact score and a move proved to have it."""
