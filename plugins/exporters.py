@@ -1,4 +1,4 @@
-"""Built-in search-tree exporters: svg, png, dot, graphml and json.
+"""Built-in search-tree exporters: svg, png, dot, graphml, json and html.
 
 They register through ``gametree_register_exporters`` like any third-party
 format would::
@@ -12,7 +12,8 @@ format would::
 
 An exporter's ``export(tree, options)`` returns the file's bytes; ``options``
 holds the drawing options of ``gametree tree`` (``board``, ``legend``,
-``title``) for the formats that draw.
+``title``) for the formats that draw, and for ``html`` ``compare``, a second
+tree shown beside the first (``gametree tree --compare``).
 """
 
 from __future__ import annotations
@@ -90,12 +91,19 @@ def _json(tree: SearchTree, options: dict[str, Any]) -> bytes:
     return (json.dumps(data, allow_nan=False, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
 
 
+def _html(tree: SearchTree, options: dict[str, Any]) -> bytes:
+    from gametree.tree.explorer import export  # (the page's builder, used by Jupyter too, lives in the core)
+
+    return export(tree, options)
+
+
 EXPORTERS = (
     Exporter("svg", _svg, (".svg",), summary="SVG drawing (needs a dot program: Graphviz or graphviz-pure)", needs_dot=True),
     Exporter("png", _png, (".png",), binary=True, summary="PNG drawing (needs a dot program: Graphviz or graphviz-pure)", needs_dot=True),
     Exporter("dot", _dot, (".dot", ".gv"), summary="Graphviz source of the drawing"),
     Exporter("graphml", _graphml, (".graphml",), summary="GraphML with every node and edge attribute"),
     Exporter("json", _json, (".json",), summary="networkx node-link JSON with every attribute"),
+    Exporter("html", _html, (".html", ".htm"), summary="interactive explorer: one self-contained page (zoom, replay, compare)"),
 )
 
 

@@ -30,6 +30,8 @@ DEFAULT_MAX_NODES = 400
 COUNT_FACTOR = 10
 COUNT_MIN = 10_000
 COUNT_LIMIT = 2_000_000
+#: Formats that can show two trees side by side (``--compare``).
+COMPARE_FORMATS = frozenset({"html"})
 #: File endings of markup formats: like binary ones, written to a file or a pipe but not to a terminal.
 MARKUP_SUFFIXES = frozenset({".svg", ".graphml", ".gexf", ".xml", ".html", ".htm"})
 
@@ -67,6 +69,7 @@ def _tree_command(spec: GameSpec) -> click.Command:
     @click.option("--depth", type=click.IntRange(min=1), default=None, help="Depth limit; leaves are scored by the game's heuristic.")
     @click.option("--no-cache", is_flag=True, help="Alpha-beta without a transposition cache.")
     @click.option("--root-window", is_flag=True, help="One alpha-beta search from the root (textbook pruning) instead of an exact value for every root move.")
+    @click.option("--compare", is_flag=True, help="html: the alpha-beta tree beside the minimax tree of the same position, one replay for both.")
     @click.option(
         "--max-nodes",
         type=click.IntRange(min=1),
@@ -77,7 +80,7 @@ def _tree_command(spec: GameSpec) -> click.Command:
     @click.option("--board/--no-board", default=True, show_default=True, help="Draw each position as a small board inside its node.")
     @click.option("--legend/--no-legend", default=True, show_default=True, help="Add a legend to drawings.")
     @click.option("-o", "--output", default="-", metavar="FILE", help="Write here ('-': standard output); the ending picks the format.")
-    @click.option("-f", "--format", "fmt", default=None, metavar="FORMAT", help="svg, png, dot, graphml, json or a plugin's format [default: from FILE, else svg].")
+    @click.option("-f", "--format", "fmt", default=None, metavar="FORMAT", help="svg, png, dot, graphml, json, html or a plugin's format [default: from FILE, else svg].")
     @click.pass_context
     def command(ctx: click.Context, /, **params: Any) -> None:
         game_params, params = split_game_options(spec, params)
@@ -94,6 +97,11 @@ def _tree_command(spec: GameSpec) -> click.Command:
         from ..tree import TreeTooLargeError, capture, count_nodes
 
         algorithm = params["algorithm"]
+        if params["compare"]:
+            if exporter.name not in COMPARE_FORMATS:
+                raise click.UsageError(f"--compare shows two trees side by side in the html explorer, not in {exporter.name}: write it with -o tree.html")
+            if algorithm != "alphabeta":
+                raise click.UsageError(f"--compare traces alphabeta beside minimax: leave out --algorithm {algorithm}")
         if algorithm == "mcts":
             tree = _mcts_tree(game, state, params)
         elif params["iterations"] is not None or params["seed"] is not None:
@@ -105,26 +113,35 @@ def _tree_command(spec: GameSpec) -> click.Command:
             "all_moves": not params["root_window"],
         }
         limit = params["max_nodes"]
+        compared = None
         # On a terminal, work past half a second shows its stage and time (on standard error).
         stage = ["counting the nodes"]
         with live(elapsed_status(lambda: stage[0]), sys.stderr.isatty()):
             try:
-                if algorithm != "mcts":  # (mcts was captured above)
+                # --compare: minimax first, the larger tree, so that a refusal comes before any capture.
+                for name in ("minimax", algorithm) if params["compare"] else (algorithm,):
+                    if name == "mcts":  # (captured above)
+                        continue
+                    this = {**search, "algorithm": name}
                     # Counted a little past the limit, for the message: not to the end of a huge tree.
                     counted = max(limit, min(COUNT_LIMIT, max(COUNT_MIN, COUNT_FACTOR * limit)))
-                    nodes = count_nodes(game, state, **search, limit=counted)
+                    nodes = count_nodes(game, state, **this, limit=counted)
                     if nodes is None or nodes > limit:
                         size = f"{nodes:,} nodes" if nodes is not None else f"more than {counted:,} nodes"
                         raise click.ClickException(
-                            f"the {algorithm} tree of this position has {size}, more than --max-nodes {limit:,}: "
+                            f"the {name} tree of this position has {size}, more than --max-nodes {limit:,}: "
                             "start from a later position (--moves), limit the depth (--depth N), or raise --max-nodes"
                         )
-                    stage[0] = f"capturing the {algorithm} tree ({nodes:,} nodes)"
-                    tree = capture(game, state, **search, max_nodes=limit)
+                    stage[0] = f"capturing the {name} tree ({nodes:,} nodes)"
+                    captured = capture(game, state, **this, max_nodes=limit)
+                    if name == algorithm:
+                        tree = captured
+                    else:
+                        compared = captured
             except (GameError, TreeTooLargeError) as exc:
                 raise click.ClickException(str(exc)) from None
             stage[0] = f"drawing the tree ({exporter.name})"
-            data = _export(exporter, tree, spec, game, params)
+            data = _export(exporter, tree, spec, game, params, compared)
         if output == "-":
             sys.stdout.buffer.write(data)
             sys.stdout.flush()
@@ -134,20 +151,25 @@ def _tree_command(spec: GameSpec) -> click.Command:
             except OSError as exc:
                 raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
             pruned = len(tree.pruned_edges())
-            click.echo(f"wrote {output} ({exporter.name}, {len(data):,} bytes): {tree.visited} nodes, {pruned} pruned moves; {tree.result.value}", err=True)
+            beside = f" (minimax beside it: {compared.visited} nodes)" if compared is not None else ""
+            click.echo(f"wrote {output} ({exporter.name}, {len(data):,} bytes): {tree.visited} nodes, {pruned} pruned moves; {tree.result.value}{beside}", err=True)
 
     return command
 
 
-def _export(exporter: Any, tree: Any, spec: GameSpec, game: Any, params: dict[str, Any]) -> bytes:
-    """The tree in the exporter's format, titled with the position and the search's summary."""
+def _export(exporter: Any, tree: Any, spec: GameSpec, game: Any, params: dict[str, Any], compared: Any = None) -> bytes:
+    """The tree in the exporter's format, titled with the position and the search's summary
+    (with ``compared``, the minimax tree shown beside it)."""
     from ..tree.draw import RenderError
 
     moves = " ".join(params["moves"].split())
     where = f"after {moves}" if moves else "from the start"
     game_name = getattr(game, "name", spec.name)
     title = f"{game_name} {where}: {_summary(tree)}"
-    options = {"board": params["board"], "legend": params["legend"], "title": title}
+    options: dict[str, Any] = {"board": params["board"], "legend": params["legend"], "title": title}
+    if compared is not None:
+        options["title"] = f"{game_name} {where}: minimax and alpha-beta side by side; {tree.result.value}, best play {' '.join(tree.result.pv)}"
+        options["compare"] = compared
     try:
         data = exporter.export(tree, options)
     except RenderError as exc:

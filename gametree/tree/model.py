@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 
 __all__ = ["KINDS", "SearchTree", "TreeTooLargeError", "mark_pv"]
 
+#: Beside the explorer, a notebook also gets the static SVG diagram of trees up to this many nodes.
+SVG_NODES = 400
+
 #: What a node's ``kind`` attribute can be.
 KINDS = ("searched", "terminal", "heuristic", "cache", "bound")
 
@@ -40,7 +43,9 @@ class SearchTree:
     """A search result and the tree the search explored.
 
     ``graph`` is a ``networkx.DiGraph`` (node 0 is the root).  In Jupyter the
-    tree displays itself as an SVG diagram.
+    tree displays itself as the interactive explorer (:mod:`gametree.tree.explorer`),
+    with the static SVG diagram beside it for small trees and instead of it when
+    the explorer cannot be built.
     """
 
     result: SearchResult
@@ -87,15 +92,30 @@ class SearchTree:
 
         return render(self.to_dot(**options), format)
 
+    def _repr_html_(self) -> str | None:
+        """The interactive explorer (:mod:`gametree.tree.explorer`) for Jupyter; None if it cannot be built."""
+        from .explorer import notebook_html
+
+        try:
+            return notebook_html(self)
+        except (OSError, ValueError, TypeError):  # (a missing asset file, data it cannot write)
+            return None
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         from .draw import GraphvizMissingError
 
         text = f"<SearchTree: {self.result.algorithm}, {self.visited} nodes, value {self.result.value}>"
+        bundle: dict[str, Any] = {"text/plain": text}
+        page = self._repr_html_()
+        if page is not None:
+            bundle["text/html"] = page
+            if self.graph.number_of_nodes() > SVG_NODES:  # dot would take minutes; the explorer is there
+                return bundle
         try:
-            svg = self.render("svg").decode("utf-8")
+            bundle["image/svg+xml"] = self.render("svg").decode("utf-8")
         except GraphvizMissingError as exc:
-            return {"text/plain": f"{text}\n{exc}"}
-        return {"image/svg+xml": svg, "text/plain": text}
+            bundle["text/plain"] = f"{text}\n{exc}"
+        return bundle
 
     def __repr__(self) -> str:
         r = self.result
