@@ -133,9 +133,9 @@ def tree_data(tree: SearchTree, *, title: str | None = None, board: bool = True)
 
 
 def _script_json(data: Any) -> str:
-    """JSON to sit inside a ``<script>`` element: "</" cannot end it early."""
+    """JSON to sit inside a ``<script>`` element: no "<" (only strings can hold one), so nothing ends it early."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+    return text.replace("<", "\\u003c")
 
 
 def _inline_script(source: str) -> str:

@@ -190,11 +190,11 @@
     var w = viewed(t, x, v, t.bound[x]);
     return "v " + relation(w.bound) + " " + fmt(w.v);
   }
-  function bestText(t, x) {
+  function bestText(t, x, short) {
     var b = t.best[x];
     if (b === -Infinity) return "searching";
     var w = viewed(t, x, b, "exact");
-    return "best so far " + fmt(w.v);
+    return (short ? "best " : "best so far ") + fmt(w.v);
   }
   function roleText(t, x) {
     var m = t.toMove[x];
@@ -461,7 +461,7 @@
     ctx.textAlign = "center";
     ctx.font = "11px system-ui, Helvetica, Arial, sans-serif";
     ctx.fillStyle = COLOURS.text;
-    var line = s === DONE ? valueText(t, x) : s === ACTIVE ? bestText(t, x) : s === PRUNED ? "pruned" : "";
+    var line = s === DONE ? valueText(t, x) : s === ACTIVE ? bestText(t, x, true) : s === PRUNED ? "pruned" : "";
     if (line) ctx.fillText(fitText(ctx, line, W - 4), this.X[x], y + 6);
     y += 13;
     if (t.prune && (s === DONE || s === ACTIVE)) {
@@ -942,6 +942,7 @@
     status: function (i) { var t = trees[i || 0]; return Array.prototype.map.call(t.status, function (s) { return STATUS_NAMES[s]; }); },
     count: function (i, name) { var t = trees[i || 0], s = STATUS_NAMES.indexOf(name), n = 0; for (var j = 0; j < t.n; j++) if (t.status[j] === s) n++; return n; },
     window: function (i, x) { var t = trees[i || 0]; return t.windowOf(x); },
+    parent: function (i, x) { return trees[i || 0].parent[x]; },
     label: function (i, x) { var t = trees[i || 0]; return t.status[x] === DONE ? valueText(t, x) : t.status[x] === ACTIVE ? bestText(t, x) : t.status[x] === PRUNED ? "pruned" : ""; },
     event: function (i) { var t = trees[i || 0]; return t.applied > 0 ? { kind: ["enter", "cutoff", "leave"][t.evKind[t.applied - 1]], node: t.evNode[t.applied - 1] } : null; },
     text: function () { return eventLine.textContent; },
