@@ -251,6 +251,12 @@ def check_replay(tree, statuses: list[list[str]]) -> None:
     assert final.count("done") == tree.visited and final.count("pruned") == pruned
 
 
+def nx_descendants(graph, node: int) -> set[int]:
+    import networkx as nx
+
+    return nx.descendants(graph, node)
+
+
 def check_windows(tree, windows: dict[int, list[float]]) -> None:
     """Each child was entered with its parent's window of the moment, turned round: the page's
     window (alpha rising as replies come back) must be the one the search recorded."""
@@ -324,6 +330,20 @@ def test_tictactoe_replay_views_keys_and_fragment(browser, tmp_path, game):
     page.page.locator(".gt-view").select_option("negamax")  # the page's own control
     assert page.js("() => gametree.view()") == "negamax"
 
+    # The pointer: a node's details on hover, kept by a click; a double-click collapses its subtree.
+    page.js("() => gametree.fit()")
+    x, y = page.js("x => gametree.screen(0, x)", c1)
+    page.page.mouse.move(x, y)
+    shown = page.js("() => gametree.details()")
+    assert "window on entry[-2, 0]" in shown and "beta cutoff: 2 >= 0 (2 pruned)" in shown and "to moveX" in shown
+    page.page.mouse.click(x, y)
+    page.page.mouse.move(5, 5)
+    assert page.js("() => gametree.details()") == shown
+    below = len(nx_descendants(textbook.graph, c1))
+    assert f"collapse ({below} below)" in shown
+    page.page.mouse.dblclick(x, y)
+    assert page.js("() => gametree.shown(0)") == textbook.graph.number_of_nodes() - below
+
     # Keys: Home, arrows, Shift+arrow to the next cutoff, space to play; the step goes to the address.
     page.page.keyboard.press("Home")
     assert page.attr("step") == "0"
@@ -362,6 +382,7 @@ def test_compare_shows_the_pruning_as_the_difference(browser, tmp_path):
     assert result.exit_code == 0, result.output
     page = Page(browser, out)
     assert page.js("() => gametree.panels()") == ["minimax", "alphabeta"]
+    assert page.page.title().endswith("minimax and alpha-beta side by side; draw, best play A3 C1 B1 C2")
     data = page_data(out.read_text())["trees"]
     paths = []
     for tree in data:

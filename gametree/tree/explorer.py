@@ -193,8 +193,9 @@ def _is_minimax(tree: SearchTree) -> bool:
 
 def _title(tree: SearchTree, compare: SearchTree | None) -> str:
     game = tree.graph.graph.get("game") or "search tree"
-    algorithms = " and ".join(t.result.algorithm for t in ((tree,) if compare is None else (tree, compare)))
-    return f"{game}: {algorithms}, {tree.visited:,} positions"
+    if compare is not None:
+        return f"{game}: {tree.result.algorithm} beside {compare.result.algorithm}"
+    return f"{game}: {tree.result.algorithm}, {tree.visited:,} positions"
 
 
 def notebook_html(tree: SearchTree, *, height: int = 640) -> str:

@@ -943,6 +943,14 @@
     count: function (i, name) { var t = trees[i || 0], s = STATUS_NAMES.indexOf(name), n = 0; for (var j = 0; j < t.n; j++) if (t.status[j] === s) n++; return n; },
     window: function (i, x) { var t = trees[i || 0]; return t.windowOf(x); },
     parent: function (i, x) { return trees[i || 0].parent[x]; },
+    screen: function (i, x) {  // where node x is drawn, in page pixels (null when it is hidden or out of view)
+      var p = panels[i || 0];
+      if (p.shown.indexOf(x) < 0 || !p.inView(x, 0)) return null;
+      var r = p.canvas.getBoundingClientRect();
+      return [r.left + p.transform.applyX(p.X[x]), r.top + p.transform.applyY(p.Y[x])];
+    },
+    fit: function () { act("fit"); },
+    details: function () { return details.textContent; },
     label: function (i, x) { var t = trees[i || 0]; return t.status[x] === DONE ? valueText(t, x) : t.status[x] === ACTIVE ? bestText(t, x) : t.status[x] === PRUNED ? "pruned" : ""; },
     event: function (i) { var t = trees[i || 0]; return t.applied > 0 ? { kind: ["enter", "cutoff", "leave"][t.evKind[t.applied - 1]], node: t.evNode[t.applied - 1] } : null; },
     text: function () { return eventLine.textContent; },
