@@ -18,6 +18,7 @@ from .classic import alphabeta, iterative_deepening, minimax
 from .exact import Solver, solver
 from .montecarlo import mcts
 from .results import MoveValue, Scored, SearchResult, SearchStats, Value, position
+from .strong import StrongSolution, solve_strongly
 from .table import Bound, Entry, TranspositionTable
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "SearchResult",
     "SearchStats",
     "Solver",
+    "StrongSolution",
     "TranspositionTable",
     "Value",
     "alphabeta",
@@ -40,5 +42,6 @@ __all__ = [
     "prepare_scores",
     "run",
     "search",
+    "solve_strongly",
     "solver",
 ]

@@ -1,0 +1,231 @@
+"""Strong solutions: the exact score of every position reachable from the start.
+
+:func:`solve_strongly` works in two passes over the game, game-agnostic through
+the :class:`gametree.game.Game` protocol:
+
+1. **forward enumeration, ply by ply**: the positions reachable from the start
+   (or a given position) by legal moves, never past a finished game, each
+   counted once however many move orders reach it (positions are told apart by
+   ``game.key``, so mirror images count as two, as John Tromp counts them);
+2. **backward induction (retrograde analysis)**: from the last ply to the
+   first, a finished position gets the engine's terminal score and any other
+   the best of its children's scores negated.  Positions equivalent under the
+   game's symmetries (the same canonical key) are scored once.
+
+The scores are the exact depth-aware scores of the rest of the core: for every
+position they equal what :func:`gametree.search.solver` proves for it.
+
+Every reachable position is held in memory at once (one representative state
+per canonical key), so this is for small boards: 4x4 Connect Four has 161,029
+positions, 5x4 3,945,711.  ``max_positions`` stops a game that is too large
+before the memory runs out.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any
+
+from ..game import Game, State, UnsupportedGameError, capabilities, game_name, win_score
+from .results import check_game, position
+
+__all__ = ["DEFAULT_MAX_POSITIONS", "Progress", "StrongSolution", "solve_strongly"]
+
+#: Refuse to go on once this many positions are enumerated (a few GB of memory in Python).
+DEFAULT_MAX_POSITIONS = 50_000_000
+
+#: ``progress(stage, done, total)``: ``stage`` is ``"enumerating ply N"`` (``done`` of the ``total``
+#: positions at ply N expanded) or ``"scoring ply N"`` (``done`` of the ``total`` classes at ply N scored).
+Progress = Callable[[str, int, int], None]
+
+#: How many positions pass between two progress reports and checks of ``max_positions`` (a power of two, less one).
+_EVERY = (1 << 14) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class StrongSolution:
+    """Every reachable position of a game, proven.
+
+    ``per_ply[i]`` is the number of distinct positions reachable ``i`` plies
+    after the start (mirror images counted apart, finished positions
+    included); ``positions`` is their sum.  ``scores`` maps each canonical key
+    (``canonical_key`` of a symmetric game, else ``game.key``) to the exact
+    depth-aware score of its positions for the side to move, and ``images``
+    to how many reachable positions share that key (they add up to
+    ``positions``).  ``seconds`` is the wall time of the whole solve.
+    """
+
+    per_ply: tuple[int, ...]
+    positions: int
+    scores: dict[Hashable, int]
+    images: dict[Hashable, int]
+    seconds: float
+
+
+def solve_strongly(
+    game: Game[Any, Any],
+    state: State | None = None,
+    *,
+    symmetry: bool = True,
+    progress: Progress | None = None,
+    max_positions: int = DEFAULT_MAX_POSITIONS,
+) -> StrongSolution:
+    """Prove every position reachable from ``state`` (default: the start).
+
+    Args:
+        game: A two-player, zero-sum, deterministic, perfect-information game
+            (others raise :class:`gametree.game.UnsupportedGameError`).
+        state: Where to start (None: the start); a finished position is
+            solved as it is (one position).
+        symmetry: Key the scores by the game's canonical key when it has one
+            (:class:`gametree.game.Symmetric`), scoring equivalent positions once.
+        progress: Called now and then as ``progress(stage, done, total)``,
+            ``stage`` being ``"enumerating ply N"`` or ``"scoring ply N"``.
+        max_positions: Raise :class:`gametree.game.UnsupportedGameError` as soon
+            as more positions than this are enumerated.
+
+    Returns:
+        The :class:`StrongSolution`.
+
+    >>> from gametree import load
+    >>> solved = solve_strongly(load().game("tictactoe").create(size=3))
+    >>> solved.positions, solved.per_ply[:4]
+    (5478, (1, 9, 72, 252))
+    """
+    started = time.perf_counter()
+    check_game(game)
+    state = position(game, state)
+    caps = capabilities(game)
+    canonical = caps.symmetric.canonical_key if symmetry and caps.symmetric is not None else None
+    # Millions of new tuples and states, none in a reference cycle: the cyclic garbage collector
+    # would walk all of them again and again as they pile up, for nothing.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        layers, aliases, per_ply, scores, images = _enumerate(game, state, canonical, progress, max_positions)
+        _score(game, game.ply(state), layers, aliases, scores, progress)
+    finally:
+        if collecting:
+            gc.enable()
+    return StrongSolution(tuple(per_ply), sum(per_ply), scores, images, time.perf_counter() - started)
+
+
+def _enumerate(
+    game: Game[Any, Any],
+    state: State,
+    canonical: Callable[[Any], Hashable] | None,
+    progress: Progress | None,
+    max_positions: int,
+) -> tuple[list[dict[Hashable, tuple[Hashable, ...]]], dict[Hashable, Hashable], list[int], dict[Hashable, int], dict[Hashable, int]]:
+    """The forward pass: ``(layers, aliases, per_ply, scores, images)``.
+
+    ``layers[i]`` maps the canonical key of each class of unfinished positions
+    ``i`` plies after ``state`` to the keys (``game.key``) of the children of
+    one of its positions, in the game's move order; ``aliases`` maps each key
+    that is not its position's canonical key to that canonical key (so the
+    backward pass neither plays a move nor computes a key again); ``scores``
+    holds the finished positions' scores already.
+    """
+    outcome, legal, play, key, to_move = game.outcome, game.legal_moves, game.play, game.key, game.to_move
+    C = game.info.max_plies
+    ply = game.ply(state)
+    layers: list[dict[Hashable, tuple[Hashable, ...]]] = []
+    aliases: dict[Hashable, Hashable] = {}
+    per_ply: list[int] = []
+    scores: dict[Hashable, int] = {}
+    images: dict[Hashable, int] = {}
+    frontier: dict[Hashable, Any] = {key(state): state}
+    counted = 0  # positions up to the frontier's ply
+    while frontier:
+        depth = len(per_ply)
+        size = len(frontier)
+        per_ply.append(size)
+        counted += size
+        if counted > max_positions:
+            raise UnsupportedGameError(_too_many(max_positions, depth))
+        stage = f"enumerating ply {ply}"
+        magnitude = win_score(C, ply - 1)  # a game that ended with the move to this ply
+        reps: dict[Hashable, tuple[Hashable, ...]] = {}
+        following: dict[Hashable, Any] = {}
+        for done, (k, s) in enumerate(frontier.items()):
+            if not done & _EVERY:
+                if counted + len(following) > max_positions:
+                    raise UnsupportedGameError(_too_many(max_positions, depth + 1))
+                if progress is not None:
+                    progress(stage, done, size)
+            if canonical is None:
+                c = k
+            else:
+                c = canonical(s)
+                if c != k:
+                    aliases[k] = c
+            images[c] = images.get(c, 0) + 1
+            ended = outcome(s)
+            if ended is not None:
+                winner = ended.winner
+                scores[c] = 0 if winner is None else magnitude if winner == to_move(s) else -magnitude
+                continue
+            if c in reps:  # an image of a class met before: its children are counted, not kept
+                for m in legal(s):
+                    child = play(s, m)
+                    ck = key(child)
+                    if ck not in following:
+                        following[ck] = child
+                continue
+            children = []
+            for m in legal(s):
+                child = play(s, m)
+                ck = key(child)
+                children.append(ck)
+                if ck not in following:
+                    following[ck] = child
+            if not children:
+                raise ValueError(f"{game_name(game)}: an unfinished position at ply {ply} has no legal move")
+            reps[c] = tuple(children)
+        if progress is not None:
+            progress(stage, size, size)
+        layers.append(reps)
+        frontier = following
+        ply += 1
+    return layers, aliases, per_ply, scores, images
+
+
+def _score(
+    game: Game[Any, Any],
+    first_ply: int,
+    layers: list[dict[Hashable, tuple[Hashable, ...]]],
+    aliases: dict[Hashable, Hashable],
+    scores: dict[Hashable, int],
+    progress: Progress | None,
+) -> None:
+    """The backward pass: each class of unfinished positions gets the best of its children's
+    scores, negated, the last ply first; ``layers`` are emptied on the way (their memory freed)."""
+    C = game.info.max_plies
+    canon = aliases.get
+    for depth in range(len(layers) - 1, -1, -1):
+        reps = layers[depth]
+        layers[depth] = {}
+        ply = first_ply + depth
+        stage = f"scoring ply {ply}"
+        total = len(reps)
+        top = win_score(C, ply)  # winning with the next move: no score is higher
+        for done, (c, children) in enumerate(reps.items()):
+            if progress is not None and not done & _EVERY:
+                progress(stage, done, total)
+            best = -top - 1
+            for ck in children:
+                value = -scores[canon(ck, ck)]
+                if value > best:
+                    best = value
+                    if value >= top:
+                        break
+            scores[c] = best
+        if progress is not None:
+            progress(stage, total, total)
+
+
+def _too_many(limit: int, depth: int) -> str:
+    return f"more than {limit:,} reachable positions within {depth} plies: too many to solve strongly in memory (max_positions={limit:,})"
