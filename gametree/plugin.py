@@ -77,6 +77,9 @@ class GameSpec:
     options: tuple[Option, ...] = ()
     #: Filled in by the registry: which plugin registered the game.
     source: str = ""
+    #: Opening books the plugin ships: files written by ``gametree book export`` (each names the
+    #: options of its board), added to the solution store the first time it is used for that board.
+    books: tuple[str, ...] = ()
 
     def create(self, **options: Any) -> Game[Any, Any]:
         """Build the game; ``ValueError`` for a bad option value, :class:`PluginError` for a bad game."""
@@ -128,9 +131,12 @@ class Exporter:
 #: --depth, --time-limit, --analysis-time, --no-cache/--cache-size, --no-symmetry, --weak,
 #: --best-only and --engine, ``pv`` (follow the principal variation), ``progress`` (a
 #: :class:`gametree.search.progress.SolveProgress` to fill as it goes) and ``interruptible``
-#: (Ctrl-C ends the scoring of the moves, keeping what was proven).  An :class:`AlgorithmSpec`
-#: names those it takes.
-SEARCH_OPTIONS = frozenset({"depth", "time_limit", "analysis_time", "cache", "symmetry", "weak", "all_moves", "pv", "engine", "progress", "interruptible"})
+#: (Ctrl-C ends the scoring of the moves, keeping what was proven) and ``store`` (a solution
+#: store's :class:`gametree.store.Book` to read and write).  An :class:`AlgorithmSpec` names
+#: those it takes.
+SEARCH_OPTIONS = frozenset(
+    {"depth", "time_limit", "analysis_time", "cache", "symmetry", "weak", "all_moves", "pv", "engine", "progress", "interruptible", "store"}
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,8 @@ _CACHE = tempfile.mkdtemp(prefix="gametree-test-cache-")
 atexit.register(shutil.rmtree, _CACHE, True)
 os.environ["GAMETREE_CACHE_DIR"] = os.path.join(_CACHE, "gametree")
 os.environ["XDG_CACHE_HOME"] = _CACHE
+# No solution store unless a test names one (--store): a search must search, not read earlier tests' answers.
+os.environ["GAMETREE_STORE"] = "none"
 
 
 #: The exact searches every oracle of the suite checks: alpha-beta, and the solver on each engine.

@@ -36,10 +36,12 @@ __all__ = [
     "progress_bar",
     "game_options",
     "make_game",
+    "open_book",
     "position_of",
     "registry_of",
     "resolved_options",
     "split_game_options",
+    "store_options",
     "wrap_for_terminal",
 ]
 
@@ -183,6 +185,61 @@ def resolved_options(spec: GameSpec, game: object, given: dict[str, Any]) -> dic
             )
         return dict(options)
     return {k: v for k, v in given.items() if v is not None}
+
+
+#: ``--store PATH`` and ``--no-store``, wherever proven values are read and written.
+def store_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    function = click.option("--no-store", is_flag=True, help="Use no solution store (read nothing, write nothing).")(function)
+    return click.option(
+        "--store",
+        "store_path",
+        default=None,
+        metavar="PATH",
+        help="The solution store (SQLite) to read proven values from and write them to [default: $GAMETREE_STORE, else ~/.local/share/gametree/solutions.sqlite].",
+    )(function)
+
+
+def open_book(spec: GameSpec, game: Any, given: dict[str, Any], params: dict[str, Any]) -> Any:
+    """The solution store's entries for this game and board (a :class:`gametree.store.Book`), or
+    None (``--no-store``, ``GAMETREE_STORE=none``, or a game whose positions cannot be stored).
+    The books the game's plugin ships for this board are added to the store on first use.  A
+    store that cannot be used is a one-line error naming it."""
+    from ..store import SolutionStore, StoreError, default_store_path, import_book
+
+    if params.get("no_store"):
+        if params.get("store_path"):
+            raise click.UsageError("--store and --no-store contradict each other")
+        return None
+    path = params.get("store_path") or default_store_path()
+    if path is None:
+        return None
+    options = resolved_options(spec, game, given)
+    try:
+        store = SolutionStore(path)
+        book = store.book(spec.name, options)
+        for shipped in spec.books:
+            name = f"shipped:{os.path.basename(shipped)}:{os.path.getsize(shipped)}"
+            if book.build(name) is None and _book_board(shipped) == (spec.name, options):
+                _, count = import_book(store, shipped)
+                book.record_build(name, complete=True, positions=count, seconds=0.0, note=f"shipped with {spec.source or 'the plugin'}")
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot use the store {path}: {exc.strerror or exc}") from None
+    return book
+
+
+def _book_board(path: str) -> tuple[str, dict[str, Any]] | None:
+    """The game and options an exported book is for (None if it is no book)."""
+    import gzip
+    import json
+
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as stream:
+            header = json.loads(stream.readline())
+        return (header["game"], header["options"])
+    except (OSError, ValueError, KeyError, TypeError, EOFError):
+        return None
 
 
 def split_game_options(spec: GameSpec, params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

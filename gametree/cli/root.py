@@ -17,6 +17,7 @@ import traceback
 
 import click
 
+from .book import book
 from .common import clip, echo_message
 from .games import list_games
 from .learn import learn
@@ -46,6 +47,7 @@ cli.add_command(solve)
 cli.add_command(tree)
 cli.add_command(play)
 cli.add_command(learn)
+cli.add_command(book)
 
 
 def _skip_exit_collections() -> None:

@@ -29,11 +29,13 @@ from .common import (
     game_group,
     game_options,
     make_game,
+    open_book,
     position_of,
     progress_bar,
     registry_of,
     resolved_options,
     split_game_options,
+    store_options,
 )
 
 __all__ = ["CACHE_SIZE", "solve"]
@@ -52,7 +54,7 @@ ANALYSIS_TIME = 3.0
 _COMMAND_PARAMS = frozenset(
     {
         "moves", "algorithm", "depth", "time_limit", "analysis_time", "best_only", "weak", "no_cache", "cache_size", "no_symmetry", "engine",
-        "batch", "keep_going", "as_json", "progress", "workers", "scheduler", "split_ply",
+        "batch", "keep_going", "as_json", "progress", "workers", "scheduler", "split_ply", "store_path", "no_store",
     }
 )
 
@@ -142,6 +144,7 @@ def _solve_command(spec: GameSpec) -> click.Command:
     @click.option("--keep-going", is_flag=True, help="With --batch: report a bad line (FILE:LINE) and go on; exit non-zero at the end.")
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (one per line with --batch).")
     @click.option("--progress/--no-progress", default=None, help="Show live progress on standard error [default: when it is a terminal, without --json].")
+    @store_options
     @click.option(
         "--workers",
         type=click.IntRange(min=1),
@@ -172,6 +175,11 @@ def _solve_command(spec: GameSpec) -> click.Command:
         if params["keep_going"] and params["batch"] is None:
             raise click.UsageError("--keep-going goes with --batch")
         show = progress.wanted(params["progress"], params["as_json"])
+        book = open_book(spec, game, game_params, params) if "store" in algorithm.takes else None
+        if book is not None:
+            options["store"] = book
+        elif params["store_path"] and "store" not in algorithm.takes:
+            raise click.UsageError(f"--store does not apply to --algorithm {algorithm.name} (it stores proven values)")
         if params["batch"] is not None and not parallel:
             _solve_batch(game, algorithm, options, params["batch"], params["as_json"], keep_going=params["keep_going"], show=show)
             return
@@ -184,6 +192,8 @@ def _solve_command(spec: GameSpec) -> click.Command:
             result = _solve_parallel(game, state, name, options, params)
         else:
             result = _solve_live(algorithm, game, state, options, show=show, quiet=params["as_json"])
+        if book is not None and book.write_error:
+            click.echo(f"warning: {book.write_error}", err=True)
         if params["as_json"]:
             data = {"game": spec.name, "options": resolved_options(spec, game, game_params), "moves": params["moves"], **dataclasses.asdict(result)}
             click.echo(json.dumps(data))
@@ -386,13 +396,20 @@ def _solve_parallel(game: Any, state: State, algorithm: str, options: dict[str, 
         raise click.UsageError("--workers and --scheduler compute exact values: drop --depth and --time-limit")
     if algorithm not in EXACT_ALGORITHMS:
         raise click.BadParameter(f"parallel solving needs an exact algorithm ({' or '.join(EXACT_ALGORITHMS)}), not {algorithm!r}", param_hint="--algorithm")
+    book = options.get("store")
+    if book is not None:  # all of it stored already: nothing to split
+        from ..search.exact import stored_result
+
+        known = stored_result(game, state, book)
+        if known is not None:
+            return known
     table = options.get("cache")
     entries = getattr(table, "max_entries", WORKER_TABLE_ENTRIES)
     workers = params.get("workers") or 1
     where = f"on {params['scheduler']}" if params.get("scheduler") else f"in {workers} process{'es' if workers != 1 else ''}"
     try:
         with progress_bar(f"solving subproblems {where}") as progress:
-            return solve_parallel(
+            result = solve_parallel(
                 game,
                 state,
                 workers=workers,
@@ -405,6 +422,16 @@ def _solve_parallel(game: Any, state: State, algorithm: str, options: dict[str, 
             )
     except GameError as exc:
         raise click.ClickException(str(exc)) from None
+    if book is not None:  # what the workers proved, for next time
+        import sqlite3
+
+        from ..store import record_result
+
+        try:
+            record_result(book, game, state, result)
+        except sqlite3.Error as exc:
+            book.write_error = f"could not write to the store {book.store.path}: {exc}"
+    return result
 
 
 def _fmt_score(score: float) -> str:

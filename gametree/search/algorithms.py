@@ -38,7 +38,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             "solver",
             exact.solver,
             "exact and fastest: null-window narrowing, threat pruning, a bounds table",
-            takes=(_CLASSIC - {"depth"}) | {"weak", "engine", "analysis_time", "progress", "interruptible"},
+            takes=(_CLASSIC - {"depth"}) | {"weak", "engine", "analysis_time", "progress", "interruptible", "store"},
             prepare=exact.prepare,
             prepare_scores=exact.prepare_scores,
             exact=True,

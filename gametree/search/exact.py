@@ -33,11 +33,12 @@ from ..game import Game, State, UnsupportedGameError, win_score
 from .classic import alphabeta
 from .compiled import CompiledEngine, EngineChoice, compiled_rules, use_compiled
 from .engine import INF, Engine, SearchTimeout
+from ..store import Book, Stored, canonical_keyer
 from .progress import SolveProgress
 from .results import CutShort, Root, Scored, SearchResult, SearchStats, best_move, build_result, check_game, deepest, position, scores_of, start, stats_of, timed
 from .table import TranspositionTable, table_of
 
-__all__ = ["AnyEngine", "Solver", "exact_score", "prepare", "prepare_scores", "search_stats", "solver"]
+__all__ = ["AnyEngine", "Solver", "exact_score", "prepare", "prepare_scores", "search_stats", "solver", "stored_result"]
 
 #: An exact solve of a position whose score range is at most this wide (about as many moves
 #: left) is one search with the whole range as its window: near the end of a game that costs
@@ -77,6 +78,12 @@ class _Alarm:
         if self.timer is not None:
             self.timer.cancel()
             self.timer = None
+
+
+def _remember(engine: Any, state: State, score: float) -> None:
+    """Keep ``state``'s proven ``score`` for the store, if the search goes through one."""
+    if isinstance(engine, Stored):
+        engine.remember(state, score)
 
 
 def _half(x: float) -> float:
@@ -194,9 +201,23 @@ class Solver:
     share the table.  Not for two threads at once.
     """
 
-    def __init__(self, game: Game[Any, Any], *, cache: TranspositionTable | bool | None = True, symmetry: bool = True, engine: EngineChoice = "auto") -> None:
+    def __init__(
+        self,
+        game: Game[Any, Any],
+        *,
+        cache: TranspositionTable | bool | None = True,
+        symmetry: bool = True,
+        engine: EngineChoice = "auto",
+        store: Book | None = None,
+    ) -> None:
         check_game(game)
         self.game = game
+        #: The solution store's entries of this game (:class:`gametree.store.Book`): read before
+        #: searching, and what is proven is written to it.
+        self.store = store
+        #: Why the last write to the store failed, if it did.
+        self.store_error: str | None = None
+        self._lines_stored: Stored | None = None
         self.table = table_of(cache)
         self.symmetry = symmetry
         self.choice = engine
@@ -263,10 +284,36 @@ class Solver:
         if time_limit is not None and weak:
             raise ValueError("weak solving proves the value; it does not combine with a time limit")
         watch = progress if progress is not None else SolveProgress()
-        engine = self.engine_for(state)
+        if self.store is not None and not weak:
+            known = stored_result(game, state, self.store, all_moves=all_moves, pv=pv)
+            if known is not None:  # all of it from the store: no engine to build
+                watch.phase = "done"
+                return known
+        raw = self.engine_for(state)
+        # Through the store, if there is one: what it holds is not searched again, what is proven goes to it.
+        engine: Any = Stored(raw, self.store) if self.store is not None else raw
+        try:
+            return self._solve(state, raw, engine, all_moves, pv, weak, time_limit, analysis_time, interruptible, watch)
+        finally:
+            self._flush(engine)
+
+    def _solve(
+        self,
+        state: State,
+        raw: AnyEngine,
+        engine: Any,
+        all_moves: bool,
+        pv: bool,
+        weak: bool,
+        time_limit: float | None,
+        analysis_time: float | None,
+        interruptible: bool,
+        watch: SolveProgress,
+    ) -> SearchResult:
+        game = self.game
         counters = engine.counters
         counters.reset()
-        watch.engine = "compiled" if isinstance(engine, CompiledEngine) else "python"
+        watch.engine = "compiled" if isinstance(raw, CompiledEngine) else "python"
         watch.count, watch.table_bytes = engine.nodes_now, engine.table_bytes
         watch.narrowed(engine.floor(game.ply(state)), win_score(engine.C, game.ply(state)))
         base = engine.table_counts()
@@ -289,6 +336,8 @@ class Solver:
                     alarm.cancel()
                     engine.resume()
                     return self._best_guess(state, watch, started, deadline, all_moves=all_moves, pv=pv)
+                _remember(engine, state, value)
+                _remember(engine, game.play(state, move), -value)  # (it keeps the value)
                 watch.proven(value, game.format_move(state, move))
                 root = Root([move], [value])
                 if all_moves:
@@ -301,13 +350,26 @@ class Solver:
             alarm.cancel()
             engine.resume()
         stats = search_stats(engine, time.perf_counter() - started, base)
-        lines = self._line_engine(engine) if pv and not weak else None
+        lines: Any = self._line_engine(raw) if pv and not weak else None
+        if lines is raw:
+            lines = engine  # (through the store too)
+        elif lines is not None and self.store is not None:
+            lines = self._lines_stored = Stored(lines, self.store)
         watch.phase = "lines"
         # Cut short: the line of the best move only (each move's line to the end costs searches too).
         result = build_result("solver", game, state, root, lines, None, stats, weak=weak, move_lines=cut is None)
         watch.phase = "done"
         # The reported time covers all the work, the lines too; nodes per second the searches alone.
         return dataclasses.replace(timed(result, started), unscored=unscored, cut_short=cut)
+
+    def _flush(self, engine: Any) -> None:
+        """Write to the store what the last solve proved (its searches and its lines)."""
+        for stored in (engine, getattr(self, "_lines_stored", None)):
+            if isinstance(stored, Stored):
+                stored.flush()
+                if stored.write_error is not None:
+                    self.store_error = stored.write_error
+        self._lines_stored = None
 
     def _root(self, engine: AnyEngine, state: State, watch: SolveProgress) -> tuple[float, Any]:
         """The root's exact score and a move proved to have it."""
@@ -331,6 +393,7 @@ class Solver:
         for i, m in enumerate(moves):
             if m == best:
                 scores[i] = value
+                _remember(engine, game.play(state, m), -value)
                 watch.moved(game.format_move(state, m), value)
         cut: CutShort | None = None
         for i, m in enumerate(moves):
@@ -339,7 +402,9 @@ class Solver:
             text = game.format_move(state, m)
             watch.current = text
             try:
-                scores[i] = -exact_score(engine, game.play(state, m), 1, at_least=-value)
+                child = game.play(state, m)
+                scores[i] = -exact_score(engine, child, 1, at_least=-value)
+                _remember(engine, child, -scores[i])
             except SearchTimeout:
                 cut = "time"
                 break
@@ -379,11 +444,17 @@ class Solver:
         score's sign, as ``solve(state, weak=True)``.
         """
         state = start(self.game, position(self.game, state), checked=True)  # (the game was checked when the solver was built)
-        engine = self.engine_for(state)
+        raw = self.engine_for(state)
+        engine: Any = Stored(raw, self.store) if self.store is not None else raw
         counters = engine.counters
         counters.reset()
         started = time.perf_counter()
-        value = exact_score(engine, state, weak=weak)
+        try:
+            value = exact_score(engine, state, weak=weak)
+            if not weak:
+                _remember(engine, state, value)
+        finally:
+            self._flush(engine)
         seconds = time.perf_counter() - started
         return Scored(_sign(value) if weak else value, weak, sum(counters.per_depth), seconds)
 
@@ -429,6 +500,7 @@ def solver(
     engine: EngineChoice = "auto",
     progress: SolveProgress | None = None,
     interruptible: bool = False,
+    store: Book | None = None,
 ) -> SearchResult:
     """Exact depth-aware values, fast: null-window narrowing, threat pruning, bounds table.
 
@@ -464,13 +536,15 @@ def solver(
             (:class:`gametree.search.progress.SolveProgress`).
         interruptible: Ctrl-C while the moves are scored ends that stage, and the result
             keeps what was proven (``cut_short="interrupt"``).
+        store: A solution store's entries for this game (:class:`gametree.store.Book`): what
+            it holds is not searched again, and what is proven is written to it.
 
     Returns:
         The :class:`SearchResult`.
     """
     _refuse_depth(depth)
     state = position(game, state, moves)
-    return Solver(game, cache=cache, symmetry=symmetry, engine=engine).solve(
+    return Solver(game, cache=cache, symmetry=symmetry, engine=engine, store=store).solve(
         state, all_moves=all_moves, pv=pv, weak=weak, time_limit=time_limit, analysis_time=analysis_time, interruptible=interruptible, progress=progress
     )
 
@@ -487,11 +561,12 @@ def prepare(
     cache: TranspositionTable | bool | None = True,
     symmetry: bool = True,
     engine: EngineChoice = "auto",
+    store: Book | None = None,
     **options: Any,
 ) -> Callable[[Any], SearchResult]:
     """:func:`solver` bound to ``game`` and ``options``: a :class:`Solver`'s ``solve``, set up once."""
     _refuse_depth(depth)
-    return functools.partial(Solver(game, cache=cache, symmetry=symmetry, engine=engine).solve, **options)
+    return functools.partial(Solver(game, cache=cache, symmetry=symmetry, engine=engine, store=store).solve, **options)
 
 
 def prepare_scores(
@@ -505,6 +580,7 @@ def prepare_scores(
     all_moves: bool = True,
     pv: bool = True,
     engine: EngineChoice = "auto",
+    store: Book | None = None,
 ) -> Callable[[Any], Scored]:
     """:func:`prepare` for the scores alone: a :class:`Solver`'s ``score``, set up once
     (see :func:`gametree.search.prepare_scores`).  ``all_moves`` and ``pv`` do not
@@ -512,8 +588,74 @@ def prepare_scores(
     (a score not proven in time is the heuristic's best guess)."""
     _refuse_depth(depth)
     if time_limit is not None:
-        return scores_of(prepare(game, time_limit=time_limit, cache=cache, symmetry=symmetry, engine=engine, weak=weak, all_moves=False, pv=False))
-    return functools.partial(Solver(game, cache=cache, symmetry=symmetry, engine=engine).score, weak=weak)
+        return scores_of(prepare(game, time_limit=time_limit, cache=cache, symmetry=symmetry, engine=engine, store=store, weak=weak, all_moves=False, pv=False))
+    return functools.partial(Solver(game, cache=cache, symmetry=symmetry, engine=engine, store=store).score, weak=weak)
+
+
+def stored_result(game: Game[Any, Any], state: State, book: Book, *, all_moves: bool = True, pv: bool = True) -> SearchResult | None:
+    """The solve of ``state`` from the store alone (no search), or None if it lacks a value
+    that is needed (the position's, and every move's with ``all_moves``) or disagrees with itself.
+
+    The principal variation follows stored values as far as they go (to the end of the
+    game, or where the store stops: then ``plies_to_end`` is None).
+    """
+    started = time.perf_counter()
+    key_of = canonical_keyer(game)
+    C = game.info.max_plies
+
+    def score_of(s: State) -> int | None:
+        out = game.outcome(s)
+        if out is not None:  # a finished game: its score, stored or not
+            return 0 if out.winner is None else (win_score(C, game.ply(s) - 1) if out.winner == game.to_move(s) else -win_score(C, game.ply(s) - 1))
+        key = key_of(s)
+        return None if key is None else book.get(key)
+
+    value = score_of(state)
+    if value is None or game.outcome(state) is not None:
+        return None
+    moves = list(game.legal_moves(state))
+    scores: list[int | None] = []
+    for m in moves:
+        child = score_of(game.play(state, m))
+        scores.append(None if child is None else -child)
+        if not all_moves and child is not None and -child == value:
+            break
+    known = [(m, v) for m, v in zip(moves, scores) if v is not None]
+    if (all_moves and len(known) < len(moves)) or not known or max(v for _, v in known) != value:
+        return None  # (a store that disagrees with itself is not trusted: the solver searches)
+    root = Root([m for m, _ in known], [v for _, v in known]) if all_moves else Root([known[-1][0]], [value])
+    result = build_result("solver", game, state, root, None, None, stats_of((), 0.0))
+    if pv:
+        best = root.moves[root.values.index(value)]
+        line, ended = _stored_line(game, state, best, value, score_of)
+        texts, s = [], state
+        for m in line:
+            texts.append(game.format_move(s, m))
+            s = game.play(s, m)
+        plies = len(line) if ended else None
+        lengths = []  # each move's line to the end, as far as the store follows it
+        for m, v, mv in zip(root.moves, root.values, result.move_values):
+            other, done = (line, ended) if m == best else _stored_line(game, state, m, v, score_of)
+            lengths.append(dataclasses.replace(mv, plies_to_end=len(other) if done else None))
+        result = dataclasses.replace(result, pv=tuple(texts), plies_to_end=plies, move_values=tuple(lengths))
+    return dataclasses.replace(result, stats=stats_of((), time.perf_counter() - started))
+
+
+def _stored_line(game: Game[Any, Any], state: State, first: Any, value: float, score_of: Callable[[State], int | None]) -> tuple[list[Any], bool]:
+    """Moves keeping ``value`` from ``state`` (first ``first``), each the first in the game's
+    order whose stored score keeps it; and whether the line reaches the end of the game."""
+    line = [first]
+    state, value = game.play(state, first), -value
+    while game.outcome(state) is None:
+        for m in game.legal_moves(state):
+            child = score_of(game.play(state, m))
+            if child is not None and -child == value:
+                break
+        else:
+            return line, False  # the store stops here
+        line.append(m)
+        state, value = game.play(state, m), -value
+    return line, True
 
 
 def search_stats(engine: AnyEngine, seconds: float, base: tuple[int, int, int]) -> SearchStats:

@@ -1,0 +1,176 @@
+"""Opening books: every position up to some ply, proven and kept in a solution store.
+
+:func:`build_book` enumerates the positions reachable in at most ``plies``
+moves (each position once, mirror images once), skips those the store holds
+already (so a build stopped by Ctrl-C or a kill goes on where it stopped, and
+nothing is proven twice), and proves the others, the deepest first, in this
+process or in worker processes; each proven value is written at once.
+:func:`build_strong` proves every reachable position of a small game
+(:func:`gametree.search.strong.solve_strongly`) and keeps them all.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .game import Game, State, win_score
+from .store import Book, canonical_keyer
+
+__all__ = ["BuildReport", "build_book", "build_strong", "positions_up_to"]
+
+#: Positions a worker proves per task (its solver and table are kept from task to task).
+CHUNK = 8
+
+
+@dataclass(frozen=True, slots=True)
+class BuildReport:
+    """What a book build did: ``positions`` in the book's range (mirror images once), how many
+    it ``proved`` now, how many the store ``had`` already, and its ``seconds``."""
+
+    positions: int
+    proved: int
+    had: int
+    seconds: float
+    per_ply: tuple[int, ...] = ()
+
+
+def positions_up_to(game: Game[Any, Any], plies: int, state: State | None = None) -> list[list[State]]:
+    """The positions reachable from ``state`` (default: the start) in 0, 1, ... ``plies`` moves,
+    ply by ply, each once (by canonical key: mirror images once), games that are over left out."""
+    key = canonical_keyer(game)
+    start = game.initial_state() if state is None else state
+    layers: list[list[State]] = [[start]] if game.outcome(start) is None else [[]]
+    seen = {key(start)}
+    for _ in range(plies):
+        layer: list[State] = []
+        for s in layers[-1]:
+            for m in game.legal_moves(s):
+                child = game.play(s, m)
+                k = key(child)
+                if k in seen or game.outcome(child) is not None:
+                    continue
+                seen.add(k)
+                layer.append(child)
+        layers.append(layer)
+    return layers
+
+
+def build_book(
+    game: Game[Any, Any],
+    book: Book,
+    *,
+    plies: int,
+    workers: int = 1,
+    engine: str = "auto",
+    lines: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> BuildReport:
+    """Prove every position up to ``plies`` moves deep into ``book`` (see the module).
+
+    Only the deepest positions are searched (in ``workers`` processes, each writing
+    what it proves to the store); every shallower one then follows from its
+    children's values (the best of them), without a search.  ``lines``: also keep
+    the values along each deepest position's principal variation (a book that
+    answers whole lines of play, not only their first moves).
+    ``progress(done, total)`` after each position.  Ctrl-C stops the build; what
+    was proven is kept, and a later build goes on from there.
+    """
+    started = time.perf_counter()
+    key = canonical_keyer(game)
+    layers = positions_up_to(game, plies)
+    keys = [[key(s) for s in layer] for layer in layers]
+    if any(k is None for layer in keys for k in layer):
+        raise ValueError("this game's positions have keys a store cannot keep (only integers, strings and tuples of them)")
+    had = book.has_many([k for layer in keys for k in layer if k is not None])
+    total = sum(len(layer) for layer in layers)
+    done = len(had)
+    if progress is not None:
+        progress(done, total)
+    deepest = [s for s, k in zip(layers[-1], keys[-1]) if k not in had]
+    if workers <= 1:
+        for s in deepest:
+            prove_chunk((game, engine, [s], book.store.path, book.name, book.options, lines))
+            done += 1
+            if progress is not None:
+                progress(done, total)
+    elif deepest:
+        from .search.parallel import WorkerWatch, process_pool, watched
+
+        size = max(1, min(CHUNK, len(deepest) // (4 * workers)))  # small tasks: the workers finish together
+        tasks = [(game, engine, deepest[i : i + size], book.store.path, book.name, book.options, lines) for i in range(0, len(deepest), size)]
+        with process_pool(workers) as pool:
+            watch = WorkerWatch()
+            for count in watched(pool.imap_unordered(prove_chunk, tasks), watch):
+                done += count
+                if progress is not None:
+                    progress(done, total)
+    # The shallower positions, deepest first: the best of their children, all of them known now.
+    C = game.info.max_plies
+    for layer, layer_keys in zip(reversed(layers[:-1]), reversed(keys[:-1])):
+        values = []
+        for s, k in zip(layer, layer_keys):
+            if k in had:
+                continue
+            best = None
+            for m in game.legal_moves(s):
+                child = game.play(s, m)
+                out = game.outcome(child)
+                if out is not None:
+                    score = 0 if out.winner is None else win_score(C, game.ply(child) - 1) * (1 if out.winner == game.to_move(child) else -1)
+                else:
+                    stored = book.get(key(child))  # type: ignore[arg-type]
+                    if stored is None:
+                        raise AssertionError(f"the child {game.format_move(s, m)} of a book position is not in the store")  # pragma: no cover
+                    score = stored
+                best = -score if best is None or -score > best else best
+            assert best is not None
+            values.append((k, best))
+        book.put_many(values)  # type: ignore[arg-type]
+        done += len(values)
+        if progress is not None:
+            progress(done, total)
+    return BuildReport(total, total - len(had), len(had), time.perf_counter() - started, tuple(len(layer) for layer in layers))
+
+
+#: A worker process's solvers and stores, by game and store (kept from task to task: the tables stay warm).
+_kept: dict[tuple[str, str, str], Any] = {}
+
+
+def prove_chunk(task: tuple[Game[Any, Any], str, list[State], str, str, dict[str, Any], bool]) -> int:
+    """Prove some positions (in a worker process, or in this one) into the store at a path; with
+    lines, their principal variations too.  Returns how many positions."""
+    from .search.exact import Solver
+    from .store import SolutionStore
+
+    game, engine, states, path, name, options, lines = task
+    ident = (repr(game), engine, path)
+    solver = _kept.get(ident)
+    if solver is None:
+        solver = _kept[ident] = Solver(game, engine=engine, store=SolutionStore(path).book(name, options))  # type: ignore[arg-type]
+    for s in states:
+        if lines:
+            solver.solve(s, all_moves=False, pv=True)
+        else:
+            solver.score(s)
+    return len(states)
+
+
+def build_strong(game: Game[Any, Any], book: Book, *, progress: Callable[[str, int, int], None] | None = None) -> BuildReport:
+    """Prove every reachable position of ``game`` (a strong solution) and keep them all in
+    ``book``, each canonical position with how many positions it stands for."""
+    from .search.strong import solve_strongly
+    from .store import storable_key
+
+    started = time.perf_counter()
+    solution = solve_strongly(game, progress=progress)
+    items = []
+    for k, score in solution.scores.items():
+        stored = storable_key(k)
+        if stored is None:
+            raise ValueError("this game's positions have keys a store cannot keep (only integers, strings and tuples of them)")
+        items.append((stored, int(score), solution.images.get(k, 1)))
+    book.put_many(items)
+    return BuildReport(solution.positions, len(items), 0, time.perf_counter() - started, solution.per_ply)

@@ -1,0 +1,160 @@
+"""``gametree book``: opening books and strong solutions in the solution store.
+
+- ``gametree book build GAME [game options] --plies N`` proves every position
+  up to N moves deep (mirror images once; resumable: what the store holds is
+  not proven again), in ``--workers`` processes; ``--all`` proves every
+  reachable position of a small board (a strong solution);
+- ``gametree book info`` lists what the store holds;
+- ``gametree book export GAME [game options] -o FILE`` writes one board's
+  entries to a compact file, ``gametree book import FILE`` adds one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import click
+
+from ..plugin import GameSpec
+from .common import check_workers, game_group, game_options, make_game, open_book, progress_bar, split_game_options, store_options, ENGINE_OPTION
+
+__all__ = ["book"]
+
+
+@click.group(name="book", help="Opening books and strong solutions in the solution store (see docs/books.md).")
+def book() -> None:
+    pass
+
+
+def _build_command(spec: GameSpec) -> click.Command:
+    @click.command(name=spec.name, help=f"Prove positions of {spec.summary or spec.name} into the solution store.")
+    @game_options(spec)
+    @click.option("--plies", type=click.IntRange(min=0, max=64), default=None, metavar="N", help="Every position up to N moves deep (mirror images once).")
+    @click.option("--all", "everything", is_flag=True, help="Every reachable position: a strong solution (small boards).")
+    @click.option("--workers", type=click.IntRange(min=1), default=None, callback=check_workers, metavar="N", help="Prove positions in N processes.")
+    @click.option("--lines", is_flag=True, help="Also keep the values along each deepest position's principal variation (whole lines of play).")
+    @ENGINE_OPTION
+    @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
+    @store_options
+    def command(**params: Any) -> None:
+        game_params, params = split_game_options(spec, params)
+        if (params["plies"] is None) == (not params["everything"]):
+            raise click.UsageError("give --plies N or --all (one of them)")
+        if params["everything"] and (params["workers"] or params["lines"]):
+            raise click.UsageError("--all proves every position in one process: drop --workers and --lines")
+        game = make_game(spec, game_params)
+        entries = open_book(spec, game, game_params, params)
+        if entries is None:
+            raise click.UsageError("a book is built into a store: drop --no-store (or set GAMETREE_STORE)")
+        import time
+
+        from ..book import build_book, build_strong
+
+        name = "all" if params["everything"] else f"plies:{params['plies']}"
+        previous = entries.build(name)
+        before = previous[2] if previous is not None else 0.0  # the time of earlier runs (stopped, or done before)
+        started = time.perf_counter()
+        try:
+            if params["everything"]:
+                with progress_bar("proving every position") as bar:
+                    report = build_strong(game, entries, progress=lambda stage, done, total: bar(done, total))
+            else:
+                with progress_bar(f"proving positions up to ply {params['plies']}") as bar:
+                    report = build_book(game, entries, plies=params["plies"], workers=params["workers"] or 1, engine=params["engine"] or "auto", lines=params["lines"], progress=bar)
+        except KeyboardInterrupt:
+            entries.record_build(name, complete=False, positions=0, seconds=before + time.perf_counter() - started)
+            click.echo("Interrupted: what was proven is kept; run the same command again to go on.", err=True)
+            raise
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+        entries.record_build(name, complete=True, positions=report.positions, seconds=before + report.seconds)
+        if params["as_json"]:
+            summary = {"game": spec.name, "options": entries.options, "build": name, "positions": report.positions, "proved": report.proved, "had": report.had}
+            click.echo(json.dumps({**summary, "seconds": report.seconds, "per_ply": list(report.per_ply)}))
+            return
+        click.echo(f"{spec.name} {entries.options}: {name}: {report.positions:,} positions ({report.proved:,} proved now, {report.had:,} stored already) in {report.seconds:.1f} s")
+        if report.per_ply:
+            click.echo("per ply: " + " ".join(f"{n:,}" for n in report.per_ply))
+        click.echo(f"store: {entries.store.path} ({entries.store.size():,} bytes)")
+
+    return command
+
+
+book.add_command(game_group("build", "Prove positions of a game into the solution store (gametree book build GAME --help).")(_build_command))
+
+
+@book.command(name="info", help="What the solution store holds, game by game.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@store_options
+def info(**params: Any) -> None:
+    store = _open(params, readonly=True)
+    games = store.games()
+    if params["as_json"]:
+        click.echo(json.dumps({"store": store.path, "bytes": store.size(), "games": [
+            {"game": g.name, "options": g.options, "positions": g.covered, "entries": g.positions,
+             "builds": [{"name": b[0], "complete": b[1], "positions": b[2], "seconds": b[3], "note": b[4]} for b in g.builds]} for g in games
+        ]}))
+        return
+    click.echo(f"store: {store.path} ({store.size():,} bytes)")
+    if not games:
+        click.echo("(empty)")
+    for g in games:
+        options = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in sorted(g.options.items()))
+        click.echo(f"{g.name} {options}: {g.covered:,} positions ({g.positions:,} entries, mirror images once)")
+        for name, complete, positions, seconds, note in g.builds:
+            click.echo(f"  {name}: {positions:,} positions, {seconds:.1f} s{'' if complete else ' (incomplete)'}{'; ' + note if note else ''}")
+
+
+def _export_command(spec: GameSpec) -> click.Command:
+    @click.command(name=spec.name, help=f"Write the stored entries of {spec.summary or spec.name} to a book file.")
+    @game_options(spec)
+    @click.option("-o", "--output", required=True, metavar="FILE", help="The book file to write (gzip-compressed text).")
+    @store_options
+    def command(**params: Any) -> None:
+        game_params, params = split_game_options(spec, params)
+        game = make_game(spec, game_params)
+        entries = open_book(spec, game, game_params, params)
+        if entries is None:
+            raise click.UsageError("a book is exported from a store: drop --no-store")
+        from ..store import export_book
+
+        try:
+            count = export_book(entries, params["output"])
+        except OSError as exc:
+            raise click.ClickException(f"cannot write {params['output']}: {exc.strerror or exc}") from None
+        click.echo(f"wrote {params['output']}: {count:,} entries of {spec.name} {entries.options} ({os.path.getsize(params['output']):,} bytes)", err=True)
+
+    return command
+
+
+book.add_command(game_group("export", "Write one board's stored entries to a book file (gametree book export GAME --help).")(_export_command))
+
+
+@book.command(name="import", help="Add the entries of a book file to the solution store.")
+@click.argument("path", metavar="FILE")
+@store_options
+def import_(path: str, **params: Any) -> None:
+    from ..store import StoreError, import_book
+
+    store = _open(params)
+    try:
+        entries, count = import_book(store, path)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"imported {count:,} entries of {entries.name} {entries.options} into {store.path}", err=True)
+
+
+def _open(params: dict[str, Any], *, readonly: bool = False) -> Any:
+    from ..store import SolutionStore, StoreError, default_store_path
+
+    if params.get("no_store"):
+        raise click.UsageError("this command works on a store: drop --no-store")
+    path = params.get("store_path") or default_store_path()
+    if path is None:
+        raise click.UsageError("no store: GAMETREE_STORE is 'none'; give --store PATH")
+    try:
+        return SolutionStore(path, readonly=readonly)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None

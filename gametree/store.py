@@ -1,0 +1,470 @@
+"""Proven values that last: a solution store in an embedded SQLite file.
+
+A :class:`SolutionStore` keeps exact scores of positions, keyed by the game
+(its registry name and the options that recreate it) and the position's
+canonical key (the same key for a position and its mirror image).  Searches
+read it before searching and write what they prove (:class:`Stored`, which
+wraps a search engine); opening books fill it ahead of time (``gametree book
+build``) and ship in files (:func:`export_book`, :func:`import_book`).
+
+The file is SQLite in WAL mode (several readers and one writer at a time),
+with its schema version in ``PRAGMA user_version`` and gametree's mark in
+``PRAGMA application_id``; every write is a transaction.  A file that is not
+such a store (another program's database, a corrupt file) is refused with a
+:class:`StoreError` naming it, and left untouched.
+
+>>> import os, tempfile
+>>> store = SolutionStore(os.path.join(tempfile.mkdtemp(), "s.sqlite"))
+>>> book = store.book("tictactoe", {"width": 3, "height": 3, "k": 3})
+>>> book.put_many([(0, 0), (5, 3)])
+2
+>>> book.get(5), book.get(7)
+(3, None)
+>>> store.close()
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import sqlite3
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .game import Game, State, capabilities
+
+__all__ = [
+    "APPLICATION_ID",
+    "BOOK_FORMAT",
+    "SCHEMA_VERSION",
+    "Book",
+    "GameEntry",
+    "SolutionStore",
+    "StoreError",
+    "Stored",
+    "default_store_path",
+    "canonical_keyer",
+    "export_book",
+    "game_identity",
+    "import_book",
+    "record_result",
+    "storable_key",
+]
+
+#: ``PRAGMA application_id`` of a gametree store ("gtre").
+APPLICATION_ID = 0x67747265
+#: The schema this code writes; a store of another version is refused (not converted in place).
+SCHEMA_VERSION = 1
+#: The first line's ``format`` of an exported book.
+BOOK_FORMAT = "gametree-book"
+
+_SCHEMA = """
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    options TEXT NOT NULL,
+    UNIQUE (name, options)
+);
+CREATE TABLE positions (
+    game INTEGER NOT NULL REFERENCES games (id),
+    key NOT NULL,
+    score INTEGER NOT NULL,
+    images INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (game, key)
+) WITHOUT ROWID;
+CREATE TABLE builds (
+    game INTEGER NOT NULL REFERENCES games (id),
+    name TEXT NOT NULL,
+    complete INTEGER NOT NULL,
+    positions INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    note TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (game, name)
+);
+"""
+
+#: Seconds a writer waits for another one to finish (several processes may share a store).
+BUSY_SECONDS = 30.0
+
+
+class StoreError(Exception):
+    """A store that cannot be used: unreadable, corrupt, another program's, another version."""
+
+
+def default_store_path() -> str | None:
+    """The store of the commands: ``$GAMETREE_STORE`` (``none`` or empty: no store), else
+    ``$XDG_DATA_HOME/gametree/solutions.sqlite`` (``~/.local/share/gametree/...``)."""
+    chosen = os.environ.get("GAMETREE_STORE")
+    if chosen is not None:
+        return None if chosen.strip().lower() in ("", "none", "off") else chosen
+    data = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(data, "gametree", "solutions.sqlite")
+
+
+def storable_key(key: Hashable) -> int | str | None:
+    """A position's key as the store keeps it: an integer that fits 64 bits as it is; a string,
+    or a tuple of integers and strings, as its ``repr`` (stable from run to run); None for any
+    other key (its ``repr`` may change between runs: such positions are not stored)."""
+    if isinstance(key, bool):
+        return int(key)
+    if isinstance(key, int):
+        return key if -(1 << 63) <= key < (1 << 63) else repr(key)
+    if isinstance(key, str) or (isinstance(key, tuple) and _plain(key)):
+        return repr(key)
+    return None
+
+
+def _plain(value: Any) -> bool:
+    if isinstance(value, tuple):
+        return all(_plain(v) for v in value)
+    return value is None or isinstance(value, (int, str, bytes))
+
+
+@dataclass(frozen=True, slots=True)
+class GameEntry:
+    """What a store holds for one game (``gametree book info``)."""
+
+    name: str
+    options: dict[str, Any]
+    positions: int
+    covered: int
+    builds: tuple[tuple[str, bool, int, float, str], ...]
+
+
+class SolutionStore:
+    """A solution store in the SQLite file ``path`` (created if missing, with its folder).
+
+    Not for two threads at once; each process opens its own.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
+        self.path = os.fspath(path)
+        self.readonly = readonly
+        if not readonly:
+            folder = os.path.dirname(os.path.abspath(self.path))
+            try:
+                os.makedirs(folder, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create the store's folder {folder}: {exc.strerror or exc}") from None
+        elif not os.path.exists(self.path):
+            raise StoreError(f"no store at {self.path}")
+        try:
+            uri = f"file:{_quote(os.path.abspath(self.path))}?mode={'ro' if readonly else 'rwc'}"
+            self.db = sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the store {self.path}: {exc}") from None
+        try:
+            self._check()
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            raise StoreError(f"{self.path} is not a gametree store ({exc})") from None
+        except StoreError:
+            self.db.close()
+            raise
+        self._games: dict[tuple[str, str], int] = {}
+
+    def _check(self) -> None:
+        """Make a new file a store; refuse a file that is some other thing."""
+        db = self.db
+        application, version = db.execute("PRAGMA application_id").fetchone()[0], db.execute("PRAGMA user_version").fetchone()[0]
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if application == 0 and version == 0 and not tables:
+            if self.readonly:
+                raise StoreError(f"{self.path} is an empty file, not a gametree store")
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")  # (in WAL mode: never corrupt; a crash may lose the last writes)
+            with self.transaction():
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            return
+        if application != APPLICATION_ID:
+            raise StoreError(f"{self.path} is not a gametree store (another program's database: it is left as it is)")
+        if version != SCHEMA_VERSION:
+            raise StoreError(f"{self.path} is a gametree store of schema version {version}; this gametree reads version {SCHEMA_VERSION}")
+        if not {"games", "positions", "builds"} <= tables:
+            raise StoreError(f"{self.path} is a damaged gametree store (tables missing)")
+        if not self.readonly:
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> SolutionStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def transaction(self) -> _Transaction:
+        """``with store.transaction():`` several writes as one (all or none)."""
+        return _Transaction(self.db)
+
+    def game_id(self, name: str, options: dict[str, Any], *, create: bool = True) -> int | None:
+        """The store's number for the game ``name`` with ``options`` (None: not in the store)."""
+        text = json.dumps(options, sort_keys=True, separators=(",", ":"))
+        found = self._games.get((name, text))
+        if found is not None:
+            return found
+        row = self.db.execute("SELECT id FROM games WHERE name = ? AND options = ?", (name, text)).fetchone()
+        if row is None:
+            if not create or self.readonly:
+                return None
+            with self.transaction():
+                cursor = self.db.execute("INSERT INTO games (name, options) VALUES (?, ?)", (name, text))
+            row = (cursor.lastrowid,)
+        self._games[(name, text)] = int(row[0])
+        return int(row[0])
+
+    def book(self, name: str, options: dict[str, Any]) -> Book:
+        """The entries of one game (with these options)."""
+        return Book(self, name, options)
+
+    def games(self) -> list[GameEntry]:
+        """What the store holds, game by game."""
+        entries = []
+        for game, name, options in self.db.execute("SELECT id, name, options FROM games ORDER BY name, options").fetchall():
+            positions, covered = self.db.execute("SELECT COUNT(*), COALESCE(SUM(images), 0) FROM positions WHERE game = ?", (game,)).fetchone()
+            builds = tuple(
+                (b, bool(c), p, s, n)
+                for b, c, p, s, n in self.db.execute("SELECT name, complete, positions, seconds, note FROM builds WHERE game = ? ORDER BY name", (game,))
+            )
+            entries.append(GameEntry(name, json.loads(options), positions, covered, builds))
+        return entries
+
+    def size(self) -> int:
+        """The store's bytes on disk (its WAL file included)."""
+        return sum(os.path.getsize(p) for p in (self.path, self.path + "-wal") if os.path.exists(p))
+
+
+def _quote(path: str) -> str:
+    from urllib.parse import quote
+
+    return quote(path)
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+class Book:
+    """One game's entries in a store: exact scores by canonical key."""
+
+    def __init__(self, store: SolutionStore, name: str, options: dict[str, Any]) -> None:
+        self.store = store
+        self.name = name
+        self.options = options
+        self._id: int | None = None
+        #: Why a search could not write what it proved here, if it could not (the search went on).
+        self.write_error: str | None = None
+
+    def _game(self, create: bool) -> int | None:
+        if self._id is None:
+            self._id = self.store.game_id(self.name, self.options, create=create)
+        return self._id
+
+    def get(self, key: int | str) -> int | None:
+        """The stored score of the position with this (storable) key, or None."""
+        game = self._game(False)
+        if game is None:
+            return None
+        row = self.store.db.execute("SELECT score FROM positions WHERE game = ? AND key = ?", (game, key)).fetchone()
+        return None if row is None else int(row[0])
+
+    def has_many(self, keys: Sequence[int | str]) -> set[int | str]:
+        """Which of ``keys`` the store holds."""
+        game = self._game(False)
+        found: set[int | str] = set()
+        if game is None:
+            return found
+        for start in range(0, len(keys), 500):
+            chunk = list(keys[start : start + 500])
+            query = f"SELECT key FROM positions WHERE game = ? AND key IN ({','.join('?' * len(chunk))})"
+            found.update(row[0] for row in self.store.db.execute(query, (game, *chunk)))
+        return found
+
+    def put_many(self, items: Iterable[tuple[int | str, int]] | Iterable[tuple[int | str, int, int]]) -> int:
+        """Store ``(key, score)`` or ``(key, score, images)`` entries in one transaction; returns how many."""
+        if self.store.readonly:
+            return 0
+        game = self._game(True)
+        rows = [(game, item[0], int(item[1]), int(item[2]) if len(item) > 2 else 1) for item in items]
+        if rows:
+            with self.store.transaction():
+                self.store.db.executemany("INSERT OR REPLACE INTO positions (game, key, score, images) VALUES (?, ?, ?, ?)", rows)
+        return len(rows)
+
+    def entries(self) -> Iterator[tuple[int | str, int, int]]:
+        """Every entry: ``(key, score, images)``, by key."""
+        game = self._game(False)
+        if game is None:
+            return
+        yield from self.store.db.execute("SELECT key, score, images FROM positions WHERE game = ? ORDER BY key", (game,))
+
+    def record_build(self, name: str, *, complete: bool, positions: int, seconds: float, note: str = "") -> None:
+        """Remember a book build (``gametree book info`` lists them)."""
+        game = self._game(True)
+        with self.store.transaction():
+            self.store.db.execute(
+                "INSERT OR REPLACE INTO builds (game, name, complete, positions, seconds, note) VALUES (?, ?, ?, ?, ?, ?)",
+                (game, name, int(complete), positions, seconds, note),
+            )
+
+    def build(self, name: str) -> tuple[bool, int, float, str] | None:
+        game = self._game(False)
+        if game is None:
+            return None
+        row = self.store.db.execute("SELECT complete, positions, seconds, note FROM builds WHERE game = ? AND name = ?", (game, name)).fetchone()
+        return None if row is None else (bool(row[0]), int(row[1]), float(row[2]), str(row[3]))
+
+
+class Stored:
+    """A search engine that answers from a store what the store holds, and remembers the
+    exact values it proves at the top of a search (not inside it: a store is read between
+    searches, never once per node).
+
+    ``search(state, alpha, beta, height)``: a stored score is the position's exact
+    value, a fail-soft answer for any window; otherwise the engine searches, and a
+    value strictly inside the window (an exact one) is kept to be written by
+    :meth:`flush`.  Everything else is the engine's.
+    """
+
+    def __init__(self, engine: Any, book: Book) -> None:
+        self.engine = engine
+        self.book = book
+        self.key = canonical_keyer(engine.game)
+        self.pending: dict[int | str, int] = {}
+        #: Positions answered from the store.
+        self.hits = 0
+        #: Why the last :meth:`flush` wrote nothing, if it failed.
+        self.write_error: str | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.engine, name)
+
+    def lookup(self, state: State) -> int | None:
+        key = self.key(state)
+        if key is None:
+            return None
+        if key in self.pending:
+            return self.pending[key]
+        score = self.book.get(key)
+        if score is not None:
+            self.hits += 1
+        return score
+
+    def remember(self, state: State, score: float) -> None:
+        key = self.key(state)
+        if key is not None and float(score).is_integer():
+            self.pending[key] = int(score)
+
+    def search(self, state: State, alpha: float, beta: float, height: int = 0) -> float:
+        stored = self.lookup(state)
+        if stored is not None:
+            return stored
+        value = self.engine.search(state, alpha, beta, height)
+        if alpha < value < beta:
+            self.remember(state, value)
+        return value  # type: ignore[no-any-return]
+
+    def flush(self) -> int:
+        """Write what was proven since the last flush; returns how many entries.  A store that
+        cannot be written (locked too long, read-only, a full disk) loses them, not the search:
+        :attr:`write_error` says why."""
+        if not self.pending:
+            return 0
+        items = list(self.pending.items())
+        self.pending.clear()
+        try:
+            return self.book.put_many(items)
+        except sqlite3.Error as exc:
+            self.write_error = self.book.write_error = f"could not write to the store {self.book.store.path}: {exc}"
+            return 0
+
+
+def canonical_keyer(game: Game[Any, Any]) -> Callable[[State], int | str | None]:
+    """A position's key in the store: its canonical key (the same for its mirror images), storable."""
+    caps = capabilities(game)
+    canonical = caps.symmetric.canonical_key if caps.symmetric is not None else game.key
+    return lambda state: storable_key(canonical(state))
+
+
+def record_result(book: Book, game: Game[Any, Any], state: State, result: Any) -> int:
+    """Write what a proven (not weak) search result says: the position's score and each scored
+    move's (as its position's score for the side to move there); returns how many entries."""
+    if not result.proven or result.weak:
+        return 0
+    key = canonical_keyer(game)
+    items = [(key(state), int(result.score))]
+    for mv in result.move_values:
+        if float(mv.score).is_integer():
+            items.append((key(game.play(state, game.parse_move(state, mv.move))), -int(mv.score)))
+    return book.put_many([(k, v) for k, v in items if k is not None])
+
+
+def game_identity(game: Game[Any, Any]) -> dict[str, Any] | None:
+    """The options that recreate ``game`` (its ``options()``), or None if it does not say."""
+    options = getattr(game, "options", None)
+    if callable(options):
+        value = options()
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def export_book(book: Book, path: str) -> int:
+    """Write ``book``'s entries to ``path`` (gzip-compressed lines: a JSON header, then
+    ``key score images`` per entry, the key as JSON), atomically; returns how many."""
+    from .files import write_atomically
+
+    lines = [json.dumps({"format": BOOK_FORMAT, "version": 1, "game": book.name, "options": book.options})]
+    count = 0
+    for key, score, images in book.entries():
+        lines.append(f"{json.dumps(key)} {score} {images}")
+        count += 1
+    write_atomically(path, gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), mtime=0))
+    return count
+
+
+def import_book(store: SolutionStore, path: str, *, expect: tuple[str, dict[str, Any]] | None = None) -> tuple[Book, int]:
+    """Add the entries of the exported book at ``path`` to ``store`` (in one transaction);
+    returns the book and how many entries.  A file that is not such a book is a StoreError."""
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as stream:
+            header = json.loads(stream.readline())
+            if not isinstance(header, dict) or header.get("format") != BOOK_FORMAT:
+                raise StoreError(f"{path} is not a gametree book")
+            if header.get("version") != 1:
+                raise StoreError(f"{path} is a gametree book of version {header.get('version')}; this gametree reads version 1")
+            name, options = header["game"], header["options"]
+            if not isinstance(name, str) or not isinstance(options, dict):
+                raise StoreError(f"{path} is a damaged gametree book (bad header)")
+            if expect is not None and (name, options) != expect:
+                raise StoreError(f"{path} is a book of {name} {options}, not of {expect[0]} {expect[1]}")
+            entries = []
+            for number, line in enumerate(stream, start=2):
+                fields = line.split()
+                if len(fields) != 3:
+                    raise StoreError(f"{path}:{number}: not 'key score images'")
+                key = json.loads(fields[0])
+                if not isinstance(key, (int, str)) or isinstance(key, bool):
+                    raise StoreError(f"{path}:{number}: a key must be an integer or a string")
+                entries.append((key, int(fields[1]), int(fields[2])))
+    except (OSError, EOFError, UnicodeDecodeError, ValueError, KeyError, gzip.BadGzipFile) as exc:
+        raise StoreError(f"cannot read the book {path}: {exc}") from None
+    book = store.book(name, options)
+    book.put_many(entries)
+    return book, len(entries)
+

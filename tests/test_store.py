@@ -1,0 +1,202 @@
+"""The solution store and opening books (issue 24): proven values kept in SQLite, read before
+searching, written after; books built ply by ply, resumable; export and import."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pytest
+
+from gametree import play_text
+from gametree.book import build_book, positions_up_to
+from gametree.search import Solver, solver
+from gametree.search.exact import stored_result
+from gametree.store import SCHEMA_VERSION, SolutionStore, StoreError, canonical_keyer, export_book, import_book
+
+ENGINES = ["python", pytest.param("compiled", marks=pytest.mark.skipif(not __import__("importlib").util.find_spec("numba"), reason="needs numba"))]
+
+
+def gametree(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "gametree", *args], capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def store(tmp_path):
+    with SolutionStore(tmp_path / "store.sqlite") as opened:
+        yield opened
+
+
+def test_a_store_keeps_scores_by_game_and_board(tmp_path):
+    path = tmp_path / "deep" / "folder" / "s.sqlite"
+    with SolutionStore(path) as store:
+        small, big = store.book("tictactoe", {"width": 3, "height": 3, "k": 3}), store.book("tictactoe", {"width": 4, "height": 4, "k": 3})
+        assert small.put_many([(1, 0), (2, -3), ("(1, 2)", 5, 2)]) == 3
+        big.put_many([(1, 6)])
+    with SolutionStore(path, readonly=True) as store:
+        small = store.book("tictactoe", {"k": 3, "height": 3, "width": 3})  # (the options' order does not matter)
+        assert (small.get(1), small.get(2), small.get("(1, 2)"), small.get(3)) == (0, -3, 5, None)
+        assert store.book("tictactoe", {"width": 4, "height": 4, "k": 3}).get(1) == 6
+        assert {(g.options["width"], g.positions, g.covered) for g in store.games()} == {(3, 3, 4), (4, 1, 1)}
+        assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_what_is_not_a_store_is_refused_and_left_as_it_was(tmp_path):
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_bytes(b"not a database at all" * 100)
+    other = tmp_path / "other.sqlite"
+    connection = sqlite3.connect(other)
+    connection.execute("CREATE TABLE notes (text)")
+    connection.commit()
+    connection.close()
+    for path, message in ((garbage, "is not a gametree store"), (other, "another program's database")):
+        before = path.read_bytes()
+        with pytest.raises(StoreError, match=message):
+            SolutionStore(path)
+        assert path.read_bytes() == before
+    newer = tmp_path / "newer.sqlite"
+    SolutionStore(newer).close()
+    connection = sqlite3.connect(newer)
+    connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    connection.commit()
+    connection.close()
+    with pytest.raises(StoreError, match=f"schema version {SCHEMA_VERSION + 1}"):
+        SolutionStore(newer)
+    with pytest.raises(StoreError, match="no store at"):
+        SolutionStore(tmp_path / "missing.sqlite", readonly=True)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("board", [("tictactoe", {"size": 3}), ("connect4", {"width": 4, "height": 4}), ("nim", {"heaps": "2,3"})])
+def test_a_second_solve_comes_from_the_store_and_says_the_same(registry, store, engine, board):
+    name, options = board
+    game = registry.game(name).create(**options)
+    if engine == "compiled" and name == "nim":
+        pytest.skip("nim has no compiled rules")
+    book = store.book(name, game.options())
+    first = Solver(game, engine=engine, store=book).solve()
+    again = Solver(game, engine=engine, store=book).solve()
+    plain = solver(game, engine=engine)
+    assert again.stats.nodes == 0 < first.stats.nodes
+    for result in (first, again):
+        assert (result.score, result.best_moves, result.move_values, result.pv, result.plies_to_end) == (
+            plain.score, plain.best_moves, plain.move_values, plain.pv, plain.plies_to_end
+        )
+    # Positions below the root were stored too (each move's, and along the lines): their values come at once.
+    state = play_text(game, " ".join(plain.pv[:3]))
+    scored = Solver(game, engine=engine, store=book).score(state)
+    assert scored.nodes == 0 and scored.score == solver(game, state, engine=engine, all_moves=False).score
+
+
+def test_a_store_that_lacks_or_contradicts_a_value_is_searched(registry, store, ttt3):
+    book = store.book("tictactoe", ttt3.options())
+    key = canonical_keyer(ttt3)
+    start = ttt3.initial_state()
+    book.put_many([(key(start), 0)])
+    assert stored_result(ttt3, start, book) is None  # the moves' values are missing
+    state = play_text(ttt3, "A1 B1 A2")
+    # "Lost" (-4), but every move leads to a position lost for the opponent (-4 there: +4 here): no.
+    wrong = [(key(state), -4)] + [(key(ttt3.play(state, m)), -4) for m in ttt3.legal_moves(state)]
+    book.put_many(wrong)
+    assert stored_result(ttt3, state, book) is None
+    # With the moves' values missing, the solver searches (and agrees with a solve without a store).
+    assert Solver(ttt3, store=book).solve(start).move_values == solver(ttt3, start).move_values
+
+
+def test_batch_and_score_read_and_write_the_store(registry, store):
+    game = registry.game("connect4").create(width=5, height=4)
+    book = store.book("connect4", game.options())
+    states = [play_text(game, moves) for moves in ("", "3", "3 3", "1 2 3")]
+    scored = [Solver(game, store=book).score(s) for s in states]
+    again = [Solver(game, store=book).score(s) for s in states]
+    assert [s.score for s in scored] == [s.score for s in again] == [solver(game, s, all_moves=False).score for s in states]
+    assert all(s.nodes == 0 for s in again)
+
+
+def test_book_build_proves_every_position_up_to_a_ply_and_goes_on_where_it_stopped(registry, store):
+    game = registry.game("connect4").create(width=4, height=4)
+    book = store.book("connect4", game.options())
+    layers = positions_up_to(game, 5)
+    key = canonical_keyer(game)
+    # The same positions as every sequence of moves reaches (games over left out, mirror images once).
+    by_ply = [{key(game.initial_state())}] + [set() for _ in range(5)]
+    frontier = [game.initial_state()]
+    for ply in range(1, 6):
+        frontier = [game.play(s, m) for s in frontier for m in game.legal_moves(s)]
+        frontier = [s for s in frontier if game.outcome(s) is None]
+        by_ply[ply] = {key(s) for s in frontier}
+    assert [{key(s) for s in layer} for layer in layers] == by_ply and [len(layer) for layer in layers][:3] == [1, 2, 8]
+    first = build_book(game, book, plies=3)
+    up_to_3 = sum(len(k) for k in by_ply[:4])
+    assert (first.positions, first.proved, first.had) == (up_to_3, up_to_3, 0)
+    report = build_book(game, book, plies=5)
+    assert (report.positions, report.proved, report.had) == (sum(map(len, by_ply)), sum(map(len, by_ply)) - up_to_3, up_to_3)
+    for layer in layers:
+        for s in layer[:: max(1, len(layer) // 15)]:
+            assert book.get(key(s)) == solver(game, s, all_moves=False, pv=False).score
+
+
+def test_book_build_over_worker_processes_gives_the_same_book(registry, tmp_path):
+    game = registry.game("connect4").create(width=5, height=4)
+    books = []
+    for workers in (1, 2):
+        with SolutionStore(tmp_path / f"w{workers}.sqlite") as store:
+            build_book(game, store.book("connect4", game.options()), plies=4, workers=workers)
+            books.append(dict((k, v) for k, v, _ in store.book("connect4", game.options()).entries()))
+    assert books[0] == books[1] and len(books[0]) == 1 + 3 + 13 + 49 + 177
+
+
+def test_a_book_build_killed_twice_finishes_as_if_never_stopped(tmp_path):
+    whole, killed = tmp_path / "whole.sqlite", tmp_path / "killed.sqlite"
+    command = ["book", "build", "connect4", "--width", "5", "--height", "4", "--plies", "7", "--json"]
+    done = gametree(*command, "--store", str(whole))
+    assert done.returncode == 0, done.stderr
+    for delay in (1.0, 1.5):
+        process = subprocess.Popen([sys.executable, "-m", "gametree", *command, "--store", str(killed)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(delay)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+    resumed = gametree(*command, "--store", str(killed))
+    assert resumed.returncode == 0, resumed.stderr
+    report = json.loads(resumed.stdout)
+    assert report["had"] > 0, "the killed runs proved nothing: make them run longer"
+    rows = [sqlite3.connect(path).execute("SELECT key, score, images FROM positions ORDER BY key").fetchall() for path in (whole, killed)]
+    assert rows[0] == rows[1] and len(rows[0]) == report["positions"]
+
+
+def test_export_and_import_carry_a_book(registry, tmp_path):
+    game = registry.game("tictactoe").create(size=3)
+    with SolutionStore(tmp_path / "a.sqlite") as store:
+        book = store.book("tictactoe", game.options())
+        build_book(game, book, plies=4)
+        count = export_book(book, str(tmp_path / "ttt.book"))
+        entries = list(book.entries())
+    assert count == len(entries) > 0
+    with SolutionStore(tmp_path / "b.sqlite") as other:
+        imported, n = import_book(other, str(tmp_path / "ttt.book"))
+        assert n == count and list(imported.entries()) == entries
+        (tmp_path / "bad.book").write_bytes(b"\x1f\x8b not really gzip")
+        with pytest.raises(StoreError, match="cannot read the book"):
+            import_book(other, str(tmp_path / "bad.book"))
+
+
+def test_cli_store_options_and_errors(tmp_path):
+    path = str(tmp_path / "s.sqlite")
+    args = ["solve", "connect4", "--width", "6", "--height", "5", "--best-only", "--json", "--store", path]
+    first, second = (json.loads(gametree(*args).stdout) for _ in range(2))
+    assert (first["score"], first["best_moves"], first["pv"]) == (second["score"], second["best_moves"], second["pv"])
+    assert second["stats"]["nodes"] == 0 < first["stats"]["nodes"]
+    info = json.loads(gametree("book", "info", "--store", path, "--json").stdout)
+    assert [(g["game"], g["options"]) for g in info["games"]] == [("connect4", {"width": 6, "height": 5, "k": 4})]
+    bad = tmp_path / "bad.sqlite"
+    bad.write_text("garbage")
+    out = gametree("solve", "tictactoe", "--store", str(bad))
+    assert out.returncode == 1 and out.stderr.strip().splitlines() == [f"Error: {bad} is not a gametree store (file is not a database)"]
+    assert gametree("solve", "tictactoe", "--store", path, "--no-store").returncode == 2
+    missing = gametree("book", "info", "--store", str(tmp_path / "none.sqlite"))
+    assert missing.returncode == 1 and "no store at" in missing.stderr
+    assert gametree("book", "build", "tictactoe", "--store", path).returncode == 2  # neither --plies nor --all
