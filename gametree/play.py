@@ -44,6 +44,7 @@ from .game import Game, GameError, Move, State, capabilities, checked_play
 from .display import bounds_verdict
 from .search import SearchResult, Solver
 from .search.progress import SolveProgress
+from .store import Book
 from .search.compiled import EngineChoice
 
 if TYPE_CHECKING:
@@ -87,10 +88,12 @@ class PlayError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class GameRecord:
-    """One finished game: its moves in the game's notation and the winner (None: draw)."""
+    """One finished game: its moves in the game's notation and the winner (None: draw);
+    ``seconds``: how long each move took to choose (computer players; empty if not timed)."""
 
     moves: tuple[str, ...]
     winner: int | None
+    seconds: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,12 +125,15 @@ def play_game(game: Game[Any, Any], players: Sequence[Player], rng: random.Rando
         raise PlayError("play_game needs two computer players")
     state = game.initial_state() if state is None else state
     moves = []
+    seconds = []
     while (out := game.outcome(state)) is None:
         side = game.to_move(state)
+        started = time.perf_counter()
         move = players[side].choose(game, state, rng)
+        seconds.append(round(time.perf_counter() - started, 6))
         moves.append(game.format_move(state, move))
         state = _apply(game, state, move, type(players[side]).__name__)
-    return GameRecord(tuple(moves), out.winner)
+    return GameRecord(tuple(moves), out.winner, tuple(seconds))
 
 
 def play_match(
@@ -358,6 +364,8 @@ class Session:
     engine: EngineChoice = "auto"
     #: Seconds a hint may take (an exact solve with this time limit: see :meth:`hint`).
     hint_seconds: float = 3.0
+    #: A solution store's entries for this game (:class:`gametree.store.Book`): hints read and write it.
+    store: Book | None = None
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
@@ -592,7 +600,7 @@ class Session:
         """Every legal move's value under perfect play, as far as :data:`HINT_SECONDS` allow (an
         exact solve with that time limit; the solver and its tables are kept between hints)."""
         if self._hint_solver is None:
-            self._hint_solver = Solver(self.game, cache=TranspositionTable(), engine=self.engine)
+            self._hint_solver = Solver(self.game, cache=TranspositionTable(), engine=self.engine, store=self.store)
         return self._hint_solver.solve(state, all_moves=True, pv=True, time_limit=self.hint_seconds, progress=progress)
 
     def show_hint(self, state: State) -> None:

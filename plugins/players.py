@@ -112,6 +112,8 @@ class SearchPlayer:
         self.table_entries = table_entries
         #: The search engine of a full solve ("auto", "python" or "compiled"; ``gametree play --engine`` sets it).
         self.engine = engine
+        #: A solution store's entries for the game (``gametree play`` sets it): a full solve reads and writes it.
+        self.store: Any = None
         self._game: Game[Any, Any] | None = None
         self._table = TranspositionTable(table_entries)
         self._solver: Solver | None = None
@@ -129,8 +131,8 @@ class SearchPlayer:
         table = self.table_for(game)
         if self.depth is None:
             # The exact solver, kept between moves with its tables (the compiled engine's among them).
-            if self._solver is None or self._solver.choice != self.engine:
-                self._solver = Solver(game, cache=table, engine=self.engine)
+            if self._solver is None or self._solver.choice != self.engine or self._solver.store is not self.store:
+                self._solver = Solver(game, cache=table, engine=self.engine, store=self.store)
             result = self._solver.solve(state, all_moves=True, pv=False)
         else:
             # Alpha-beta with the game's heuristic at the leaves.

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import ENGINE_OPTION, FiniteFloatRange, GameGroup, clip, game_options, make_game, registry_of, split_game_options
+from .common import ENGINE_OPTION, FiniteFloatRange, GameGroup, clip, game_options, make_game, open_book, registry_of, split_game_options, store_options
 
 if TYPE_CHECKING:
     from ..plugin import GameSpec
@@ -97,7 +97,7 @@ _SESSION_OPTIONS = (
 def session_options(function: Any) -> Any:
     for option in reversed(_SESSION_OPTIONS):
         function = option(function)
-    return function
+    return store_options(function)
 
 
 def _play_command(spec: GameSpec) -> click.Command:
@@ -113,6 +113,7 @@ def _play_command(spec: GameSpec) -> click.Command:
     def command(ctx: click.Context, /, **params: Any) -> None:
         game_params, params = split_game_options(spec, params)
         game = make_game(spec, game_params)
+        params["book"] = open_book(spec, game, game_params, params)
         _run(ctx, spec, game, params)
 
     return command
@@ -157,6 +158,8 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
             raise click.ClickException(f"player {kind} (from {factory.source}) is no player: it needs a 'human' attribute (True or False) and a 'choose' method")
         if params["engine"] is not None and hasattr(player, "engine"):  # a searching player (see docs/playing.md)
             player.engine = params["engine"]
+        if params["book"] is not None and hasattr(player, "store"):  # a solving player: proven values from the store
+            player.store = params["book"]
         seats.append(Seat(kind, player))
     if params["table"] is not None:
         _give_table(game, seats, params["table"])
@@ -189,6 +192,7 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
         title=str(title),
         notes=tuple(notes),
         engine=params["engine"] or "auto",
+        store=params["book"],
     )
     try:
         session.run()
