@@ -22,6 +22,7 @@ cell, so the memory it takes grows with the square of the number of cells.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from gametree import (
@@ -699,6 +700,10 @@ class ConnectFour:
         return "\n".join(lines)
 
 
+#: The opening books shipped with Connect Four (package data).
+BOOKS = Path(__file__).with_name("books")
+
+
 @hookimpl
 def gametree_register_games(registry) -> None:  # type: ignore[no-untyped-def]
     registry.add_game(
@@ -711,5 +716,7 @@ def gametree_register_games(registry) -> None:  # type: ignore[no-untyped-def]
                 Option("height", int, 6, f"board height (rows, 1 to {MAX_SIDE})"),
                 Option("k", int, 4, "discs in a row to win"),
             ),
+            # Opening books built by `gametree book build` and exported (see docs/books.md).
+            books=tuple(str(path) for path in sorted(BOOKS.glob("*.book"))),
         )
     )

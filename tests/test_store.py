@@ -200,3 +200,42 @@ def test_cli_store_options_and_errors(tmp_path):
     missing = gametree("book", "info", "--store", str(tmp_path / "none.sqlite"))
     assert missing.returncode == 1 and "no store at" in missing.stderr
     assert gametree("book", "build", "tictactoe", "--store", path).returncode == 2  # neither --plies nor --all
+
+
+def test_cli_strong_solution_of_4x4_connect4_has_the_published_count(tmp_path):
+    path = str(tmp_path / "c4.sqlite")
+    built = gametree("book", "build", "connect4", "--width", "4", "--height", "4", "--all", "--store", path, "--json")
+    assert built.returncode == 0, built.stderr
+    assert json.loads(built.stdout)["positions"] == 161_029
+    info = json.loads(gametree("book", "info", "--store", path, "--json").stdout)
+    (entry,) = info["games"]
+    assert entry["positions"] == 161_029 and [b["name"] for b in entry["builds"]] == ["all"]
+    # Every position of the board is in the store: any solve of it is answered without a search.
+    solved = json.loads(gametree("solve", "connect4", "--width", "4", "--height", "4", "--moves", "2 3 2", "--store", path, "--json").stdout)
+    assert solved["stats"]["nodes"] == 0 and solved["pv"] and solved["plies_to_end"] is not None
+
+
+def test_a_shipped_book_is_added_to_the_store_once(registry, tmp_path):
+    import dataclasses
+
+    from gametree.cli.common import open_book
+
+    game = registry.game("connect4").create(width=4, height=4)
+    with SolutionStore(tmp_path / "build.sqlite") as store:
+        build_book(game, store.book("connect4", game.options()), plies=3)
+        export_book(store.book("connect4", game.options()), str(tmp_path / "c4-4x4.book"))
+    spec = dataclasses.replace(registry.games["connect4"], books=(str(tmp_path / "c4-4x4.book"),))
+    params = {"store_path": str(tmp_path / "user.sqlite"), "no_store": False}
+    book = open_book(spec, game, {"width": 4, "height": 4}, params)
+    assert stored_result(game, game.initial_state(), book) is not None
+    assert [b[0] for b in book.store.games()[0].builds] == [f"shipped:c4-4x4.book:{(tmp_path / 'c4-4x4.book').stat().st_size}"]
+    other = open_book(spec, registry.game("connect4").create(width=5, height=4), {"width": 5, "height": 4}, params)
+    assert other.get(canonical_keyer(game)(game.initial_state())) is None  # a book of another board is not added
+
+
+def test_the_shipped_7x6_book_answers_the_standard_board_at_once(tmp_path):
+    out = gametree("solve", "connect4", "--json", "--store", str(tmp_path / "fresh.sqlite"))
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert (data["score"], data["best_moves"], data["stats"]["nodes"]) == (1, ["4"], 0)
+    assert [dict((m["move"], m["score"]) for m in data["move_values"])[str(c)] for c in range(1, 8)] == [-2, -1, 0, 1, 0, -1, -2]
