@@ -442,6 +442,17 @@ def test_odd_move_names_stay_text(browser, tmp_path):
     page.close()
 
 
+def test_the_notebook_frame_draws_the_explorer(browser, game):
+    tree = capture(game, play_text(game, POSITION), algorithm="minimax")
+    page = browser.new_page()
+    page.set_content(f"<html><body><p>a notebook cell</p>{tree._repr_html_()}</body></html>")
+    frame = page.frame_locator("iframe")
+    frame.locator("html[data-gametree-ready=true]").wait_for(state="attached", timeout=20_000)
+    assert frame.locator("html").get_attribute("data-gametree-nodes") == str(tree.graph.number_of_nodes())
+    assert page.locator("p").inner_text() == "a notebook cell"  # the page's styles stay inside the frame
+    page.close()
+
+
 def test_screenshot_is_not_blank(browser, tmp_path, game):
     tree = capture(game, play_text(game, POSITION), algorithm="alphabeta", cache=False, all_moves=False)
     page = Page(browser, write(tmp_path, "shot.html", tree), "#step=20")

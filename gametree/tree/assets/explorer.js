@@ -412,6 +412,7 @@
     ctx.fillStyle = fill || "rgba(0,0,0,0.06)";
     ctx.fillRect(this.X[x] - W / 2, this.Y[x] - H / 2, W, H);
     var line = isCurrent ? COLOURS.current : x === state.selected ? COLOURS.selected : s === ACTIVE ? COLOURS.activeLine : s === DONE && t.pv[x] && state.step >= state.steps ? COLOURS.pv : null;
+    if (!line && t.skipped && t.skipped[x] && s === DONE) line = COLOURS.skipped;  // (minimax beside alpha-beta)
     if (line) { ctx.strokeStyle = line; ctx.lineWidth = (isCurrent ? 4 : 2) / k; ctx.strokeRect(this.X[x] - W / 2, this.Y[x] - H / 2, W, H); }
   };
 
