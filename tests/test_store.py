@@ -239,3 +239,34 @@ def test_the_shipped_7x6_book_answers_the_standard_board_at_once(tmp_path):
     data = json.loads(out.stdout)
     assert (data["score"], data["best_moves"], data["stats"]["nodes"]) == (1, ["4"], 0)
     assert [dict((m["move"], m["score"]) for m in data["move_values"])[str(c)] for c in range(1, 8)] == [-2, -1, 0, 1, 0, -1, -2]
+
+
+def test_a_sample_of_the_shipped_7x6_book_agrees_with_the_solver(registry, tmp_path):
+    """The book's lines of perfect play, followed from the start through its own values: a random
+    sample of their positions from ply 18 on (a second or less each to prove here), proven again."""
+    import random
+
+    pytest.importorskip("numba")
+    spec = registry.games["connect4"]
+    (path,) = [p for p in spec.books if p.endswith("connect4-7x6.book")]
+    game = spec.create()
+    with SolutionStore(tmp_path / "s.sqlite") as store:
+        book, count = import_book(store, path)
+        assert count >= 5 and book.options == {"width": 7, "height": 6, "k": 4}
+        key = canonical_keyer(game)
+        lines = []
+        for first in game.legal_moves(game.initial_state()):
+            state = game.play(game.initial_state(), first)
+            while game.outcome(state) is None:
+                value = book.get(key(state))
+                assert value is not None
+                lines.append((state, value))
+                kept = [m for m in game.legal_moves(state) if game.outcome(game.play(state, m)) is not None or book.get(key(game.play(state, m))) == -value]
+                if not kept:
+                    break
+                state = game.play(state, kept[0])
+        deep = [(s, v) for s, v in lines if game.ply(s) >= 18]
+        assert len(deep) >= 20
+        checker = Solver(game, engine="compiled")
+        for s, v in random.Random(7).sample(deep, 8):
+            assert checker.score(s).score == v, (game.ply(s), v)
