@@ -70,9 +70,16 @@ def test_what_is_not_a_store_is_refused_and_left_as_it_was(tmp_path):
         SolutionStore(tmp_path / "missing.sqlite", readonly=True)
 
 
+_NUMBA = __import__("importlib").util.find_spec("numba") is not None
+
+
 @pytest.mark.parametrize(
     "board, engine",
-    [(board, engine) for board in (("tictactoe", {"size": 3}), ("connect4", {"width": 4, "height": 4})) for engine in ENGINES]
+    [
+        pytest.param(board, engine, marks=pytest.mark.skipif(engine == "compiled" and not _NUMBA, reason="needs numba"))
+        for board in (("tictactoe", {"size": 3}), ("connect4", {"width": 4, "height": 4}))
+        for engine in ("python", "compiled")
+    ]
     + [(("nim", {"heaps": "2,3"}), "python")],  # (nim has no compiled rules)
 )
 def test_a_second_solve_comes_from_the_store_and_says_the_same(registry, store, engine, board):
