@@ -137,6 +137,9 @@ def print_result(game: Any, state: State, result: SearchResult, max_rows: int = 
     if not result.weak:  # a weak result has no line to the end
         out.print(f"Principal variation: {_clipped(result.pv, max_rows)}")
     s = result.stats
+    if result.from_store:
+        out.print(f"[dim]{result.algorithm}: answered from the solution store in {s.seconds * 1000:.1f} ms, without a search (--no-store searches)[/]")
+        return
     hit_rate = f" ({100 * s.cache_hits / s.cache_probes:.0f}% hits)" if s.cache_probes else ""
     out.print(
         f"[dim]{result.algorithm}: {s.nodes:,} nodes ({s.terminals:,} terminal, {s.heuristic_leaves:,} heuristic), "

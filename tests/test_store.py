@@ -89,7 +89,7 @@ def test_a_second_solve_comes_from_the_store_and_says_the_same(registry, store, 
     first = Solver(game, engine=engine, store=book).solve()
     again = Solver(game, engine=engine, store=book).solve()
     plain = solver(game, engine=engine)
-    assert again.stats.nodes == 0 < first.stats.nodes
+    assert again.stats.nodes == 0 < first.stats.nodes and (first.from_store, again.from_store) == (False, True)
     for result in (first, again):
         assert (result.score, result.best_moves, result.move_values, result.pv, result.plies_to_end) == (
             plain.score, plain.best_moves, plain.move_values, plain.pv, plain.plies_to_end
@@ -211,7 +211,9 @@ def test_cli_store_options_and_errors(tmp_path):
     args = ["solve", "connect4", "--width", "6", "--height", "5", "--best-only", "--json", "--store", path]
     first, second = (json.loads(gametree(*args).stdout) for _ in range(2))
     assert (first["score"], first["best_moves"], first["pv"]) == (second["score"], second["best_moves"], second["pv"])
-    assert second["stats"]["nodes"] == 0 < first["stats"]["nodes"]
+    assert second["stats"]["nodes"] == 0 < first["stats"]["nodes"] and second["from_store"]
+    text = gametree(*[a for a in args if a != "--json"]).stdout
+    assert "answered from the solution store" in text and "nodes per depth" not in text
     info = json.loads(gametree("book", "info", "--store", path, "--json").stdout)
     assert [(g["game"], g["options"]) for g in info["games"]] == [("connect4", {"width": 6, "height": 5, "k": 4})]
     bad = tmp_path / "bad.sqlite"

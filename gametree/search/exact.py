@@ -638,7 +638,7 @@ def stored_result(game: Game[Any, Any], state: State, book: Book, *, all_moves: 
             other, done = (line, ended) if m == best else _stored_line(game, state, m, v, score_of)
             lengths.append(dataclasses.replace(mv, plies_to_end=len(other) if done else None))
         result = dataclasses.replace(result, pv=tuple(texts), plies_to_end=plies, move_values=tuple(lengths))
-    return dataclasses.replace(result, stats=stats_of((), time.perf_counter() - started))
+    return dataclasses.replace(result, stats=stats_of((), time.perf_counter() - started), from_store=True)
 
 
 def _stored_line(game: Game[Any, Any], state: State, first: Any, value: float, score_of: Callable[[State], int | None]) -> tuple[list[Any], bool]:

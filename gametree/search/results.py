@@ -125,6 +125,8 @@ class SearchResult:
     unscored: tuple[str, ...] = ()
     score_bounds: tuple[float, float] | None = None
     cut_short: CutShort | None = None
+    #: Answered from a solution store, without a search (see :mod:`gametree.store`).
+    from_store: bool = False
 
     def _repr_html_(self) -> str:
         """A small HTML summary for Jupyter (see :func:`gametree.notebook.result_html`)."""
