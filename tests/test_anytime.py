@@ -112,8 +112,21 @@ def test_progress_counts_nodes_while_the_search_runs(registry, engine):
     assert len(set(growing)) >= 2 and growing == sorted(growing), (seen[:20], result.stats.nodes)
 
 
+@pytest.fixture
+def ctrl_c():
+    """Ctrl-C raises KeyboardInterrupt here, even in a run started with SIGINT ignored (a background job)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def _ctrl_c_allowed() -> None:
+    """In a child process: SIGINT as a terminal gives it (not ignored, as in a background job)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("engine", ENGINES)
-def test_ctrl_c_while_moves_are_scored_keeps_what_was_proven(registry, engine):
+def test_ctrl_c_while_moves_are_scored_keeps_what_was_proven(registry, engine, ctrl_c):
     """interruptible: Ctrl-C (SIGINT, 0.3 s into the scoring of the moves) ends that stage only."""
     game = registry.game("tictactoe").create(width=6, height=5, k=4)  # its moves take seconds to score
 
@@ -121,7 +134,8 @@ def test_ctrl_c_while_moves_are_scored_keeps_what_was_proven(registry, engine):
         threading.Timer(0.3, signal.raise_signal, (signal.SIGINT,)).start()
 
     progress = SolveProgress(on_root=interrupt_soon)
-    result = solver(game, engine=engine, interruptible=True, progress=progress)
+    # (analysis_time: should Ctrl-C not come, the test fails in 30 s instead of running for an hour)
+    result = solver(game, engine=engine, interruptible=True, progress=progress, analysis_time=30)
     assert (result.proven, result.score, result.cut_short) == (True, 10, "interrupt")
     assert result.unscored and len(result.move_values) + len(result.unscored) == 30
     assert {mv.move for mv in result.move_values} == {move for move, _ in progress.scored}
@@ -150,6 +164,7 @@ def test_cli_json_interrupted_is_partial_and_exits_130(registry):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_ctrl_c_allowed,
     )
     time.sleep(2.5)  # the value is proven in about a second; scoring the moves takes about 10 s
     process.send_signal(signal.SIGINT)
