@@ -189,6 +189,7 @@ def test_ctrl_c_ends_cleanly():
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # (not ignored, as in a background job)
     )
     time.sleep(2.0)  # well into the search (start-up takes a fraction of that)
     proc.send_signal(signal.SIGINT)

@@ -203,7 +203,13 @@ _INTERRUPTED = textwrap.dedent(
 
 def test_ctrl_c_stops_a_compiled_search() -> None:
     """The search runs in compiled code, where Python's own handler cannot run; it stops anyway."""
-    child = subprocess.Popen([sys.executable, "-c", _INTERRUPTED], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", _INTERRUPTED],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # (not ignored, as in a background job)
+    )
     try:
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "ready"

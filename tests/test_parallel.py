@@ -132,6 +132,7 @@ def test_ctrl_c_stops_the_workers_cleanly():
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # (not ignored, as in a background job)
     )
     time.sleep(3)
     assert proc.poll() is None
