@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .game import Game, State, win_score
-from .store import Book, canonical_keyer
+from .store import Book, StoreError, canonical_keyer
 
 __all__ = ["BuildReport", "build_book", "build_strong", "positions_up_to"]
 
@@ -90,6 +90,7 @@ def build_book(
     if progress is not None:
         progress(done, total)
     deepest = [s for s, k in zip(layers[-1], keys[-1]) if k not in had]
+    book.game_number()  # the game in the store before worker processes write to it
     if workers <= 1:
         for s in deepest:
             prove_chunk((game, engine, [s], book.store.path, book.name, book.options, lines))
@@ -155,6 +156,8 @@ def prove_chunk(task: tuple[Game[Any, Any], str, list[State], str, str, dict[str
             solver.solve(s, all_moves=False, pv=True)
         else:
             solver.score(s)
+        if solver.store_error is not None:  # a book that silently lacks what was proven would be worse
+            raise StoreError(solver.store_error)
     return len(states)
 
 

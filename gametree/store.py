@@ -215,9 +215,9 @@ class SolutionStore:
         if row is None:
             if not create or self.readonly:
                 return None
-            with self.transaction():
-                cursor = self.db.execute("INSERT INTO games (name, options) VALUES (?, ?)", (name, text))
-            row = (cursor.lastrowid,)
+            with self.transaction():  # (another process may add the same game meanwhile: then its number)
+                self.db.execute("INSERT OR IGNORE INTO games (name, options) VALUES (?, ?)", (name, text))
+                row = self.db.execute("SELECT id FROM games WHERE name = ? AND options = ?", (name, text)).fetchone()
         self._games[(name, text)] = int(row[0])
         return int(row[0])
 
@@ -274,6 +274,13 @@ class Book:
         if self._id is None:
             self._id = self.store.game_id(self.name, self.options, create=create)
         return self._id
+
+    def game_number(self) -> int:
+        """The store's number for this game and board (added to the store if new)."""
+        number = self._game(True)
+        if number is None:
+            raise StoreError(f"{self.store.path} is read-only: it cannot hold a new game")
+        return number
 
     def get(self, key: int | str) -> int | None:
         """The stored score of the position with this (storable) key, or None."""

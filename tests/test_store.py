@@ -45,6 +45,18 @@ def test_a_store_keeps_scores_by_game_and_board(tmp_path):
         assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
+def test_two_processes_adding_the_same_game_share_its_entries(tmp_path):
+    """Two connections (as two worker processes) whose books both meet a game new to the store."""
+    path = tmp_path / "s.sqlite"
+    with SolutionStore(path) as first, SolutionStore(path) as second:
+        options = {"width": 4, "height": 4, "k": 4}
+        a, b = first.book("connect4", options), second.book("connect4", options)
+        assert a.get(1) is None and b.get(2) is None  # neither has the game yet
+        a.put_many([(1, 5)])
+        b.put_many([(2, -5)])  # the game was added by the other meanwhile: the same game
+        assert (a.get(2), b.get(1), len(first.games())) == (-5, 5, 1)
+
+
 def test_what_is_not_a_store_is_refused_and_left_as_it_was(tmp_path):
     garbage = tmp_path / "garbage.sqlite"
     garbage.write_bytes(b"not a database at all" * 100)

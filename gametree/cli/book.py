@@ -51,6 +51,7 @@ def _build_command(spec: GameSpec) -> click.Command:
         import time
 
         from ..book import build_book, build_strong
+        from ..store import StoreError
 
         name = "all" if params["everything"] else f"plies:{params['plies']}"
         previous = entries.build(name)
@@ -67,7 +68,7 @@ def _build_command(spec: GameSpec) -> click.Command:
             entries.record_build(name, complete=False, positions=0, seconds=before + time.perf_counter() - started)
             click.echo("Interrupted: what was proven is kept; run the same command again to go on.", err=True)
             raise
-        except ValueError as exc:
+        except (ValueError, StoreError) as exc:
             raise click.ClickException(str(exc)) from None
         entries.record_build(name, complete=True, positions=report.positions, seconds=before + report.seconds)
         if params["as_json"]:
