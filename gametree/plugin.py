@@ -20,13 +20,16 @@ A module on the path can also be loaded for one run with ``gametree -p MODULE``.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
+import signal
 import stat
 import sys
+import threading
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -417,6 +420,44 @@ def _read_private(path: str) -> Any:
         return json.loads(f.read(_CACHE_MAX_BYTES + 1)[:_CACHE_MAX_BYTES])
 
 
+#: Seconds a plugin's import, or one of its registration hooks, may take before it is given up as
+#: broken (``GAMETREE_PLUGIN_SECONDS``; a plugin that loops forever would hang every command).
+PLUGIN_SECONDS = 10.0
+
+
+class PluginTimeout(Exception):
+    """A plugin's import or hook ran past :data:`PLUGIN_SECONDS`."""
+
+
+@contextlib.contextmanager
+def _time_limited(what: str) -> Iterator[None]:
+    """Raise :class:`PluginTimeout` in the block after :data:`PLUGIN_SECONDS` (or
+    ``$GAMETREE_PLUGIN_SECONDS``), by a timer signal: only in the main thread of a POSIX process
+    (elsewhere no limit), and leaving any timer set before as it was."""
+    try:
+        seconds = float(os.environ.get("GAMETREE_PLUGIN_SECONDS", PLUGIN_SECONDS))
+    except ValueError:
+        seconds = PLUGIN_SECONDS
+    if not (seconds > 0 and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()):
+        yield
+        return
+    previous_timer = signal.getitimer(signal.ITIMER_REAL)
+    if previous_timer[0] > 0:  # someone else's timer runs: leave it alone
+        yield
+        return
+
+    def expired(signum: int, frame: Any) -> None:
+        raise PluginTimeout(f"{what} did not finish within {seconds:g} s (GAMETREE_PLUGIN_SECONDS)")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def _load_entry_point(value: str) -> Any:
     """The object an entry point names: ``module`` or ``module:attribute.path`` (extras ignored)."""
     module, _, attributes = value.partition("[")[0].partition(":")
@@ -459,7 +500,8 @@ def make_plugin_manager(
             if name in blocked or pm.is_blocked(name):
                 continue
             try:
-                plugin = _load_entry_point(value)
+                with _time_limited("its import"):
+                    plugin = _load_entry_point(value)
                 pm._register_checked(plugin, name, f"{dist} (entry point {value})" if dist else f"entry point {value}")
             except KeyboardInterrupt:  # Ctrl-C stops the command
                 raise
@@ -470,7 +512,8 @@ def make_plugin_manager(
             if pm.is_blocked(item) or pm.has_plugin(item):
                 continue
             try:
-                plugin = importlib.import_module(item)
+                with _time_limited("its import"):
+                    plugin = importlib.import_module(item)
                 pm._register_checked(plugin, item, f"module {item} (-p)")
             except KeyboardInterrupt:  # Ctrl-C stops the command
                 raise
@@ -498,7 +541,8 @@ def build_registry(pm: PluginManager) -> Registry:
             registry.current = pm.origins.get(plugin_name, plugin_name)
             try:
                 # Through pluggy (so tracing and hook monitoring see it), one plugin at a time.
-                pm.subset_hook_caller(hook_name, remove_plugins=others)(registry=registry)
+                with _time_limited(f"its hook {hook_name}"):
+                    pm.subset_hook_caller(hook_name, remove_plugins=others)(registry=registry)
             except KeyboardInterrupt:  # Ctrl-C stops the command
                 raise
             except BaseException as exc:

@@ -177,3 +177,20 @@ def test_malformed_cache_shapes_are_misses(tmp_path, monkeypatch):
         except RecursionError:  # pragma: no cover - the fault itself
             pytest.fail("RecursionError escaped")
         assert json.loads(cache.read_text()) == good, text[:60]
+
+
+# F9: a plugin that never finishes its import or its registration is given up, with one line.
+
+def test_a_plugin_that_loops_forever_is_given_up(tmp_path):
+    import os
+
+    (tmp_path / "loops_at_import.py").write_text("while True:\n    pass\n")
+    (tmp_path / "loops_in_hook.py").write_text(
+        "from gametree import hookimpl\n\n@hookimpl\ndef gametree_register_games(registry):\n    while True:\n        pass\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "GAMETREE_PLUGIN_SECONDS": "1"}
+    for module, what in (("loops_at_import", "its import"), ("loops_in_hook", "its hook gametree_register_games")):
+        out = gametree("-p", module, "games", env=env)  # (the helper's timeout fails the test if it hangs)
+        lines = out.stderr.decode().strip().splitlines()
+        assert out.returncode == 1 and len(lines) == 1, out.stderr
+        assert lines[0].startswith(f"Error: -p {module}: ") and f"{what} did not finish within 1 s" in lines[0], lines
