@@ -12,12 +12,12 @@ process or in worker processes; each proven value is written at once.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from .game import Game, State, win_score
-from .store import Book, StoreError, canonical_keyer
+from .store import Book, MemoryBook, canonical_keyer
 
 __all__ = ["BuildReport", "build_book", "build_strong", "positions_up_to"]
 
@@ -64,19 +64,21 @@ def build_book(
     *,
     plies: int,
     workers: int = 1,
+    scheduler: Any = None,
     engine: str = "auto",
     lines: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> BuildReport:
     """Prove every position up to ``plies`` moves deep into ``book`` (see the module).
 
-    Only the deepest positions are searched (in ``workers`` processes, each writing
-    what it proves to the store); every shallower one then follows from its
-    children's values (the best of them), without a search.  ``lines``: also keep
-    the values along each deepest position's principal variation (a book that
-    answers whole lines of play, not only their first moves).
-    ``progress(done, total)`` after each position.  Ctrl-C stops the build; what
-    was proven is kept, and a later build goes on from there.
+    Only the deepest positions are searched (in ``workers`` processes, or on the
+    Dask cluster at ``scheduler``: each task hands back what it proved, and this
+    process writes it); every shallower one then follows from its children's
+    values (the best of them), without a search.  ``lines``: also keep the values
+    along each deepest position's principal variation (a book that answers whole
+    lines of play, not only their first moves).  ``progress(done, total)`` after
+    each task.  Ctrl-C stops the build; what was proven is kept, and a later build
+    goes on from there.
     """
     started = time.perf_counter()
     key = canonical_keyer(game)
@@ -90,24 +92,14 @@ def build_book(
     if progress is not None:
         progress(done, total)
     deepest = [s for s, k in zip(layers[-1], keys[-1]) if k not in had]
-    book.game_number()  # the game in the store before worker processes write to it
-    if workers <= 1:
-        for s in deepest:
-            prove_chunk((game, engine, [s], book.store.path, book.name, book.options, lines))
-            done += 1
-            if progress is not None:
-                progress(done, total)
-    elif deepest:
-        from .search.parallel import WorkerWatch, process_pool, watched
-
-        size = max(1, min(CHUNK, len(deepest) // (4 * workers)))  # small tasks: the workers finish together
-        tasks = [(game, engine, deepest[i : i + size], book.store.path, book.name, book.options, lines) for i in range(0, len(deepest), size)]
-        with process_pool(workers) as pool:
-            watch = WorkerWatch()
-            for count in watched(pool.imap_unordered(prove_chunk, tasks), watch):
-                done += count
-                if progress is not None:
-                    progress(done, total)
+    slots = 1 if scheduler is None else 4 * workers  # (for Dask: tasks small enough to spread)
+    size = max(1, min(CHUNK, len(deepest) // (4 * max(workers, slots))))  # small tasks: the workers finish together
+    tasks = [(game, engine, deepest[i : i + size], book.name, book.options, lines) for i in range(0, len(deepest), size)]
+    for count, entries in _run_tasks(tasks, workers, scheduler):
+        book.put_many(entries)  # (one writer: this process)
+        done += count
+        if progress is not None:
+            progress(done, total)
     # The shallower positions, deepest first: the best of their children, all of them known now.
     C = game.info.max_plies
     for layer, layer_keys in zip(reversed(layers[:-1]), reversed(keys[:-1])):
@@ -136,29 +128,63 @@ def build_book(
     return BuildReport(total, total - len(had), len(had), time.perf_counter() - started, tuple(len(layer) for layer in layers))
 
 
-#: A worker process's solvers and stores, by game and store (kept from task to task: the tables stay warm).
-_kept: dict[tuple[str, str, str], Any] = {}
+Task = tuple[Game[Any, Any], str, list[State], str, dict[str, Any], bool]
 
 
-def prove_chunk(task: tuple[Game[Any, Any], str, list[State], str, str, dict[str, Any], bool]) -> int:
-    """Prove some positions (in a worker process, or in this one) into the store at a path; with
-    lines, their principal variations too.  Returns how many positions."""
+def _run_tasks(tasks: list[Task], workers: int, scheduler: Any) -> Iterator[tuple[int, list[tuple[int | str, int]]]]:
+    """The answers of :func:`prove_chunk` for ``tasks``, as they come: here, in worker processes
+    or on a Dask cluster."""
+    if not tasks:
+        return
+    if scheduler is not None:
+        from .search.parallel import dask_client, dask_lost
+
+        with dask_client(scheduler) as client:
+            from dask.distributed import as_completed
+
+            futures = client.map(prove_chunk, tasks, pure=False)
+            try:
+                for future in as_completed(futures):  # type: ignore[no-untyped-call]
+                    yield future.result()
+            except BaseException as exc:
+                client.cancel(futures)  # (Ctrl-C, or an error: the cluster stops the rest)
+                lost = dask_lost(exc, scheduler, "the book build")
+                if lost is None:
+                    raise
+                raise lost from None
+    elif workers <= 1:
+        for task in tasks:
+            yield prove_chunk(task)
+    else:
+        from .search.parallel import WorkerWatch, process_pool, watched
+
+        with process_pool(workers) as pool:
+            watch = WorkerWatch()
+            yield from watched(pool.imap_unordered(prove_chunk, tasks), watch)
+
+
+#: A worker's solvers and books, by game (kept from task to task: the tables stay warm).
+_kept: dict[tuple[str, str], tuple[Any, MemoryBook]] = {}
+
+
+def prove_chunk(task: Task) -> tuple[int, list[tuple[int | str, int]]]:
+    """Prove some positions (in a worker process, a Dask worker or this process); with lines,
+    their principal variations too.  Returns how many positions, and what was proven as
+    ``(key, score)`` entries for the store."""
     from .search.exact import Solver
-    from .store import SolutionStore
 
-    game, engine, states, path, name, options, lines = task
-    ident = (repr(game), engine, path)
-    solver = _kept.get(ident)
-    if solver is None:
-        solver = _kept[ident] = Solver(game, engine=engine, store=SolutionStore(path).book(name, options))  # type: ignore[arg-type]
+    game, engine, states, name, options, lines = task
+    ident = (repr(game), engine)
+    if ident not in _kept:
+        memory = MemoryBook(name, options)
+        _kept[ident] = (Solver(game, engine=engine, store=memory), memory)  # type: ignore[arg-type]
+    solver, memory = _kept[ident]
     for s in states:
         if lines:
             solver.solve(s, all_moves=False, pv=True)
         else:
             solver.score(s)
-        if solver.store_error is not None:  # a book that silently lacks what was proven would be worse
-            raise StoreError(solver.store_error)
-    return len(states)
+    return len(states), memory.take()
 
 
 def build_strong(game: Game[Any, Any], book: Book, *, progress: Callable[[str, int, int], None] | None = None) -> BuildReport:

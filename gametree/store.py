@@ -41,6 +41,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "Book",
     "GameEntry",
+    "MemoryBook",
     "SolutionStore",
     "StoreError",
     "Stored",
@@ -335,6 +336,38 @@ class Book:
             return None
         row = self.store.db.execute("SELECT complete, positions, seconds, note FROM builds WHERE game = ? AND name = ?", (game, name)).fetchone()
         return None if row is None else (bool(row[0]), int(row[1]), float(row[2]), str(row[3]))
+
+
+class MemoryBook(Book):
+    """A book in memory, for a worker process that cannot write the store (a Dask worker on
+    another machine): what its searches prove is collected here and handed back (:meth:`take`)
+    to the process that writes the store."""
+
+    def __init__(self, name: str, options: dict[str, Any]) -> None:
+        self.name = name
+        self.options = options
+        self.write_error = None
+        self.values: dict[int | str, int] = {}
+        self.fresh: list[tuple[int | str, int]] = []
+
+    def get(self, key: int | str) -> int | None:
+        return self.values.get(key)
+
+    def has_many(self, keys: Sequence[int | str]) -> set[int | str]:
+        return {k for k in keys if k in self.values}
+
+    def put_many(self, items: Iterable[tuple[int | str, int]] | Iterable[tuple[int | str, int, int]]) -> int:
+        count = 0
+        for item in items:
+            self.values[item[0]] = int(item[1])
+            self.fresh.append((item[0], int(item[1])))
+            count += 1
+        return count
+
+    def take(self) -> list[tuple[int | str, int]]:
+        """The entries put since the last take."""
+        fresh, self.fresh = self.fresh, []
+        return fresh
 
 
 class Stored:

@@ -236,6 +236,9 @@ def test_cli_store_options_and_errors(tmp_path):
     missing = gametree("book", "info", "--store", str(tmp_path / "none.sqlite"))
     assert missing.returncode == 1 and "no store at" in missing.stderr
     assert gametree("book", "build", "tictactoe", "--store", path).returncode == 2  # neither --plies nor --all
+    unreachable = gametree("book", "build", "tictactoe", "--plies", "2", "--scheduler", "tcp://127.0.0.1:9", "--store", path)
+    assert unreachable.returncode == 1 and unreachable.stderr.startswith("Error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
+    assert len(unreachable.stderr.strip().splitlines()) == 1
 
 
 def test_cli_strong_solution_of_4x4_connect4_has_the_published_count(tmp_path):
@@ -306,3 +309,16 @@ def test_a_sample_of_the_shipped_7x6_book_agrees_with_the_solver(registry, tmp_p
         checker = Solver(game, engine="compiled")
         for s, v in random.Random(7).sample(deep, 8):
             assert checker.score(s).score == v, (game.ply(s), v)
+
+
+def test_book_build_on_a_dask_cluster_gives_the_same_book(registry, tmp_path):
+    distributed = pytest.importorskip("distributed", reason="Dask is an optional extra")
+    game = registry.game("connect4").create(width=4, height=4)
+    books = []
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        for scheduler in (None, cluster.scheduler_address):
+            with SolutionStore(tmp_path / f"{scheduler is None}.sqlite") as store:
+                build_book(game, store.book("connect4", game.options()), plies=4, scheduler=scheduler, engine="python", lines=True)
+                books.append(dict((k, v) for k, v, _ in store.book("connect4", game.options()).entries()))
+    # (with lines: the deepest positions' lines of play are in both, as the same values)
+    assert books[0] == books[1] and len(books[0]) > sum(len(layer) for layer in positions_up_to(game, 4))

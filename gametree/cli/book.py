@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from ..game import GameError
 from ..plugin import GameSpec
 from .common import check_workers, game_group, game_options, make_game, open_book, progress_bar, split_game_options, store_options, ENGINE_OPTION
 
@@ -34,6 +35,7 @@ def _build_command(spec: GameSpec) -> click.Command:
     @click.option("--plies", type=click.IntRange(min=0, max=64), default=None, metavar="N", help="Every position up to N moves deep (mirror images once).")
     @click.option("--all", "everything", is_flag=True, help="Every reachable position: a strong solution (small boards).")
     @click.option("--workers", type=click.IntRange(min=1), default=None, callback=check_workers, metavar="N", help="Prove positions in N processes.")
+    @click.option("--scheduler", default=None, metavar="ADDRESS", help="Prove positions on a Dask cluster, e.g. tcp://host:8786 (needs gametree[dask]).")
     @click.option("--lines", is_flag=True, help="Also keep the values along each deepest position's principal variation (whole lines of play).")
     @ENGINE_OPTION
     @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
@@ -42,8 +44,10 @@ def _build_command(spec: GameSpec) -> click.Command:
         game_params, params = split_game_options(spec, params)
         if (params["plies"] is None) == (not params["everything"]):
             raise click.UsageError("give --plies N or --all (one of them)")
-        if params["everything"] and (params["workers"] or params["lines"]):
-            raise click.UsageError("--all proves every position in one process: drop --workers and --lines")
+        if params["everything"] and (params["workers"] or params["lines"] or params["scheduler"]):
+            raise click.UsageError("--all proves every position in one process: drop --workers, --scheduler and --lines")
+        if params["workers"] and params["scheduler"]:
+            raise click.UsageError("--workers and --scheduler: choose one")
         game = make_game(spec, game_params)
         entries = open_book(spec, game, game_params, params)
         if entries is None:
@@ -63,12 +67,21 @@ def _build_command(spec: GameSpec) -> click.Command:
                     report = build_strong(game, entries, progress=lambda stage, done, total: bar(done, total))
             else:
                 with progress_bar(f"proving positions up to ply {params['plies']}") as bar:
-                    report = build_book(game, entries, plies=params["plies"], workers=params["workers"] or 1, engine=params["engine"] or "auto", lines=params["lines"], progress=bar)
+                    report = build_book(
+                        game,
+                        entries,
+                        plies=params["plies"],
+                        workers=params["workers"] or 1,
+                        scheduler=params["scheduler"],
+                        engine=params["engine"] or "auto",
+                        lines=params["lines"],
+                        progress=bar,
+                    )
         except KeyboardInterrupt:
             entries.record_build(name, complete=False, positions=0, seconds=before + time.perf_counter() - started)
             click.echo("Interrupted: what was proven is kept; run the same command again to go on.", err=True)
             raise
-        except (ValueError, StoreError) as exc:
+        except (ValueError, StoreError, GameError) as exc:  # (a lost Dask scheduler is a GameError)
             raise click.ClickException(str(exc)) from None
         entries.record_build(name, complete=True, positions=report.positions, seconds=before + report.seconds)
         if params["as_json"]:

@@ -51,7 +51,20 @@ from .results import MoveValue, SearchResult, SearchStats, assemble, freeze, sta
 if TYPE_CHECKING:
     from multiprocessing.pool import Pool
 
-__all__ = ["EXACT_ALGORITHMS", "ParallelError", "Split", "WorkerWatch", "max_workers", "process_pool", "solve_parallel", "split", "watched", "workers_limit_message"]
+__all__ = [
+    "EXACT_ALGORITHMS",
+    "ParallelError",
+    "Split",
+    "WorkerWatch",
+    "dask_client",
+    "dask_lost",
+    "max_workers",
+    "process_pool",
+    "solve_parallel",
+    "split",
+    "watched",
+    "workers_limit_message",
+]
 
 #: The exact algorithms a subproblem can be solved with.
 EXACT_ALGORITHMS = ("solver", "alphabeta")
@@ -462,9 +475,9 @@ class _Dask(_Runner):
         except BaseException as exc:
             if self.cancelled.is_set():
                 raise _Cancelled from None
-            if isinstance(exc, (CancelledError, OSError)):  # (distributed's FutureCancelledError, CommClosedError)
-                reason = "the connection was lost" if isinstance(exc, CancelledError) else " ".join(str(exc).split())
-                raise ParallelError(f"lost the Dask scheduler at {self.address} during the solve: {reason}") from None
+            lost = dask_lost(exc, self.address)
+            if lost is not None:
+                raise lost from None
             raise
 
     def cancel(self) -> None:
@@ -632,6 +645,28 @@ def _plies(game: Game[Any, Any], start: State, line: Sequence[str]) -> int | Non
     for text in line:
         state = game.play(state, game.parse_move(state, text))
     return len(line) if game.outcome(state) is not None else None
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: Any) -> Iterator[Any]:
+    """A client of the Dask scheduler at ``scheduler`` (an address; a ``Client`` is used as it
+    is), with the one-line errors of ``--scheduler``: Dask missing, a scheduler that does not
+    answer within :data:`SCHEDULER_TIMEOUT`, an address that is no scheduler (a
+    :class:`ParallelError`); distributed's own log is silenced while it is open."""
+    runner = _Dask(scheduler)
+    try:
+        yield runner.client
+    finally:
+        runner.close()
+
+
+def dask_lost(error: BaseException, scheduler: Any, work: str = "the solve") -> ParallelError | None:
+    """The one-line error for ``error`` raised while waiting on a Dask result: the scheduler or
+    the connection was lost during ``work`` (None: another error, to raise as it is)."""
+    if isinstance(error, (CancelledError, OSError)):  # (distributed's FutureCancelledError, CommClosedError)
+        reason = "the connection was lost" if isinstance(error, CancelledError) else " ".join(str(error).split())
+        return ParallelError(f"lost the Dask scheduler at {scheduler} during {work}: {reason}")
+    return None
 
 
 def _runner(workers: int, scheduler: Any) -> _Runner:
