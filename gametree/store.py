@@ -175,13 +175,14 @@ class SolutionStore:
             if self.readonly:
                 raise StoreError(f"{self.path} is an empty file, not a gametree store")
             db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")  # (in WAL mode: never corrupt; a crash may lose the last writes)
             with self.transaction():
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
-                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                if db.execute("SELECT 1 FROM sqlite_master").fetchone() is None:  # (still new: no other process made it meanwhile)
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            db.execute(statement)
+                    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self._check()  # what it is now
             return
         if application != APPLICATION_ID:
             raise StoreError(f"{self.path} is not a gametree store (another program's database: it is left as it is)")
@@ -191,7 +192,7 @@ class SolutionStore:
             raise StoreError(f"{self.path} is a damaged gametree store (tables missing)")
         if not self.readonly:
             db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")
+            db.execute("PRAGMA synchronous = NORMAL")  # (in WAL mode: never corrupt; a crash may lose the last writes)
 
     def close(self) -> None:
         self.db.close()

@@ -57,6 +57,16 @@ def test_two_processes_adding_the_same_game_share_its_entries(tmp_path):
         assert (a.get(2), b.get(1), len(first.games())) == (-5, 5, 1)
 
 
+def test_processes_opening_a_new_store_at_once_all_get_it(tmp_path):
+    code = "import sys; from gametree.store import SolutionStore; SolutionStore(sys.argv[1]).book('nim', {}).put_many([(int(sys.argv[2]), 1)])"
+    path = tmp_path / "new.sqlite"
+    processes = [subprocess.Popen([sys.executable, "-c", code, str(path), str(i)], stderr=subprocess.PIPE, text=True) for i in range(6)]
+    errors = [p.communicate(timeout=60)[1] for p in processes]
+    assert [p.returncode for p in processes] == [0] * 6, errors
+    with SolutionStore(path) as store:
+        assert sorted(k for k, _, _ in store.book("nim", {}).entries()) == list(range(6))
+
+
 def test_what_is_not_a_store_is_refused_and_left_as_it_was(tmp_path):
     garbage = tmp_path / "garbage.sqlite"
     garbage.write_bytes(b"not a database at all" * 100)

@@ -364,7 +364,7 @@ class Solver:
 
     def _flush(self, engine: Any) -> None:
         """Write to the store what the last solve proved (its searches and its lines)."""
-        for stored in (engine, getattr(self, "_lines_stored", None)):
+        for stored in (engine, self._lines_stored):
             if isinstance(stored, Stored):
                 stored.flush()
                 if stored.write_error is not None:
