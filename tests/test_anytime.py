@@ -254,3 +254,16 @@ def test_ctrl_c_during_hint_or_the_computers_move_returns_to_the_prompt(registry
     assert "your last move is taken back" in text and "Took back B2." in text and session.ended == "quit"
     # The game went on from before B2: A1 was played, then the computer's reply.
     assert Slow.calls == 2
+
+
+@pytest.mark.parametrize("name", ["alphabeta", "minimax"])
+def test_alphabeta_and_minimax_report_their_progress_too(registry, name):
+    from gametree.search import search
+
+    game = registry.game("tictactoe").create(size=3)
+    seen: list[tuple[str, float, int]] = []
+    progress = SolveProgress(on_move=lambda p, move, score: seen.append((move, score, p.nodes())))
+    result = search(name, game, moves="A1", progress=progress)
+    assert [(move, score) for move, score, _ in seen] == [(mv.move, mv.score) for mv in result.move_values]
+    counts = [nodes for _, _, nodes in seen]
+    assert counts == sorted(counts) and counts[-1] == result.stats.nodes and progress.engine == "python"

@@ -43,8 +43,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             prepare_scores=exact.prepare_scores,
             exact=True,
         ),
-        AlgorithmSpec("alphabeta", alphabeta, "alpha-beta negamax with a bounds table", takes=_CLASSIC, exact=True),
-        AlgorithmSpec("minimax", minimax, "plain minimax: every node, no pruning (the teaching baseline)", takes=frozenset({"depth", "all_moves", "pv"})),
+        AlgorithmSpec("alphabeta", alphabeta, "alpha-beta negamax with a bounds table", takes=_CLASSIC | {"progress"}, exact=True),
+        AlgorithmSpec("minimax", minimax, "plain minimax: every node, no pruning (the teaching baseline)", takes=frozenset({"depth", "all_moves", "pv", "progress"})),
         AlgorithmSpec(
             "mcts",
             mcts,

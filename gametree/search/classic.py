@@ -13,6 +13,7 @@ from typing import Any
 
 from ..game import Game, State
 from .engine import Engine, SearchTimeout
+from .progress import Phase, SolveProgress
 from .results import Root, SearchResult, best_move, build_result, freeze, position, start, timed
 from .table import TranspositionTable, table_of
 
@@ -27,6 +28,7 @@ def minimax(
     depth: int | None = None,
     all_moves: bool = True,
     pv: bool = True,
+    progress: SolveProgress | None = None,
 ) -> SearchResult:
     """Plain minimax: every node of the tree, no pruning, no cache.
 
@@ -43,6 +45,8 @@ def minimax(
         all_moves: Accepted for symmetry with the other algorithms: minimax
             always scores every move.
         pv: Follow the principal variation (else only its first move).
+        progress: Filled as the search goes, for a live display (nodes, the
+            move being scored: :class:`gametree.search.progress.SolveProgress`).
 
     Raises:
         TypeError: ``game``, ``state`` or ``moves`` is of the wrong type.
@@ -50,18 +54,43 @@ def minimax(
     state = start(game, position(game, state, moves))
     engine = Engine(game, depth=depth, prune=False)
     started = time.perf_counter()
-    root = root_values(engine, state)
+    root = root_values(engine, state, _watched(engine, progress))
     stats = freeze(engine.counters, None, time.perf_counter() - started, (0, 0, 0))
     lines = Engine(game, depth=depth, table=TranspositionTable()) if pv else None
-    return timed(build_result("minimax", game, state, root, lines, depth, stats, heuristic=engine.counters.heuristic > 0), started)
+    _phase(progress, "lines")
+    result = timed(build_result("minimax", game, state, root, lines, depth, stats, heuristic=engine.counters.heuristic > 0), started)
+    _phase(progress, "done")
+    return result
 
 
-def root_values(engine: Engine, state: State) -> Root:
-    """Every root move's exact value (each with the whole window), the root counted as a node."""
+def root_values(engine: Engine, state: State, progress: SolveProgress | None = None) -> Root:
+    """Every root move's exact value (each with the whole window), the root counted as a node;
+    ``progress`` is told of each move as it is scored."""
     game = engine.game
     engine.counters.per_depth[0] += 1
     moves = list(game.legal_moves(state))
-    return Root(moves, [-engine.exact(game.play(state, m), 1) for m in moves])
+    if progress is None:
+        return Root(moves, [-engine.exact(game.play(state, m), 1) for m in moves])
+    progress.phase, progress.total = "moves", len(moves)
+    values = []
+    for m in moves:
+        progress.current = text = game.format_move(state, m)
+        values.append(-engine.exact(game.play(state, m), 1))
+        progress.moved(text, values[-1])
+    return Root(moves, values)
+
+
+def _phase(progress: SolveProgress | None, phase: Phase) -> None:
+    if progress is not None:
+        progress.phase = phase
+
+
+def _watched(engine: Engine, progress: SolveProgress | None) -> SolveProgress | None:
+    """``progress``, set to count ``engine``'s nodes and table."""
+    if progress is not None:
+        progress.engine, progress.phase = "python", "root"
+        progress.count, progress.table_bytes = engine.nodes_now, engine.table_bytes
+    return progress
 
 
 def root_search(engine: Engine, state: State) -> Root:
@@ -86,6 +115,7 @@ def alphabeta(
     all_moves: bool = True,
     pv: bool = True,
     time_limit: float | None = None,
+    progress: SolveProgress | None = None,
 ) -> SearchResult:
     """Alpha-beta negamax with a bounds transposition table and depth-aware scores.
 
@@ -106,6 +136,8 @@ def alphabeta(
         pv: Follow the principal variation (else only its first move).
         time_limit: Seconds: search by iterative deepening and return the
             deepest completed search (see :func:`iterative_deepening`).
+        progress: Filled as the search goes, for a live display (nodes, the
+            move being scored: :class:`gametree.search.progress.SolveProgress`).
 
     Raises:
         TypeError: ``game``, ``state`` or ``moves`` is of the wrong type.
@@ -113,7 +145,7 @@ def alphabeta(
     state = start(game, position(game, state, moves))
     if time_limit is not None:
         return iterative_deepening(game, state, time_limit=time_limit, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv)
-    return _alphabeta(game, state, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv, deadline=None)
+    return _alphabeta(game, state, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv, deadline=None, progress=progress)
 
 
 def _alphabeta(
@@ -126,6 +158,7 @@ def _alphabeta(
     all_moves: bool,
     pv: bool,
     deadline: float | None,
+    progress: SolveProgress | None = None,
 ) -> SearchResult:
     """:func:`alphabeta` of a checked ``state``; ``deadline`` (a :func:`time.perf_counter`
     time) stops a depth-limited search with :class:`gametree.search.engine.SearchTimeout`."""
@@ -133,10 +166,14 @@ def _alphabeta(
     base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
     engine = Engine(game, depth=depth, table=table, symmetry=symmetry, deadline=deadline)
     started = time.perf_counter()
-    root = root_values(engine, state) if all_moves else root_search(engine, state)
+    watch = _watched(engine, progress)
+    root = root_values(engine, state, watch) if all_moves else root_search(engine, state)
     stats = freeze(engine.counters, table, time.perf_counter() - started, base)
     lines = Engine(game, depth=depth, table=table if table is not None else TranspositionTable(), symmetry=symmetry) if pv else None
-    return timed(build_result("alphabeta", game, state, root, lines, depth, stats, heuristic=engine.counters.heuristic > 0), started)
+    _phase(watch, "lines")
+    result = timed(build_result("alphabeta", game, state, root, lines, depth, stats, heuristic=engine.counters.heuristic > 0), started)
+    _phase(watch, "done")
+    return result
 
 
 def iterative_deepening(
