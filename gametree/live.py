@@ -119,6 +119,8 @@ def solve_status(progress: SolveProgress) -> Callable[[], Any]:
             what = "following the lines of play"
         elif phase == "heuristic":
             what = "no proof in time: a best guess"
+        elif phase == "playouts":
+            what = "playing out random games"
         elif phase == "done":
             what = "done"
         else:

@@ -256,6 +256,29 @@ def test_ctrl_c_during_hint_or_the_computers_move_returns_to_the_prompt(registry
     assert Slow.calls == 2
 
 
+def test_mcts_reports_its_nodes_as_it_goes(registry):
+    from gametree.search import mcts
+
+    game = registry.game("connect4").create(width=5, height=4)
+    progress = SolveProgress()
+    seen: list[int] = []
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.01):
+            seen.append(progress.nodes())
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        result = mcts(game, iterations=20_000, seed=1, progress=progress)
+    finally:
+        done.set()
+        sampler.join()
+    growing = [n for n in seen if 0 < n <= result.stats.nodes]
+    assert len(set(growing)) >= 2 and growing == sorted(growing) and progress.phase == "done", (seen[:10], result.stats.nodes)
+
+
 @pytest.mark.parametrize("name", ["alphabeta", "minimax"])
 def test_alphabeta_and_minimax_report_their_progress_too(registry, name):
     from gametree.search import search

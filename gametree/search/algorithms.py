@@ -49,7 +49,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             "mcts",
             mcts,
             "Monte Carlo tree search (UCT) with proven-value bounds",
-            takes=frozenset({"depth", "time_limit", "all_moves", "pv"}),
+            takes=frozenset({"depth", "time_limit", "all_moves", "pv", "progress"}),
             options=(
                 Option("iterations", int, None, f"Monte Carlo iterations (default {DEFAULT_ITERATIONS} unless --time-limit)."),
                 Option("exploration", float, None, f"UCT exploration constant (default {DEFAULT_EXPLORATION})."),

@@ -41,6 +41,7 @@ from typing import Any
 
 from ..game import Game, Move, State, UnsupportedGameError, capabilities, win_score
 from .engine import INF, clamp
+from .progress import SolveProgress
 from .results import MoveValue, SearchResult, assemble, position, start, stats_of
 
 __all__ = ["DEFAULT_EXPLORATION", "DEFAULT_ITERATIONS", "MCTSNode", "MCTSPlayer", "MCTSRun", "choose", "mcts", "run"]
@@ -273,6 +274,7 @@ def run(
     seed: int | random.Random | None = None,
     depth: int | None = None,
     decisive: bool = True,
+    progress: SolveProgress | None = None,
 ) -> MCTSRun:
     """Grow a search tree from ``state``; the tree itself, for players and drawings.
 
@@ -280,7 +282,7 @@ def run(
     comes first (:data:`DEFAULT_ITERATIONS` when neither is given), or as soon
     as the root's exact score is proven.  ``seed`` (an int or a
     ``random.Random``) makes a run with an iteration budget repeatable.
-    ``moves`` and the other options are :func:`mcts`'s.
+    ``moves``, ``progress`` and the other options are :func:`mcts`'s.
     """
     c = DEFAULT_EXPLORATION if exploration is None else exploration
     _check_options(iterations, time_limit, c)
@@ -289,6 +291,9 @@ def run(
         iterations = DEFAULT_ITERATIONS
     rng = seed if isinstance(seed, random.Random) else random.Random(seed)
     search = _Search(game, exploration=c, rng=rng, depth=depth, decisive=decisive)
+    if progress is not None:  # (the node count is read live, as the playouts go on)
+        progress.engine, progress.phase = "python", "playouts"
+        progress.count = lambda: search.nodes
     started = time.perf_counter()
     deadline = started + time_limit if time_limit is not None else INF
     budget = iterations if iterations is not None else -1
@@ -413,6 +418,7 @@ def mcts(
     depth: int | None = None,
     all_moves: bool = True,
     pv: bool = True,
+    progress: SolveProgress | None = None,
 ) -> SearchResult:
     """Monte Carlo tree search (UCT) with proven-value bounds.
 
@@ -433,13 +439,18 @@ def mcts(
             position with the game's ``evaluate`` (0: no playout at all).
         all_moves: Accepted for compatibility: every root move is always reported.
         pv: Accepted for compatibility: the principal variation costs nothing.
+        progress: Filled as the search goes, for a live display (nodes:
+            :class:`gametree.search.progress.SolveProgress`).
 
     Raises:
         TypeError: ``game``, ``state`` or ``moves`` is of the wrong type.
         ValueError: ``iterations``, ``time_limit`` or ``exploration`` is out of range.
     """
     state = start(game, position(game, state, moves))
-    return result_of(game, run(game, state, iterations=iterations, time_limit=time_limit, exploration=exploration, seed=seed, depth=depth), depth)
+    searched = run(game, state, iterations=iterations, time_limit=time_limit, exploration=exploration, seed=seed, depth=depth, progress=progress)
+    if progress is not None:
+        progress.phase = "done"
+    return result_of(game, searched, depth)
 
 
 class MCTSPlayer:

@@ -18,8 +18,9 @@ from typing import Literal
 
 __all__ = ["Phase", "SolveProgress"]
 
-#: What a solve is doing: proving the root's value, scoring each move, following lines of play.
-Phase = Literal["starting", "root", "moves", "lines", "heuristic", "done"]
+#: What a search is doing: proving the root's value, scoring each move, following lines of play,
+#: a best guess by the heuristic, Monte Carlo playouts.
+Phase = Literal["starting", "root", "moves", "lines", "heuristic", "playouts", "done"]
 
 
 def _no_nodes() -> int:
