@@ -169,8 +169,12 @@ class SolutionStore:
     def _check(self) -> None:
         """Make a new file a store; refuse a file that is some other thing."""
         db = self.db
-        application, version = db.execute("PRAGMA application_id").fetchone()[0], db.execute("PRAGMA user_version").fetchone()[0]
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        db.execute("BEGIN")  # one snapshot for the three reads (another process may be making the store)
+        try:
+            application, version = db.execute("PRAGMA application_id").fetchone()[0], db.execute("PRAGMA user_version").fetchone()[0]
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            db.execute("COMMIT")
         if application == 0 and version == 0 and not tables:
             if self.readonly:
                 raise StoreError(f"{self.path} is an empty file, not a gametree store")
