@@ -92,8 +92,8 @@ def build_book(
     if progress is not None:
         progress(done, total)
     deepest = [s for s, k in zip(layers[-1], keys[-1]) if k not in had]
-    slots = 1 if scheduler is None else 4 * workers  # (for Dask: tasks small enough to spread)
-    size = max(1, min(CHUNK, len(deepest) // (4 * max(workers, slots))))  # small tasks: the workers finish together
+    spread = 4 if scheduler is not None else workers  # (a Dask cluster's size is not known here: assume a few)
+    size = max(1, min(CHUNK, len(deepest) // (4 * spread)))  # small tasks: the workers finish together
     tasks = [(game, engine, deepest[i : i + size], book.name, book.options, lines) for i in range(0, len(deepest), size)]
     for count, entries in _run_tasks(tasks, workers, scheduler):
         book.put_many(entries)  # (one writer: this process)

@@ -87,13 +87,8 @@ def test_out_of_time_a_best_guess_with_the_proven_range(registry):
     assert -1 < result.score < 1 and result.depth >= 1 and result.best_moves and len(result.move_values) == 25
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-def test_progress_counts_nodes_while_the_search_runs(registry, engine):
-    """Another thread sees the node count grow during one search (the compiled engine runs without
-    holding the interpreter lock, and counts in an array the display reads)."""
-    # About half a second of search on each engine.
-    game = registry.game("tictactoe").create(width=5, height=4, k=4) if engine == "python" else registry.game("connect4").create(width=6, height=5)
-    progress = SolveProgress()
+def _sampled(progress: SolveProgress, search):
+    """``search()``'s result, and the node counts another thread read from ``progress`` every 10 ms meanwhile."""
     seen: list[int] = []
     done = threading.Event()
 
@@ -104,10 +99,20 @@ def test_progress_counts_nodes_while_the_search_runs(registry, engine):
     sampler = threading.Thread(target=sample)
     sampler.start()
     try:
-        result = solver(game, engine=engine, all_moves=False, progress=progress)
+        return search(), seen
     finally:
         done.set()
         sampler.join()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_progress_counts_nodes_while_the_search_runs(registry, engine):
+    """Another thread sees the node count grow during one search (the compiled engine runs without
+    holding the interpreter lock, and counts in an array the display reads)."""
+    # About half a second of search on each engine.
+    game = registry.game("tictactoe").create(width=5, height=4, k=4) if engine == "python" else registry.game("connect4").create(width=6, height=5)
+    progress = SolveProgress()
+    result, seen = _sampled(progress, lambda: solver(game, engine=engine, all_moves=False, progress=progress))
     growing = [n for n in seen if 0 < n <= result.stats.nodes]
     assert len(set(growing)) >= 2 and growing == sorted(growing), (seen[:20], result.stats.nodes)
 
@@ -261,20 +266,7 @@ def test_mcts_reports_its_nodes_as_it_goes(registry):
 
     game = registry.game("connect4").create(width=5, height=4)
     progress = SolveProgress()
-    seen: list[int] = []
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.wait(0.01):
-            seen.append(progress.nodes())
-
-    sampler = threading.Thread(target=sample)
-    sampler.start()
-    try:
-        result = mcts(game, iterations=20_000, seed=1, progress=progress)
-    finally:
-        done.set()
-        sampler.join()
+    result, seen = _sampled(progress, lambda: mcts(game, iterations=20_000, seed=1, progress=progress))
     growing = [n for n in seen if 0 < n <= result.stats.nodes]
     assert len(set(growing)) >= 2 and growing == sorted(growing) and progress.phase == "done", (seen[:10], result.stats.nodes)
 
