@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .game import Game, State, win_score
-from .store import Book, MemoryBook, canonical_keyer
+from .game import Game, State, end_score
+from .store import AT_LEAST, AT_MOST, Book, MemoryBook, canonical_keyer
 
-__all__ = ["BuildReport", "build_book", "build_strong", "positions_up_to"]
+__all__ = ["BuildReport", "build_book", "build_play_book", "build_strong", "positions_up_to"]
 
 #: Positions a worker proves per task (its solver and table are kept from task to task).
 CHUNK = 8
@@ -101,7 +101,6 @@ def build_book(
         if progress is not None:
             progress(done, total)
     # The shallower positions, deepest first: the best of their children, all of them known now.
-    C = game.info.max_plies
     for layer, layer_keys in zip(reversed(layers[:-1]), reversed(keys[:-1])):
         values = []
         for s, k in zip(layer, layer_keys):
@@ -110,9 +109,9 @@ def build_book(
             best = None
             for m in game.legal_moves(s):
                 child = game.play(s, m)
-                out = game.outcome(child)
-                if out is not None:
-                    score = 0 if out.winner is None else win_score(C, game.ply(child) - 1) * (1 if out.winner == game.to_move(child) else -1)
+                ended = end_score(game, child)
+                if ended is not None:
+                    score = ended
                 else:
                     stored = book.get(key(child))  # type: ignore[arg-type]
                     if stored is None:
@@ -203,3 +202,99 @@ def build_strong(game: Game[Any, Any], book: Book, *, progress: Callable[[str, i
         items.append((stored, int(score), solution.images.get(k, 1)))
     book.put_many(items)
     return BuildReport(solution.positions, len(items), 0, time.perf_counter() - started, solution.per_ply)
+
+
+def build_play_book(
+    game: Game[Any, Any],
+    book: Book,
+    *,
+    seconds: float,
+    players: tuple[int, ...] = (0, 1),
+    engine: str = "auto",
+    progress: Callable[[int, int], None] | None = None,
+) -> BuildReport:
+    """Store what a perfect player needs to move within ``seconds`` against any opponent.
+
+    For each of ``players`` (0: the first player), every position the perfect player
+    (:class:`gametree.search.perfect.PerfectMover`) can meet is visited, the
+    opponent's moves all followed.  Where the store already tells the player's move
+    (:func:`gametree.search.perfect.stored_choice`), that move is chosen for good
+    (:meth:`gametree.store.Book.choose_many`) and followed.  Elsewhere a weak solve
+    with a fresh table (as the player's own first search there) finds the value and a
+    move keeping it: if that took ``seconds`` or more, both values are stored and the
+    move is chosen and followed; otherwise the player proves it in time, the
+    position's value is stored and the walk ends there.  A build stopped by Ctrl-C
+    or a kill goes on where it stopped (chosen moves are followed without a search;
+    positions settled quickly are searched again).  ``progress(chosen, visited)``
+    after each search.  ``per_ply`` in the report counts the moves chosen by a search.
+    """
+    from .search.exact import Solver
+    from .search.perfect import moves_to, stored_choice
+
+    started = time.perf_counter()
+    key = canonical_keyer(game)
+    visited = proved = had = 0
+    hard_by_ply: dict[int, int] = {}
+
+    def keep(k: Any, value: int, exact: bool) -> None:
+        if exact or value == 0:
+            book.put_many([(k, value)])
+        else:
+            book.put_bounds([(k, value, AT_LEAST if value > 0 else AT_MOST)])
+
+    for player in players:
+        seen: set[Any] = set()
+        quick: set[Any] = set()
+        stack = [game.initial_state()]
+        while stack:
+            s = stack.pop()
+            k = key(s)
+            if k is None:
+                raise ValueError("this game's positions have keys a store cannot keep (only integers, strings and tuples of them)")
+            # Each position, not each canonical key, is walked: a game's canonical key may tell mirror
+            # images apart deep in the game, and the player may meet either image's descendants.
+            exact_key = game.key(s)
+            if exact_key in seen or game.outcome(s) is not None:
+                continue
+            seen.add(exact_key)
+            moves = list(game.legal_moves(s))
+            if game.to_move(s) != player:  # every answer of the opponent
+                stack.extend(game.play(s, m) for m in reversed(moves))
+                continue
+            visited += 1
+            entry = book.entry(k)
+            picked = moves_to(game, s, entry.best) if entry is not None and entry.best is not None else []
+            if picked:
+                had += 1
+            elif k in quick:
+                continue
+            else:
+                choice = stored_choice(game, s, book)
+                if choice is not None:  # the store proves a move: choose it
+                    had += 1
+                    move = game.parse_move(s, choice.moves[0])
+                    keep(k, choice.value, choice.exact)
+                else:
+                    solver = Solver(game, cache=True, engine=engine, store=None)  # type: ignore[arg-type]
+                    clock = time.perf_counter()
+                    result = solver.solve(s, weak=True, all_moves=False, pv=False)
+                    took = time.perf_counter() - clock
+                    value = (result.score > 0) - (result.score < 0)
+                    move = game.parse_move(s, result.best_moves[0])
+                    keep(k, value, False)
+                    if progress is not None:
+                        progress(proved + (took >= seconds), visited)
+                    if took < seconds:
+                        quick.add(k)
+                        continue
+                    after = game.play(s, move)
+                    if game.outcome(after) is None:  # (a move that ends the game proves itself)
+                        keep(key(after), -value, False)
+                    proved += 1
+                    hard_by_ply[game.ply(s)] = hard_by_ply.get(game.ply(s), 0) + 1
+                best = key(game.play(s, move))
+                book.choose_many([(k, best)])  # type: ignore[list-item]
+                picked = moves_to(game, s, best)
+            stack.extend(game.play(s, m) for m in picked)
+    per_ply = tuple(hard_by_ply.get(p, 0) for p in range(max(hard_by_ply, default=-1) + 1))
+    return BuildReport(visited, proved, had, time.perf_counter() - started, per_ply)

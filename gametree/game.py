@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 __all__ = [
+    "end_score",
     "Game",
     "Move",
     "State",
@@ -121,6 +122,17 @@ def win_score(max_plies: int, moves_before_win: int) -> int:
     18
     """
     return (max_plies + 1 - moves_before_win) // 2
+
+
+def end_score(game: Game[Any, Any], state: Any) -> int | None:
+    """The depth-aware score of a finished game for the side to move there (None: not over)."""
+    out = game.outcome(state)
+    if out is None:
+        return None
+    if out.winner is None:
+        return 0
+    won = win_score(game.info.max_plies, game.ply(state) - 1)
+    return won if out.winner == game.to_move(state) else -won
 
 
 @runtime_checkable

@@ -43,6 +43,7 @@ from .search.table import TranspositionTable
 from .game import Game, GameError, Move, State, capabilities, checked_play
 from .display import bounds_verdict
 from .search import SearchResult, Solver
+from .search.perfect import stored_choice
 from .search.progress import SolveProgress
 from .store import Book
 from .search.compiled import EngineChoice
@@ -363,7 +364,7 @@ class Session:
     #: The engine of hints.
     engine: EngineChoice = "auto"
     #: Seconds a hint may take (an exact solve with this time limit: see :meth:`hint`).
-    hint_seconds: float = 3.0
+    hint_seconds: float = 1.5
     #: A solution store's entries for this game (:class:`gametree.store.Book`): hints read and write it.
     store: Book | None = None
 
@@ -597,7 +598,7 @@ class Session:
         say("  quit, x   leave (Ctrl-D and Ctrl-C also leave)")
 
     def hint(self, state: State, progress: SolveProgress | None = None) -> SearchResult:
-        """Every legal move's value under perfect play, as far as :data:`HINT_SECONDS` allow (an
+        """Every legal move's value under perfect play, as far as :attr:`hint_seconds` allow (an
         exact solve with that time limit; the solver and its tables are kept between hints)."""
         if self._hint_solver is None:
             self._hint_solver = Solver(self.game, cache=TranspositionTable(), engine=self.engine, store=self.store)
@@ -616,6 +617,12 @@ class Session:
             return
         say = self.ui.say
         if not result.proven:
+            known = stored_choice(self.game, state, self.store) if self.store is not None else None
+            if known is not None:  # the book knows a move keeping the value
+                what = {1: "a win", 0: "a draw", -1: "a loss"}[(known.value > 0) - (known.value < 0)]
+                keeps = "every move loses" if known.value < 0 else f"{' or '.join(known.moves)} keeps it"
+                say(f"Not every move proven in {self.hint_seconds:g} s. The book says: {what}; {keeps}.", style="yellow")
+                return
             guess = ", ".join(result.best_moves)
             verdict = bounds_verdict(result.score_bounds) if result.score_bounds is not None else None
             bounds = f" (proven: {verdict})" if verdict else ""

@@ -1,8 +1,10 @@
 """Proven values that last: a solution store in an embedded SQLite file.
 
-A :class:`SolutionStore` keeps exact scores of positions, keyed by the game
+A :class:`SolutionStore` keeps proven scores of positions, keyed by the game
 (its registry name and the options that recreate it) and the position's
-canonical key (the same key for a position and its mirror image).  Searches
+canonical key (the same key for a position and its mirror image).  An entry
+is an exact score, or a bound on it (:data:`AT_LEAST`, :data:`AT_MOST`: what a
+weak solve proves, "a win" being "at least +1").  Searches
 read it before searching and write what they prove (:class:`Stored`, which
 wraps a search engine); opening books fill it ahead of time (``gametree book
 build``) and ship in files (:func:`export_book`, :func:`import_book`).
@@ -31,13 +33,17 @@ import os
 import sqlite3
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .game import Game, State, capabilities
 
 __all__ = [
     "APPLICATION_ID",
+    "AT_LEAST",
+    "AT_MOST",
     "BOOK_FORMAT",
+    "EXACT",
+    "Entry",
     "SCHEMA_VERSION",
     "Book",
     "GameEntry",
@@ -56,8 +62,21 @@ __all__ = [
 
 #: ``PRAGMA application_id`` of a gametree store ("gtre").
 APPLICATION_ID = 0x67747265
-#: The schema this code writes; a store of another version is refused (not converted in place).
-SCHEMA_VERSION = 1
+#: The schema this code writes.  A store of version 1 (exact scores only) is upgraded when
+#: opened for writing; any other version is refused.
+SCHEMA_VERSION = 2
+#: What an entry's score is: the exact score, or a lower or an upper bound on it.
+EXACT, AT_LEAST, AT_MOST = 0, 1, -1
+
+
+class Entry(NamedTuple):
+    """A stored position: its ``score`` (``kind``: :data:`EXACT`, :data:`AT_LEAST` or
+    :data:`AT_MOST`), and ``best``, the key of the position a chosen move keeping the score
+    leads to (None if none was chosen): the move a book tells a perfect player to take."""
+
+    score: int
+    kind: int
+    best: int | str | None = None
 #: The first line's ``format`` of an exported book.
 BOOK_FORMAT = "gametree-book"
 
@@ -73,6 +92,8 @@ CREATE TABLE positions (
     key NOT NULL,
     score INTEGER NOT NULL,
     images INTEGER NOT NULL DEFAULT 1,
+    bound INTEGER NOT NULL DEFAULT 0,
+    best,
     PRIMARY KEY (game, key)
 ) WITHOUT ROWID;
 CREATE TABLE builds (
@@ -132,6 +153,8 @@ class GameEntry:
     positions: int
     covered: int
     builds: tuple[tuple[str, bool, int, float, str], ...]
+    #: How many of the entries are bounds (what weak solves proved), not exact scores.
+    bounds: int = 0
 
 
 class SolutionStore:
@@ -190,6 +213,12 @@ class SolutionStore:
             return
         if application != APPLICATION_ID:
             raise StoreError(f"{self.path} is not a gametree store (another program's database: it is left as it is)")
+        if version == 1 and "positions" in tables:
+            if self.readonly:
+                raise StoreError(f"{self.path} is a gametree store of schema version 1: open it for writing once to upgrade it")
+            self._upgrade()
+            self._check()
+            return
         if version != SCHEMA_VERSION:
             raise StoreError(f"{self.path} is a gametree store of schema version {version}; this gametree reads version {SCHEMA_VERSION}")
         if not {"games", "positions", "builds"} <= tables:
@@ -197,6 +226,14 @@ class SolutionStore:
         if not self.readonly:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")  # (in WAL mode: never corrupt; a crash may lose the last writes)
+
+    def _upgrade(self) -> None:
+        """Version 1 to 2: entries gain their kind (all of version 1's are exact scores) and a best move."""
+        with self.transaction():
+            if self.db.execute("PRAGMA user_version").fetchone()[0] == 1:  # (no other process upgraded it meanwhile)
+                self.db.execute("ALTER TABLE positions ADD COLUMN bound INTEGER NOT NULL DEFAULT 0")
+                self.db.execute("ALTER TABLE positions ADD COLUMN best")
+                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def close(self) -> None:
         self.db.close()
@@ -235,12 +272,14 @@ class SolutionStore:
         """What the store holds, game by game."""
         entries = []
         for game, name, options in self.db.execute("SELECT id, name, options FROM games ORDER BY name, options").fetchall():
-            positions, covered = self.db.execute("SELECT COUNT(*), COALESCE(SUM(images), 0) FROM positions WHERE game = ?", (game,)).fetchone()
+            positions, covered, bounds = self.db.execute(
+                "SELECT COUNT(*), COALESCE(SUM(images), 0), COALESCE(SUM(bound != 0), 0) FROM positions WHERE game = ?", (game,)
+            ).fetchone()
             builds = tuple(
                 (b, bool(c), p, s, n)
                 for b, c, p, s, n in self.db.execute("SELECT name, complete, positions, seconds, note FROM builds WHERE game = ? ORDER BY name", (game,))
             )
-            entries.append(GameEntry(name, json.loads(options), positions, covered, builds))
+            entries.append(GameEntry(name, json.loads(options), positions, covered, builds, bounds))
         return entries
 
     def size(self) -> int:
@@ -266,7 +305,8 @@ class _Transaction:
 
 
 class Book:
-    """One game's entries in a store: exact scores by canonical key."""
+    """One game's entries in a store, by canonical key: exact scores (:meth:`get`, :meth:`put_many`)
+    and bounds on scores (:meth:`entry`, :meth:`put_bounds`)."""
 
     def __init__(self, store: SolutionStore, name: str, options: dict[str, Any]) -> None:
         self.store = store
@@ -289,22 +329,38 @@ class Book:
         return number
 
     def get(self, key: int | str) -> int | None:
-        """The stored score of the position with this (storable) key, or None."""
+        """The exact score of the position with this (storable) key, or None (not stored, or only a bound)."""
+        found = self.entry(key)
+        return found.score if found is not None and found.kind == EXACT else None
+
+    def entry(self, key: int | str) -> Entry | None:
+        """What the store holds of the position with this key, or None."""
         game = self._game(False)
         if game is None:
             return None
-        row = self.store.db.execute("SELECT score FROM positions WHERE game = ? AND key = ?", (game, key)).fetchone()
-        return None if row is None else int(row[0])
+        row = self.store.db.execute("SELECT score, bound, best FROM positions WHERE game = ? AND key = ?", (game, key)).fetchone()
+        return None if row is None else Entry(int(row[0]), int(row[1]), row[2])
+
+    def choose_many(self, items: Iterable[tuple[int | str, int | str]]) -> None:
+        """Record for stored positions ``(key, best)`` that each is to be left for the position
+        ``best`` (the caller has stored what proves that the move keeps the score)."""
+        if self.store.readonly:
+            return
+        game = self._game(True)
+        rows = [(best, game, key) for key, best in items]
+        if rows:
+            with self.store.transaction():
+                self.store.db.executemany("UPDATE positions SET best = ? WHERE game = ? AND key = ?", rows)
 
     def has_many(self, keys: Sequence[int | str]) -> set[int | str]:
-        """Which of ``keys`` the store holds."""
+        """Which of ``keys`` the store holds exact scores of."""
         game = self._game(False)
         found: set[int | str] = set()
         if game is None:
             return found
         for start in range(0, len(keys), 500):
             chunk = list(keys[start : start + 500])
-            query = f"SELECT key FROM positions WHERE game = ? AND key IN ({','.join('?' * len(chunk))})"
+            query = f"SELECT key FROM positions WHERE game = ? AND bound = 0 AND key IN ({','.join('?' * len(chunk))})"
             found.update(row[0] for row in self.store.db.execute(query, (game, *chunk)))
         return found
 
@@ -316,15 +372,37 @@ class Book:
         rows = [(game, item[0], int(item[1]), int(item[2]) if len(item) > 2 else 1) for item in items]
         if rows:
             with self.store.transaction():
-                self.store.db.executemany("INSERT OR REPLACE INTO positions (game, key, score, images) VALUES (?, ?, ?, ?)", rows)
+                self.store.db.executemany(
+                    "INSERT INTO positions (game, key, score, images, bound) VALUES (?, ?, ?, ?, 0) "
+                    "ON CONFLICT (game, key) DO UPDATE SET score = excluded.score, images = excluded.images, bound = 0",  # (a chosen move stays chosen)
+                    rows,
+                )
         return len(rows)
 
-    def entries(self) -> Iterator[tuple[int | str, int, int]]:
-        """Every entry: ``(key, score, images)``, by key."""
+    def put_bounds(self, items: Iterable[tuple[int | str, int, int]]) -> int:
+        """Store ``(key, score, kind)`` bounds (kind :data:`AT_LEAST` or :data:`AT_MOST`) in one
+        transaction, each unless the store knows better: an exact score or a tighter bound of
+        the same kind is kept (a bound of the other kind too: the first one stays).  Returns
+        how many were given."""
+        if self.store.readonly:
+            return 0
+        game = self._game(True)
+        rows = [(game, key, int(score), int(kind)) for key, score, kind in items if kind in (AT_LEAST, AT_MOST)]
+        if rows:
+            with self.store.transaction():
+                self.store.db.executemany(
+                    "INSERT INTO positions (game, key, score, bound) VALUES (?, ?, ?, ?) ON CONFLICT (game, key) DO UPDATE SET score = excluded.score "
+                    "WHERE positions.bound = excluded.bound AND excluded.bound * (excluded.score - positions.score) > 0",
+                    rows,
+                )
+        return len(rows)
+
+    def entries(self) -> Iterator[tuple[int | str, int, int, int, int | str | None]]:
+        """Every entry: ``(key, score, images, kind, best)``, by key."""
         game = self._game(False)
         if game is None:
             return
-        yield from self.store.db.execute("SELECT key, score, images FROM positions WHERE game = ? ORDER BY key", (game,))
+        yield from self.store.db.execute("SELECT key, score, images, bound, best FROM positions WHERE game = ? ORDER BY key", (game,))
 
     def record_build(self, name: str, *, complete: bool, positions: int, seconds: float, note: str = "") -> None:
         """Remember a book build (``gametree book info`` lists them)."""
@@ -354,9 +432,31 @@ class MemoryBook(Book):
         self.write_error = None
         self.values: dict[int | str, int] = {}
         self.fresh: list[tuple[int | str, int]] = []
+        self.bounds: dict[int | str, tuple[int, int]] = {}
+        self.fresh_bounds: list[tuple[int | str, int, int]] = []
+        self.chosen: dict[int | str, int | str] = {}
 
     def get(self, key: int | str) -> int | None:
         return self.values.get(key)
+
+    def entry(self, key: int | str) -> Entry | None:
+        if key in self.values:
+            return Entry(self.values[key], EXACT, self.chosen.get(key))
+        found = self.bounds.get(key)
+        return None if found is None else Entry(*found, self.chosen.get(key))
+
+    def choose_many(self, items: Iterable[tuple[int | str, int | str]]) -> None:
+        self.chosen.update(items)
+
+    def put_bounds(self, items: Iterable[tuple[int | str, int, int]]) -> int:
+        count = 0
+        for key, score, kind in items:
+            old = self.bounds.get(key)
+            if key not in self.values and (old is None or (old[1] == kind and kind * (score - old[0]) > 0)):
+                self.bounds[key] = (int(score), int(kind))
+                self.fresh_bounds.append((key, int(score), int(kind)))
+            count += 1
+        return count
 
     def has_many(self, keys: Sequence[int | str]) -> set[int | str]:
         return {k for k in keys if k in self.values}
@@ -370,27 +470,35 @@ class MemoryBook(Book):
         return count
 
     def take(self) -> list[tuple[int | str, int]]:
-        """The entries put since the last take."""
+        """The exact entries put since the last take."""
         fresh, self.fresh = self.fresh, []
+        return fresh
+
+    def take_bounds(self) -> list[tuple[int | str, int, int]]:
+        """The bounds put since the last take."""
+        fresh, self.fresh_bounds = self.fresh_bounds, []
         return fresh
 
 
 class Stored:
-    """A search engine that answers from a store what the store holds, and remembers the
-    exact values it proves at the top of a search (not inside it: a store is read between
-    searches, never once per node).
+    """A search engine that answers from a store what the store holds, and remembers what
+    it proves at the top of a search (not inside it: a store is read between searches,
+    never once per node).
 
-    ``search(state, alpha, beta, height)``: a stored score is the position's exact
-    value, a fail-soft answer for any window; otherwise the engine searches, and a
-    value strictly inside the window (an exact one) is kept to be written by
-    :meth:`flush`.  Everything else is the engine's.
+    ``search(state, alpha, beta, height)``: a stored exact score is the position's
+    value, a fail-soft answer for any window; a stored bound answers a window it
+    settles (a lower bound at or above ``beta``, an upper one at or below
+    ``alpha``); otherwise the engine searches, and what its answer proves (the exact
+    score strictly inside the window, a bound at or past an edge) is kept to be
+    written by :meth:`flush`.  Everything else is the engine's.
     """
 
     def __init__(self, engine: Any, book: Book) -> None:
         self.engine = engine
         self.book = book
         self.key = canonical_keyer(engine.game)
-        self.pending: dict[int | str, int] = {}
+        #: What was proven since the last flush: (lower, upper) bounds by key, None where unknown.
+        self.pending: dict[int | str, tuple[int | None, int | None]] = {}
         #: Positions answered from the store.
         self.hits = 0
         #: Why the last :meth:`flush` wrote nothing, if it failed.
@@ -399,29 +507,48 @@ class Stored:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.engine, name)
 
-    def lookup(self, state: State) -> int | None:
+    def bounds(self, state: State) -> tuple[int | None, int | None]:
+        """The lower and upper bounds on ``state``'s score known here (equal: its exact score)."""
         key = self.key(state)
         if key is None:
-            return None
-        if key in self.pending:
-            return self.pending[key]
-        score = self.book.get(key)
-        if score is not None:
-            self.hits += 1
-        return score
+            return None, None
+        lo, hi = self.pending.get(key, (None, None))
+        if lo is not None and lo == hi:
+            return lo, hi
+        found = self.book.entry(key)
+        if found is not None:
+            score, kind, _ = found
+            lo = score if kind != AT_MOST and (lo is None or score > lo) else lo
+            hi = score if kind != AT_LEAST and (hi is None or score < hi) else hi
+        return lo, hi
 
-    def remember(self, state: State, score: float) -> None:
+    def lookup(self, state: State) -> int | None:
+        """``state``'s exact score, if known here."""
+        lo, hi = self.bounds(state)
+        return lo if lo is not None and lo == hi else None
+
+    def remember(self, state: State, score: float, kind: int = 0) -> None:
+        """Keep what was proven of ``state``: its exact ``score``, or (``kind``) a bound on it."""
         key = self.key(state)
-        if key is not None and float(score).is_integer():
-            self.pending[key] = int(score)
+        if key is None or not float(score).is_integer():
+            return
+        lo, hi = self.pending.get(key, (None, None))
+        if kind != AT_MOST and (lo is None or score > lo):
+            lo = int(score)
+        if kind != AT_LEAST and (hi is None or score < hi):
+            hi = int(score)
+        self.pending[key] = (lo, hi)
 
     def search(self, state: State, alpha: float, beta: float, height: int = 0) -> float:
-        stored = self.lookup(state)
-        if stored is not None:
-            return stored
+        lo, hi = self.bounds(state)
+        if lo is not None and (lo == hi or lo >= beta):
+            self.hits += 1
+            return lo
+        if hi is not None and hi <= alpha:
+            self.hits += 1
+            return hi
         value = self.engine.search(state, alpha, beta, height)
-        if alpha < value < beta:
-            self.remember(state, value)
+        self.remember(state, value, AT_LEAST if value >= beta else AT_MOST if value <= alpha else EXACT)
         return value  # type: ignore[no-any-return]
 
     def flush(self) -> int:
@@ -430,10 +557,17 @@ class Stored:
         :attr:`write_error` says why."""
         if not self.pending:
             return 0
-        items = list(self.pending.items())
+        exact, bounds = [], []
+        for key, (lo, hi) in self.pending.items():
+            if lo is not None and lo == hi:
+                exact.append((key, lo))
+            elif lo is not None and (lo > 0 or hi is None or hi >= 0):  # (the bound that says more: a win, or at least a draw)
+                bounds.append((key, lo, AT_LEAST))
+            elif hi is not None:
+                bounds.append((key, hi, AT_MOST))
         self.pending.clear()
         try:
-            return self.book.put_many(items)
+            return self.book.put_many(exact) + self.book.put_bounds(bounds)
         except sqlite3.Error as exc:
             self.write_error = self.book.write_error = f"could not write to the store {self.book.store.path}: {exc}"
             return 0
@@ -471,14 +605,23 @@ def game_identity(game: Game[Any, Any]) -> dict[str, Any] | None:
 
 def export_book(book: Book, path: str) -> int:
     """Write ``book``'s entries to ``path`` (gzip-compressed lines: a JSON header, then
-    ``key score images`` per entry, the key as JSON), atomically; returns how many."""
+    ``key score images`` per exact entry and ``key score images kind best`` per bound or
+    chosen move, the keys as JSON, the kind 0 for exact, 1 for "at least", -1 for "at
+    most", ``best`` the key of the position the chosen move leads to, or null),
+    atomically; returns how many.  A book of exact entries alone is of version 1, which
+    gametree before bounds reads too."""
     from .files import write_atomically
 
-    lines = [json.dumps({"format": BOOK_FORMAT, "version": 1, "game": book.name, "options": book.options})]
+    lines = []
     count = 0
-    for key, score, images in book.entries():
-        lines.append(f"{json.dumps(key)} {score} {images}")
+    for key, score, images, kind, best in book.entries():
+        if kind or best is not None:
+            lines.append(f"{json.dumps(key)} {score} {images} {kind} {json.dumps(best)}")
+        else:
+            lines.append(f"{json.dumps(key)} {score} {images}")
         count += 1
+    version = 2 if any(line.count(" ") > 2 for line in lines) else 1
+    lines.insert(0, json.dumps({"format": BOOK_FORMAT, "version": version, "game": book.name, "options": book.options}))
     write_atomically(path, gzip.compress(("\n".join(lines) + "\n").encode("utf-8"), mtime=0))
     return count
 
@@ -491,25 +634,35 @@ def import_book(store: SolutionStore, path: str, *, expect: tuple[str, dict[str,
             header = json.loads(stream.readline())
             if not isinstance(header, dict) or header.get("format") != BOOK_FORMAT:
                 raise StoreError(f"{path} is not a gametree book")
-            if header.get("version") != 1:
-                raise StoreError(f"{path} is a gametree book of version {header.get('version')}; this gametree reads version 1")
+            if header.get("version") not in (1, 2):
+                raise StoreError(f"{path} is a gametree book of version {header.get('version')}; this gametree reads versions 1 and 2")
             name, options = header["game"], header["options"]
             if not isinstance(name, str) or not isinstance(options, dict):
                 raise StoreError(f"{path} is a damaged gametree book (bad header)")
             if expect is not None and (name, options) != expect:
                 raise StoreError(f"{path} is a book of {name} {options}, not of {expect[0]} {expect[1]}")
-            entries = []
+            entries, bounds, chosen = [], [], []
             for number, line in enumerate(stream, start=2):
                 fields = line.split()
-                if len(fields) != 3:
-                    raise StoreError(f"{path}:{number}: not 'key score images'")
-                key = json.loads(fields[0])
-                if not isinstance(key, (int, str)) or isinstance(key, bool):
+                if len(fields) not in (3, 5):
+                    raise StoreError(f"{path}:{number}: not 'key score images [kind best]'")
+                key, best = json.loads(fields[0]), json.loads(fields[4]) if len(fields) == 5 else None
+                if not all(isinstance(k, (int, str)) and not isinstance(k, bool) for k in (key, key if best is None else best)):
                     raise StoreError(f"{path}:{number}: a key must be an integer or a string")
-                entries.append((key, int(fields[1]), int(fields[2])))
+                kind = int(fields[3]) if len(fields) == 5 else EXACT
+                if kind == EXACT:
+                    entries.append((key, int(fields[1]), int(fields[2])))
+                elif kind in (AT_LEAST, AT_MOST):
+                    bounds.append((key, int(fields[1]), kind))
+                else:
+                    raise StoreError(f"{path}:{number}: the kind of an entry is 0 (exact), 1 (at least) or -1 (at most)")
+                if best is not None:
+                    chosen.append((key, best))
     except (OSError, EOFError, UnicodeDecodeError, ValueError, KeyError, gzip.BadGzipFile) as exc:
         raise StoreError(f"cannot read the book {path}: {exc}") from None
     book = store.book(name, options)
     book.put_many(entries)
-    return book, len(entries)
+    book.put_bounds(bounds)
+    book.choose_many(chosen)
+    return book, len(entries) + len(bounds)
 

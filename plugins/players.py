@@ -7,8 +7,11 @@ easy      takes an immediate win, usually (3 times in 4) avoids handing the
           opponent one, otherwise plays at random: it makes real mistakes
 medium    alpha-beta 2 plies deep, the game's heuristic at the leaves
 hard      alpha-beta 4 plies deep, the game's heuristic at the leaves
-perfect   a full solve (gametree's exact solver) with depth-aware scores: it never loses,
-          wins as fast as possible and, when lost, loses as slowly as possible
+perfect   gametree's exact solver: it never gives away a won or drawn position
+          (the value is proven, however long that takes), and wins as fast and
+          loses as slowly as possible when the exact scores are proven in 1.5 s
+          ($GAMETREE_PERFECT_SECONDS); the solution store's books answer first
+          (gametree.search.perfect)
 mcts      Monte Carlo tree search, 1 s a move ($GAMETREE_MCTS_SECONDS), with
           proven wins and losses (gametree.search.montecarlo.MCTSPlayer)
 learned   the move with the best record in a table of random games written by
@@ -36,8 +39,8 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from gametree import Game, TranspositionTable, alphabeta, hookimpl
-from gametree.search import Solver
 from gametree.search.compiled import EngineChoice
+from gametree.search.perfect import PERFECT_SECONDS, Choice, PerfectMover
 
 if TYPE_CHECKING:
     import random  # the players get their generator from the game loop
@@ -107,38 +110,45 @@ class SearchPlayer:
 
     human = False
 
-    def __init__(self, depth: int | None = None, *, table_entries: int = 2_000_000, engine: EngineChoice = "auto") -> None:
+    def __init__(self, depth: int | None = None, *, table_entries: int = 2_000_000, engine: EngineChoice = "auto", seconds: float | None = None) -> None:
         self.depth = depth
         self.table_entries = table_entries
         #: The search engine of a full solve ("auto", "python" or "compiled"; ``gametree play --engine`` sets it).
         self.engine = engine
         #: A solution store's entries for the game (``gametree play`` sets it): a full solve reads and writes it.
         self.store: Any = None
+        #: A full solve's seconds for exact scores once the value is proven (:mod:`gametree.search.perfect`).
+        self.seconds = seconds if seconds is not None else _perfect_seconds() if depth is None else PERFECT_SECONDS
+        #: How the last full solve chose (None before one).
+        self.last: Choice | None = None
         self._game: Game[Any, Any] | None = None
         self._table = TranspositionTable(table_entries)
-        self._solver: Solver | None = None
+        self._mover: PerfectMover | None = None
 
     def table_for(self, game: Game[Any, Any]) -> TranspositionTable:
         """The transposition table kept for ``game`` (a fresh one for a new game object)."""
         if game is not self._game:
             self._game = game
             self._table = TranspositionTable(self.table_entries)
-            self._solver = None
+            self._mover = None
         return self._table
 
     def best_moves(self, game: Game[Any, Any], state: Any) -> list[Any]:
-        """All moves of the best value (exact values of every root move, depth-aware)."""
+        """All moves of the best value: depth-aware exact values (or, past the time for them, the
+        moves keeping the proven value; see :mod:`gametree.search.perfect`), or alpha-beta's."""
         table = self.table_for(game)
         if self.depth is None:
-            # The exact solver, kept between moves with its tables (the compiled engine's among them).
-            if self._solver is None or self._solver.choice != self.engine or self._solver.store is not self.store:
-                self._solver = Solver(game, cache=table, engine=self.engine, store=self.store)
-            result = self._solver.solve(state, all_moves=True, pv=False)
+            # The perfect mover, kept between moves with its solver and tables (the compiled engine's among them).
+            mover = self._mover
+            if mover is None or mover.solver.choice != self.engine or mover.store is not self.store or mover.seconds != self.seconds:
+                mover = self._mover = PerfectMover(game, store=self.store, seconds=self.seconds, engine=self.engine, table=table)
+            self.last = mover.choose(state)
+            texts: tuple[str, ...] = self.last.moves
         else:
             # Alpha-beta with the game's heuristic at the leaves.
-            result = alphabeta(game, state, depth=self.depth, cache=table, all_moves=True, pv=False)
+            texts = alphabeta(game, state, depth=self.depth, cache=table, all_moves=True, pv=False).best_moves
         by_text = {game.format_move(state, m): m for m in game.legal_moves(state)}
-        return [by_text[text] for text in result.best_moves]
+        return [by_text[text] for text in texts]
 
     def choose(self, game: Game[Any, Any], state: Any, rng: random.Random) -> Any:
         return rng.choice(self.best_moves(game, state))
@@ -153,6 +163,25 @@ def gametree_register_players(registry) -> None:  # type: ignore[no-untyped-def]
         registry.add_player(name, functools.partial(SearchPlayer, depth))
     registry.add_player("mcts", _mcts_player)
     registry.add_player("learned", _learned_player)
+
+
+def _perfect_seconds() -> float:
+    """$GAMETREE_PERFECT_SECONDS (unset or empty: the default); a value that is not a finite
+    number of seconds, 0 or more, is a one-line ValueError."""
+    import math
+    import os
+
+    text = os.environ.get("GAMETREE_PERFECT_SECONDS", "").strip()
+    if not text:
+        return PERFECT_SECONDS
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds >= 0):
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        raise ValueError(f"GAMETREE_PERFECT_SECONDS={shown!r}: expected the seconds for exact scores, a number of 0 or more (e.g. 1.5)")
+    return seconds
 
 
 # Imported when a game asks for them, not on every start of the command.

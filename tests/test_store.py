@@ -64,7 +64,7 @@ def test_processes_opening_a_new_store_at_once_all_get_it(tmp_path):
     errors = [p.communicate(timeout=60)[1] for p in processes]
     assert [p.returncode for p in processes] == [0] * 6, errors
     with SolutionStore(path) as store:
-        assert sorted(k for k, _, _ in store.book("nim", {}).entries()) == list(range(6))
+        assert sorted(k for k, *_ in store.book("nim", {}).entries()) == list(range(6))
 
 
 def test_what_is_not_a_store_is_refused_and_left_as_it_was(tmp_path):
@@ -177,7 +177,7 @@ def test_book_build_over_worker_processes_gives_the_same_book(registry, tmp_path
         with SolutionStore(tmp_path / f"w{workers}.sqlite") as store:
             # (the Python engine: worker processes that load no compiled code start at once)
             build_book(game, store.book("connect4", game.options()), plies=5, workers=workers, engine="python")
-            books.append(dict((k, v) for k, v, _ in store.book("connect4", game.options()).entries()))
+            books.append(dict((k, v) for k, v, *_ in store.book("connect4", game.options()).entries()))
     assert books[0] == books[1] and len(books[0]) == sum(len(layer) for layer in positions_up_to(game, 5))
 
 
@@ -329,6 +329,6 @@ def test_book_build_on_a_dask_cluster_gives_the_same_book(registry, tmp_path):
         for scheduler in (None, cluster.scheduler_address):
             with SolutionStore(tmp_path / f"{scheduler is None}.sqlite") as store:
                 build_book(game, store.book("connect4", game.options()), plies=4, scheduler=scheduler, engine="python", lines=True)
-                books.append(dict((k, v) for k, v, _ in store.book("connect4", game.options()).entries()))
+                books.append(dict((k, v) for k, v, *_ in store.book("connect4", game.options()).entries()))
     # (with lines: the deepest positions' lines of play are in both, as the same values)
     assert books[0] == books[1] and len(books[0]) > sum(len(layer) for layer in positions_up_to(game, 4))

@@ -3,7 +3,9 @@
 - ``gametree book build GAME [game options] --plies N`` proves every position
   up to N moves deep (mirror images once; resumable: what the store holds is
   not proven again), in ``--workers`` processes; ``--all`` proves every
-  reachable position of a small board (a strong solution);
+  reachable position of a small board (a strong solution); ``--for-play S``
+  stores what the perfect player needs to move within S seconds against any
+  opponent;
 - ``gametree book info`` lists what the store holds;
 - ``gametree book export GAME [game options] -o FILE`` writes one board's
   entries to a compact file, ``gametree book import FILE`` adds one.
@@ -34,6 +36,15 @@ def _build_command(spec: GameSpec) -> click.Command:
     @game_options(spec)
     @click.option("--plies", type=click.IntRange(min=0, max=64), default=None, metavar="N", help="Every position up to N moves deep (mirror images once).")
     @click.option("--all", "everything", is_flag=True, help="Every reachable position: a strong solution (small boards).")
+    @click.option(
+        "--for-play",
+        "for_play",
+        type=click.FloatRange(min=0, max=3600),
+        default=None,
+        metavar="SECONDS",
+        help="What the perfect player needs to move within SECONDS against any opponent: its move in every position it can meet that takes longer to prove.",
+    )
+    @click.option("--player", type=click.Choice(["first", "second", "both"]), default="both", show_default=True, help="With --for-play: the perfect player's side.")
     @click.option("--workers", type=click.IntRange(min=1), default=None, callback=check_workers, metavar="N", help="Prove positions in N processes.")
     @click.option("--scheduler", default=None, metavar="ADDRESS", help="Prove positions on a Dask cluster, e.g. tcp://host:8786 (needs gametree[dask]).")
     @click.option("--lines", is_flag=True, help="Also keep the values along each deepest position's principal variation (whole lines of play).")
@@ -42,10 +53,11 @@ def _build_command(spec: GameSpec) -> click.Command:
     @store_options
     def command(**params: Any) -> None:
         game_params, params = split_game_options(spec, params)
-        if (params["plies"] is None) == (not params["everything"]):
-            raise click.UsageError("give --plies N or --all (one of them)")
-        if params["everything"] and (params["workers"] or params["lines"] or params["scheduler"]):
-            raise click.UsageError("--all proves every position in one process: drop --workers, --scheduler and --lines")
+        if [params["plies"] is not None, params["everything"], params["for_play"] is not None].count(True) != 1:
+            raise click.UsageError("give --plies N, --all or --for-play SECONDS (one of them)")
+        for mode in ("everything", "for_play"):
+            if params[mode] not in (None, False) and (params["workers"] or params["lines"] or params["scheduler"]):
+                raise click.UsageError(f"--{mode.replace('everything', 'all').replace('_', '-')} works in one process: drop --workers, --scheduler and --lines")
         if params["workers"] and params["scheduler"]:
             raise click.UsageError("--workers and --scheduler: choose one")
         game = make_game(spec, game_params)
@@ -54,10 +66,11 @@ def _build_command(spec: GameSpec) -> click.Command:
             raise click.UsageError("a book is built into a store: drop --no-store (or set GAMETREE_STORE)")
         import time
 
-        from ..book import build_book, build_strong
+        from ..book import build_book, build_play_book, build_strong
         from ..store import StoreError
 
-        name = "all" if params["everything"] else f"plies:{params['plies']}"
+        players = {"first": (0,), "second": (1,), "both": (0, 1)}[params["player"]]
+        name = "all" if params["everything"] else f"plies:{params['plies']}" if params["for_play"] is None else f"play:{params['for_play']:g}:{params['player']}"
         previous = entries.build(name)
         before = previous[2] if previous is not None else 0.0  # the time of earlier runs (stopped, or done before)
         started = time.perf_counter()
@@ -65,6 +78,11 @@ def _build_command(spec: GameSpec) -> click.Command:
             if params["everything"]:
                 with progress_bar("proving every position") as bar:
                     report = build_strong(game, entries, progress=lambda stage, done, total: bar(done, total))
+            elif params["for_play"] is not None:
+                with progress_bar("positions the perfect player meets (stored / visited)", total=False) as bar:
+                    report = build_play_book(
+                        game, entries, seconds=params["for_play"], players=players, engine=params["engine"] or "auto", progress=lambda seen, hard: bar(hard, seen)
+                    )
             else:
                 with progress_bar(f"proving positions up to ply {params['plies']}") as bar:
                     report = build_book(
@@ -89,8 +107,10 @@ def _build_command(spec: GameSpec) -> click.Command:
             click.echo(json.dumps({**summary, "seconds": report.seconds, "per_ply": list(report.per_ply)}))
             return
         click.echo(f"{spec.name} {entries.options}: {name}: {report.positions:,} positions ({report.proved:,} proved now, {report.had:,} stored already) in {report.seconds:.1f} s")
+        if params["for_play"] is not None:
+            click.echo(f"stored the perfect player's move in {report.proved:,} positions; the other {report.positions - report.proved - report.had:,} are proven within {params['for_play']:g} s")
         if report.per_ply:
-            click.echo("per ply: " + " ".join(f"{n:,}" for n in report.per_ply))
+            click.echo(("stored per ply: " if params["for_play"] is not None else "per ply: ") + " ".join(f"{n:,}" for n in report.per_ply))
         click.echo(f"store: {entries.store.path} ({entries.store.size():,} bytes)")
 
     return command

@@ -395,16 +395,20 @@ def position_of(game: Any, moves: str) -> Any:
 
 
 @contextlib.contextmanager
-def progress_bar(what: str, enabled: bool | None = None) -> Iterator[Callable[[int, int], None]]:
+def progress_bar(what: str, enabled: bool | None = None, *, total: bool = True) -> Iterator[Callable[[int, int], None]]:
     """A rich progress bar on standard error with the time left (``enabled``: shown or not;
-    None: when standard error is a terminal); yields the ``progress(done, total)`` callback."""
+    None: when standard error is a terminal); yields the ``progress(done, total)`` callback.
+    ``total=False``: work of unknown size, shown as the two counts and the time so far."""
     if not (sys.stderr.isatty() if enabled is None else enabled):
         yield lambda done, total: None
         return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
+    if total:
+        columns: tuple[Any, ...] = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
+    else:
+        columns = (TextColumn("{task.description}"), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(what, total=None)
 

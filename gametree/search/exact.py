@@ -29,11 +29,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..game import Game, State, UnsupportedGameError, win_score
+from ..game import Game, State, UnsupportedGameError, end_score, win_score
 from .classic import alphabeta
 from .compiled import CompiledEngine, EngineChoice, compiled_rules, use_compiled
 from .engine import INF, Engine, SearchTimeout
-from ..store import Book, Stored, canonical_keyer
+from ..store import AT_LEAST, AT_MOST, EXACT, Book, Stored, canonical_keyer
 from .progress import SolveProgress
 from .results import CutShort, Root, Scored, SearchResult, SearchStats, best_move, build_result, check_game, deepest, position, scores_of, start, stats_of, timed
 from .table import TranspositionTable, table_of
@@ -80,10 +80,10 @@ class _Alarm:
             self.timer = None
 
 
-def _remember(engine: Any, state: State, score: float) -> None:
-    """Keep ``state``'s proven ``score`` for the store, if the search goes through one."""
+def _remember(engine: Any, state: State, score: float, kind: int = EXACT) -> None:
+    """Keep ``state``'s proven ``score`` (or, ``kind``, a bound on it) for the store, if the search goes through one."""
     if isinstance(engine, Stored):
-        engine.remember(state, score)
+        engine.remember(state, score, kind)
 
 
 def _half(x: float) -> float:
@@ -469,10 +469,15 @@ class Solver:
         if all_moves:
             moves = list(game.legal_moves(state))
             return Root(moves, [-_sign(exact_score(engine, game.play(state, m), 1, at_least=at_least, weak=True)) for m in moves])
-        if found is None:  # any move keeping the value; in a lost position every move loses
-            for found in game.legal_moves(state):
+        if found is None:  # any move keeping the value (those the store knows first); in a lost position every move loses
+            moves = list(game.legal_moves(state))
+            if isinstance(engine, Stored):
+                moves.sort(key=lambda m: engine.bounds(game.play(state, m)) == (None, None))
+            for found in moves:
                 if value < 0 or -_sign(exact_score(engine, game.play(state, found), 1, at_least=at_least, weak=True)) == value:
                     break
+        # What keeps the value, for the store: a won position's move wins, a drawn one's draws, a lost one's loses.
+        _remember(engine, game.play(state, found), -value, AT_MOST if value > 0 else AT_LEAST if value < 0 else EXACT)
         return Root([found], [value])
 
     def _line_engine(self, engine: AnyEngine) -> AnyEngine:
@@ -601,12 +606,11 @@ def stored_result(game: Game[Any, Any], state: State, book: Book, *, all_moves: 
     """
     started = time.perf_counter()
     key_of = canonical_keyer(game)
-    C = game.info.max_plies
 
     def score_of(s: State) -> int | None:
-        out = game.outcome(s)
-        if out is not None:  # a finished game: its score, stored or not
-            return 0 if out.winner is None else (win_score(C, game.ply(s) - 1) if out.winner == game.to_move(s) else -win_score(C, game.ply(s) - 1))
+        ended = end_score(game, s)  # a finished game: its score, stored or not
+        if ended is not None:
+            return ended
         key = key_of(s)
         return None if key is None else book.get(key)
 
