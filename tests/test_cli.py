@@ -83,8 +83,8 @@ def test_batch_from_stdin_and_file(tmp_path):
     "args, message",
     [
         (["solve", "chess"], "unknown game 'chess'"),
-        (["solve", "tictactoe", "--size", "0"], "--size 0"),
-        (["solve", "tictactoe", "--size", "3", "--k", "4"], "k=4 cannot fit"),
+        (["solve", "tictactoe", "--size", "0"], "Invalid value for '--size': 0: the board needs at least one cell"),
+        (["solve", "tictactoe", "--size", "3", "--k", "4"], "Invalid value for '--k': 4 cannot fit"),
         (["solve", "tictactoe", "--size", "x"], "'x' is not a valid integer"),
         (["solve", "tictactoe", "--colour", "red"], "No such option '--colour'"),
         (["solve", "tictactoe", "--moves", "B2 B2"], "move 2 ('B2'): B2 is already taken"),

@@ -107,7 +107,7 @@ def test_an_option_value_that_names_a_game_is_a_value():
     out = gametree_cli("solve", "--moves", "nim", "tictactoe")
     one_line_error(out, "move 1 ('nim')", "cannot read 'nim'")
     out = gametree_cli("solve", "--heaps", "connect4", "nim")
-    one_line_error(out, "nim: --heaps 'connect4'")
+    one_line_error(out, "Invalid value for '--heaps': 'connect4'")
 
 
 def test_tree_and_learn_take_options_before_the_game(tmp_path):

@@ -97,6 +97,79 @@ def test_cache_size_errors_on_the_command_line(size):
     assert_one_line_error(out, "--cache-size")
 
 
+# -- A game refusing its own options is a usage error: exit 2, as click's checks of the same line ---------
+#: Each command that takes a game's options, with what else it needs to get as far as making the game
+#: ({tmp}: a folder of the test's own; nothing is written there, the game is refused first).
+GAME_OPTION_COMMANDS = {
+    ("solve",): [],
+    ("play",): ["--x", "random", "--o", "random"],
+    ("tree",): ["-o", "{tmp}/t.dot"],
+    ("learn",): ["--games", "1", "-o", "{tmp}/t.json"],
+    ("book", "build"): ["--plies", "1", "--store", "{tmp}/s.sqlite"],
+    ("book", "export"): ["-o", "{tmp}/b.gz", "--store", "{tmp}/s.sqlite"],
+}
+
+
+def run_in_process(argv: list[str]) -> tuple[int, str]:
+    """``gametree ARGV`` in this process, as the console script handles errors: exit status, standard error."""
+    import contextlib
+    import io
+
+    from gametree.cli import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        try:
+            main(argv)
+        except SystemExit as exc:
+            return (exc.code if isinstance(exc.code, int) else 1), err.getvalue()
+    return 0, err.getvalue()
+
+
+def test_every_command_taking_game_options_is_listed():
+    """GAME_OPTION_COMMANDS holds every command built per game (a GameGroup), wherever it is."""
+    from gametree.cli import GameGroup, cli
+
+    def groups(command: click.Command, path: tuple[str, ...]):  # type: ignore[no-untyped-def]
+        if isinstance(command, GameGroup):
+            yield path
+        elif isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                yield from groups(sub, (*path, name))
+
+    assert set(groups(cli, ())) == set(GAME_OPTION_COMMANDS)
+
+
+@pytest.mark.parametrize("command", sorted(GAME_OPTION_COMMANDS), ids=" ".join)
+@pytest.mark.parametrize(
+    "game_args, message",
+    [
+        (["tictactoe", "--k", "9"], "Error: Invalid value for '--k': 9 cannot fit on a 3x3 board (1 <= k <= 3)"),
+        (["connect4", "--width", "100000", "--height", "1"], "Error: Invalid value for '--width': must be at most 100"),
+        (["connect4", "--height", "99999999999999999999"], "Error: Invalid value for '--height': must be at most 100"),
+        (["nim", "--heaps", "1,x"], "Error: Invalid value for '--heaps': '1,x': 'x' is not a heap size"),
+        (["nim", "--heaps", "2000000"], "Error: Invalid value for '--heaps': a heap holds at most 1,000,000 objects"),
+        (["tictactoe", "--size", "27"], "Error: tictactoe: board 27x27: width and height must be between 1 and 26"),  # names no one option
+    ],
+)
+def test_a_game_refusing_its_options_is_a_usage_error(tmp_path, command, game_args, message):
+    """Exit 2 with one line naming the option and the command's help, for every command that takes
+    game options, as for the values click itself refuses (``--workers -3``, ``--width x``); was exit 1."""
+    extra = [arg.replace("{tmp}", str(tmp_path)) for arg in GAME_OPTION_COMMANDS[command]]
+    code, err = run_in_process([*command, *game_args, *extra])
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, (code, err)
+    assert lines[0].startswith(message) and lines[0].endswith(f"(see 'gametree {' '.join(command)} {game_args[0]} --help')"), lines[0]
+    assert not list(tmp_path.iterdir())  # refused before any file or store was made
+
+
+@pytest.mark.parametrize("command", [["solve"], ["tree", "-f", "dot"]])
+def test_an_illegal_move_is_still_exit_1(command):
+    """Moves are no option values: an illegal one is an error of the input, exit 1."""
+    code, err = run_in_process([*command, "tictactoe", "--moves", "B2 B2"])
+    assert code == 1 and err.strip() == "Error: move 2 ('B2'): B2 is already taken", err
+
+
 # -- F11: huge move tokens ---------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "game, moves",

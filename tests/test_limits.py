@@ -47,19 +47,21 @@ def one_line_error(out: subprocess.CompletedProcess[str]) -> str:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--width", "100000", "--height", "1", "--k", "1"], "--width must be at most 100"),
-        (["--width", "1000000", "--height", "1000"], "--width must be at most 100"),
-        (["--height", "99999999999999999999"], "--height must be at most 100"),
-        (["--width", "0"], "--width must be at least 1"),
-        (["--height", "-3"], "--height must be at least 1"),
-        (["--k", "0"], "k=0 cannot fit on a 7x6 board"),
-        (["--k", "8"], "k=8 cannot fit on a 7x6 board"),
+        (["--width", "100000", "--height", "1", "--k", "1"], "Invalid value for '--width': must be at most 100"),
+        (["--width", "1000000", "--height", "1000"], "Invalid value for '--width': must be at most 100"),
+        (["--height", "99999999999999999999"], "Invalid value for '--height': must be at most 100"),
+        (["--width", "0"], "Invalid value for '--width': must be at least 1"),
+        (["--height", "-3"], "Invalid value for '--height': must be at least 1"),
+        (["--k", "0"], "Invalid value for '--k': 0 cannot fit on a 7x6 board"),
+        (["--k", "8"], "Invalid value for '--k': 8 cannot fit on a 7x6 board"),
     ],
 )
 def test_connect4_board_limits_are_one_line_errors(args: list[str], message: str) -> None:
-    """F6: refused before anything is built, as tic-tac-toe and Nim refuse theirs."""
-    error = one_line_error(gametree("solve", "connect4", *args, timeout=30))
-    assert error.startswith("Error: connect4: ") and message in error
+    """F6: refused before anything is built, as tic-tac-toe and Nim refuse theirs: a usage error
+    (exit 2, as click's own checks), naming the option and the command's help."""
+    out = gametree("solve", "connect4", *args, timeout=30)
+    error = one_line_error(out)
+    assert out.returncode == 2 and error.startswith(f"Error: {message}") and error.endswith("(see 'gametree solve connect4 --help')"), error
 
 
 def test_connect4_100x100_to_the_end_is_refused_and_a_depth_limit_is_searched() -> None:

@@ -195,4 +195,4 @@ def test_option_errors_do_not_repeat_huge_numbers():
 
     for args in (["--width", "9" * 100], ["--k", "-" + "9" * 100], ["--size", "-" + "9" * 100]):
         result = CliRunner().invoke(cli, ["solve", "tictactoe", *args])
-        assert result.exit_code == 1 and "(100 digits)" in result.output and "9" * 20 not in result.output, result.output
+        assert result.exit_code == 2 and "(100 digits)" in result.output and "9" * 20 not in result.output, result.output

@@ -4,9 +4,10 @@
 installed game (:class:`GameGroup`), built from the game's declared options
 (:func:`game_options`); options may come before the game's name as well as after
 it.  The registry of plugins is built once per run from the
-root's ``-p`` options and kept on the root context (:func:`registry_of`).  A bad
-game option or move is a :class:`click.ClickException`: one line and a non-zero
-exit, never a traceback.
+root's ``-p`` options and kept on the root context (:func:`registry_of`).  A game
+option the game refuses is a usage error (exit 2, as click's own checks of the
+command line); an illegal move is a :class:`click.ClickException` (exit 1): either
+is one line, never a traceback.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import re
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
@@ -162,11 +164,34 @@ def game_options(spec: GameSpec) -> Callable[[Callable[..., Any]], Callable[...,
 
 
 def make_game(spec: GameSpec, options: dict[str, Any]) -> Any:
-    """Create the game from CLI option values; a bad value is a one-line error."""
+    """Create the game from CLI option values.
+
+    A value the game refuses (its ``ValueError``) is a usage error, exit 2, as click's own
+    checks of the command line are: ``Invalid value for '--width': must be at most 100 ...``
+    when the game's message starts with the option it refuses (``--width ...`` or ``k=...``),
+    else the game's message.  A game that is malformed (:class:`PluginError`) or whose factory
+    fails otherwise (``TypeError``) is the plugin's fault: a one-line error, exit 1.
+    """
     try:
         return spec.create(**options)
-    except (ValueError, TypeError, PluginError) as exc:
+    except ValueError as exc:
+        raise _option_error(spec, str(exc)) from None
+    except (TypeError, PluginError) as exc:
         raise click.ClickException(f"{spec.name}: {exc}") from None
+
+
+def _option_error(spec: GameSpec, message: str) -> click.UsageError:
+    """The usage error for a game's refusal ``message`` of its options: a
+    :class:`click.BadParameter` naming the option when the message starts with one of the
+    game's options (``--width must be ...``, ``--heaps: ...``, ``k=9 cannot fit ...``; the
+    option's name is not repeated), else a :class:`click.UsageError` with the message after
+    the game's name."""
+    for option in spec.options:
+        flag = "--" + option.name.replace("_", "-")
+        named = re.match(rf"(?:{re.escape(flag)}(?![\w-])|{re.escape(option.name)}=(?=\S))[:\s]*", message)
+        if named and message[named.end() :]:
+            return click.BadParameter(message[named.end() :], param_hint=f"'{flag}'")
+    return click.UsageError(f"{spec.name}: {message}")
 
 
 def resolved_options(spec: GameSpec, game: object, given: dict[str, Any]) -> dict[str, Any]:
