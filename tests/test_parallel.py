@@ -93,6 +93,78 @@ def test_dask_cluster_gives_the_same_answer(registry):
             assert _answer(solve_parallel(ttt43, state, scheduler=client, algorithm="alphabeta")) == _answer(alphabeta(ttt43, state))
 
 
+@pytest.mark.parametrize("algorithm", ["solver", "alphabeta"])
+def test_cancelling_a_dask_solve_stops_the_task_running_on_a_worker(registry, algorithm):
+    """Ctrl-C in a solve on Dask: the subproblem running on a worker stops within a moment (Dask
+    cannot interrupt a running function; a thread of the task sees the solve's stop event and
+    halts the search engine), and the worker's kept solver, resumed, solves the next position.
+    Before, the worker searched on: a subproblem of 7x6 Connect Four kept it busy for more than
+    300 s after the cancel on the Python engine (79 s on the compiled one: see the next test)."""
+    import _thread
+    import threading
+
+    distributed = pytest.importorskip("distributed", reason="Dask is an optional extra: pip install 'gametree[dask]'")
+    game = registry.game("connect4").create()
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        client.submit(int, 0, pure=False).result(timeout=60)  # the worker is up
+
+        def interrupt_once_searching() -> None:
+            deadline = time.monotonic() + 60
+            while not any(client.processing().values()) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(1.0)  # searching
+            _thread.interrupt_main()  # as Ctrl-C does
+
+        threading.Thread(target=interrupt_once_searching, daemon=True).start()
+        with pytest.raises(KeyboardInterrupt):
+            solve_parallel(game, scheduler=cluster.scheduler_address, algorithm=algorithm, engine="python")
+        cancelled = time.monotonic()
+        client.submit(int, 1, pure=False).result(timeout=15)  # the worker's one thread is free again
+        assert time.monotonic() - cancelled < 15
+        late = play_text(game, "4444443333332222")
+        again = solve_parallel(game, late, scheduler=client, algorithm=algorithm, engine="python")
+        assert _answer(again) == _answer(solver(game, late, engine="python"))
+
+
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_a_stopped_subproblem_halts_its_engine_and_the_kept_solver_goes_on(registry, engine):
+    """What a Dask task does when its solve is cancelled, in this process: ``stopped()`` turns true,
+    the search ends within a moment with SearchTimeout, and the thread's kept solver (its engine
+    resumed) solves the next subproblem.  The engine is built first (numba may compile it)."""
+    import threading
+
+    from gametree.search.engine import SearchTimeout
+    from gametree.search.parallel import WORKER_TABLE_ENTRIES, _solve_stoppable, _solve_task, _Task, _worker_solver
+
+    if engine == "compiled":
+        pytest.importorskip("numba")
+    game = registry.game("connect4").create()
+    state = play_text(game, "4")  # hours of search on the Python engine, minutes on the compiled one
+    late = play_text(game, "4444443333332222")
+    ready, stop = threading.Event(), threading.Event()
+    outcome: list[object] = []
+
+    def worker() -> None:  # (a Dask worker's thread: its kept solver is per thread)
+        _worker_solver(game, WORKER_TABLE_ENTRIES, engine).engine_for(state)
+        ready.set()
+        try:
+            outcome.append(_solve_stoppable(_Task(game, state, "solver", WORKER_TABLE_ENTRIES, None, engine), stop.is_set))
+        except BaseException as exc:
+            outcome.append(exc)
+        outcome.append(_solve_task(_Task(game, late, "solver", WORKER_TABLE_ENTRIES, None, engine)))
+
+    thread = threading.Thread(target=worker, daemon=True)
+    thread.start()
+    assert ready.wait(120)
+    time.sleep(0.5)  # searching
+    stop.set()
+    stopped = time.monotonic()
+    thread.join(60)
+    assert not thread.is_alive() and time.monotonic() - stopped < 10
+    assert isinstance(outcome[0], SearchTimeout), outcome
+    assert outcome[1].score == solver(game, late, engine="python").score
+
+
 # -- command line ---------------------------------------------------------------------------
 def _gametree(*args, **kwargs):
     return subprocess.run([sys.executable, "-c", "from gametree.cli import main; main()", *args], capture_output=True, text=True, timeout=120, **kwargs)

@@ -38,6 +38,7 @@ import queue
 import signal
 import threading
 import time
+import uuid
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, CancelledError, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -45,8 +46,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..game import Game, GameError, State, capabilities, win_score
 from .compiled import EngineChoice, use_compiled
-from .engine import Engine
-from .results import MoveValue, SearchResult, SearchStats, assemble, freeze, start, stats_of
+from .engine import Engine, SearchTimeout
+from .results import MoveValue, SearchResult, SearchStats, assemble, build_result, freeze, start, stats_of, timed
 
 if TYPE_CHECKING:
     from multiprocessing.pool import Pool
@@ -280,30 +281,129 @@ def _worker_solver(game: Game[Any, Any], entries: int, engine: EngineChoice) -> 
     return _kept("solvers", (repr(game), entries, engine), lambda: Solver(game, cache=_table(game, "solver", entries), engine=engine))
 
 
-def _solve_task(task: _Task) -> _Answer:
-    from .algorithms import run
+class _Halter:
+    """The engines a subproblem searches with, halted on request from another thread.
+
+    :meth:`attach` each engine as the task takes it up (one asked to stop already is halted at
+    once); :meth:`stop` halts them all, again at each call (the solver resumes its engine between
+    its stages); :meth:`finish`, when the task has ended, resumes those it halted, so that the
+    worker's kept solver and tables serve its next subproblem, and makes later stops do nothing.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.engines: list[Any] = []
+        self.stopped = False
+        self.finished = False
+
+    def attach(self, engine: Any) -> None:
+        with self.lock:
+            if self.finished:
+                return
+            self.engines.append(engine)
+            if self.stopped:
+                engine.halt()
+
+    def stop(self) -> None:
+        with self.lock:
+            if self.finished:
+                return
+            self.stopped = True
+            for engine in self.engines:
+                engine.halt()
+
+    def finish(self) -> None:
+        with self.lock:
+            self.finished = True
+            if self.stopped:
+                for engine in self.engines:
+                    engine.resume()
+
+
+def _solve_task(task: _Task, halter: _Halter | None = None) -> _Answer:
+    """Solve one subproblem; each engine it searches with is attached to ``halter``, if given."""
     from .exact import search_stats
 
+    attach = halter.attach if halter is not None else lambda engine: None
     if task.algorithm == "solver":
         solver = _worker_solver(task.game, task.entries, task.engine)
+        engine = solver.engine_for(task.state)  # (the engine solve() searches with)
+        attach(engine)
         if task.window is None:
             result = solver.solve(task.state, all_moves=False, pv=True)
             return _Answer(int(result.score), result.pv, result.stats)
-        engine = solver.engine_for(task.state)
         engine.counters.reset()
         base = engine.table_counts()
         started = time.perf_counter()
         value = engine.search(task.state, task.window[0], task.window[1], 0)
         return _Answer(int(value), (), search_stats(engine, time.perf_counter() - started, base))
     table = _table(task.game, task.algorithm, task.entries)
-    if task.window is None:
-        result = run(task.game, task.state, algorithm=task.algorithm, cache=table, all_moves=False, pv=True)
-        return _Answer(int(result.score), result.pv, result.stats)
     python = Engine(task.game, table=table, symmetry=True)
+    attach(python)
     base = (table.probes, table.hits, table.stores)
     started = time.perf_counter()
+    if task.window is None:
+        # alphabeta(game, state, cache=table, all_moves=False), with an engine of our own to halt.
+        from .classic import root_search
+
+        root = root_search(python, task.state)
+        stats = freeze(python.counters, table, time.perf_counter() - started, base)
+        lines = Engine(task.game, table=table, symmetry=True)
+        result = timed(build_result("alphabeta", task.game, task.state, root, lines, None, stats, heuristic=python.counters.heuristic > 0), started)
+        return _Answer(int(result.score), result.pv, result.stats)
     value = python.search(task.state, task.window[0], task.window[1], 0)
     return _Answer(int(value), (), freeze(python.counters, table, time.perf_counter() - started, base))
+
+
+#: Seconds between a Dask task's looks at its solve's stop event (each look is a short call to the scheduler).
+STOP_POLL = 0.2
+
+
+def _solve_on_dask(task: _Task, stop: str) -> _Answer:
+    """:func:`_solve_task` on a Dask worker, halted within about :data:`STOP_POLL` seconds of the
+    client's setting the ``distributed.Event`` named ``stop`` (:meth:`_Dask.cancel`): Dask cannot
+    interrupt a running task (see :func:`_solve_stoppable`)."""
+    from distributed import Event, get_client
+
+    event = Event(stop, client=get_client())  # type: ignore[no-untyped-call]  # (made in the task's thread: get_client() finds the worker here)
+    return _solve_stoppable(task, event.is_set)
+
+
+def _solve_stoppable(task: _Task, stopped: Callable[[], bool]) -> _Answer:
+    """:func:`_solve_task`, halted within about :data:`STOP_POLL` seconds of ``stopped()`` turning
+    true: a thread of the task's own asks it every :data:`STOP_POLL` seconds and halts the search
+    engine.  A halted task raises :class:`SearchTimeout` (whatever the halted search made of the
+    halt; its result is not wanted), and its engines are resumed, so that the worker's kept solver
+    serves the next subproblem.  (An engine still being built, numba compiling on a cold cache, is
+    halted once it is built.)"""
+    halter = _Halter()
+    done = threading.Event()
+    threading.Thread(target=_watch_stop, args=(stopped, halter, done), name="gametree-stop-watch", daemon=True).start()
+    try:
+        return _solve_task(task, halter)
+    except Exception:
+        if halter.stopped:
+            raise SearchTimeout("the solve was cancelled") from None
+        raise
+    finally:
+        done.set()
+        halter.finish()
+
+
+def _watch_stop(stopped: Callable[[], bool], halter: _Halter, done: threading.Event) -> None:
+    """Until ``done``: every :data:`STOP_POLL` seconds, ask ``stopped()`` (for Dask, a short call to
+    the scheduler: ``Event.is_set``, not a ``wait`` that would still be open on the scheduler when the
+    task ends); once it is true, halt ``halter``'s engines, and again at each look after (the
+    solver resumes its engine between its stages)."""
+    stopping = False
+    while not done.wait(STOP_POLL):
+        if not stopping:
+            try:
+                stopping = bool(stopped())
+            except Exception:  # the scheduler is gone: no stop can come (and the task's result has nowhere to go)
+                return
+        if stopping:
+            halter.stop()
 
 
 # -- running subproblems: in this process, in worker processes, on Dask --------------------
@@ -454,13 +554,15 @@ class _Dask(_Runner):
             self.client = scheduler
         self.futures: list[Any] = []
         self.lock = threading.Lock()
+        #: The name of this solve's ``distributed.Event``, set by :meth:`cancel`: its running tasks halt.
+        self.stop = f"gametree-stop-{uuid.uuid4().hex}"
 
     def slots(self) -> int:
         threads: int = sum(self.client.nthreads().values())
         return max(1, threads)
 
     def submit(self, task: _Task) -> Any:
-        future = self.client.submit(_solve_task, task, pure=False)
+        future = self.client.submit(_solve_on_dask, task, self.stop, pure=False)
         with self.lock:
             self.futures.append(future)
         return future
@@ -484,6 +586,14 @@ class _Dask(_Runner):
         super().cancel()
         with self.lock:
             futures = list(self.futures)
+        if futures:
+            # First the tasks running now (cancelling their futures does not stop them: Dask
+            # cannot interrupt a running function); the event stays set on the scheduler (a few
+            # bytes), so that a task that looks late still sees it.
+            from distributed import Event
+
+            with contextlib.suppress(Exception):  # (a lost scheduler: the error of the wait is the one to report)
+                Event(self.stop, client=self.client).set()  # type: ignore[no-untyped-call]
         self.client.cancel(futures)
 
     def close(self) -> None:
