@@ -64,14 +64,18 @@ def write_privately(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` for this user alone: through a new file of mode 0o600 (its folder
     made 0o700 if new), renamed onto ``path``.  Unlike :func:`write_atomically`, whatever is at
     ``path`` is replaced, never written through: a symbolic link or a FIFO there (left by someone
-    else, say) gives way to the new file.  For a cache, where a lost write only costs a miss: no
-    fsync."""
+    else, say) gives way to the new file.  The new file is fsynced before the rename, so that
+    after a crash ``path`` holds the old content or the new, never an empty or partly written
+    file (a file system may make the rename durable before the data renamed); the rename itself
+    is not synced (for a cache, where a lost write only costs a miss)."""
     folder, name = os.path.split(os.path.abspath(path))
     os.makedirs(folder, mode=0o700, exist_ok=True)
     fd, temporary = _create_beside(folder, name, 0o600)
     with _removed_on_error(temporary):
         with os.fdopen(fd, "wb") as stream:
             stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
         os.replace(temporary, os.path.join(folder, name))
 
 

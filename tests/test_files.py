@@ -1,4 +1,4 @@
-"""``gametree.files.write_atomically``: a failed write leaves the old file as it was, and no temporary file."""
+"""``gametree.files.write_atomically`` (and ``write_privately``): a failed write leaves the old file as it was, and no temporary file."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from gametree.files import write_atomically
+from gametree.files import write_atomically, write_privately
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions, symlinks and devices")
 
@@ -100,3 +100,28 @@ def test_a_device_is_written_directly(monkeypatch):
     # /dev/null cannot be replaced (and must not be): it is written to as before.
     monkeypatch.setattr(os, "replace", _failing(AssertionError("a device must not be replaced")))
     write_atomically(os.devnull, b"into the void")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="names an open file by /proc/self/fd")
+@pytest.mark.parametrize("write", [write_atomically, write_privately])
+def test_the_data_are_on_disk_before_the_rename(tmp_path, monkeypatch, write):
+    """The new file is fsynced before it is renamed onto the path (else a crash could leave the
+    path empty on a file system that makes the rename durable first): the plugin cache too."""
+    path = tmp_path / "cache.json"
+    events = []
+    fsync, replace = os.fsync, os.replace
+
+    def fsync_noted(fd):
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        fsync(fd)
+
+    def replace_noted(source, target):
+        events.append(("replace", os.fspath(source)))
+        replace(source, target)
+
+    monkeypatch.setattr(os, "fsync", fsync_noted)
+    monkeypatch.setattr(os, "replace", replace_noted)
+    write(path, b"new")
+    (temporary,) = [name for what, name in events if what == "replace"]
+    assert events.index(("fsync", temporary)) < events.index(("replace", temporary)), events
+    assert path.read_bytes() == b"new"
