@@ -11,6 +11,7 @@ process or in worker processes; each proven value is written at once.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -136,17 +137,19 @@ def _run_tasks(tasks: list[Task], workers: int, scheduler: Any) -> Iterator[tupl
     if not tasks:
         return
     if scheduler is not None:
-        from .search.parallel import dask_client, dask_lost
+        from .search.parallel import dask_client, dask_lost, new_stop_name, stop_dask_tasks
 
         with dask_client(scheduler) as client:
             from dask.distributed import as_completed
 
-            futures = client.map(prove_chunk, tasks, pure=False)
+            stop = new_stop_name()
+            futures = client.map(prove_chunk_on_dask, tasks, stop=stop, pure=False)
             try:
                 for future in as_completed(futures):  # type: ignore[no-untyped-call]
                     yield future.result()
             except BaseException as exc:
-                client.cancel(futures)  # (Ctrl-C, or an error: the cluster stops the rest)
+                stop_dask_tasks(client, stop)  # (Ctrl-C, or an error: the running tasks halt, ...
+                client.cancel(futures)  # ... and the cluster drops the rest)
                 lost = dask_lost(exc, scheduler, "the book build")
                 if lost is None:
                     raise
@@ -166,10 +169,19 @@ def _run_tasks(tasks: list[Task], workers: int, scheduler: Any) -> Iterator[tupl
 _kept: dict[tuple[str, str], tuple[Any, MemoryBook]] = {}
 
 
-def prove_chunk(task: Task) -> tuple[int, list[tuple[int | str, int]]]:
+def prove_chunk_on_dask(task: Task, stop: str) -> tuple[int, list[tuple[int | str, int]]]:
+    """:func:`prove_chunk` on a Dask worker, halted when the build sets the event ``stop``
+    (:func:`gametree.search.parallel.on_dask_stoppable`): Ctrl-C stops the running tasks too."""
+    from .search.parallel import on_dask_stoppable
+
+    return on_dask_stoppable(functools.partial(prove_chunk, task), stop)
+
+
+def prove_chunk(task: Task, halter: Any = None) -> tuple[int, list[tuple[int | str, int]]]:
     """Prove some positions (in a worker process, a Dask worker or this process); with lines,
     their principal variations too.  Returns how many positions, and what was proven as
-    ``(key, score)`` entries for the store."""
+    ``(key, score)`` entries for the store.  ``halter``: a
+    :class:`gametree.search.parallel.Halter` the searching engine is attached to."""
     from .search.exact import Solver
 
     game, engine, states, name, options, lines = task
@@ -178,6 +190,8 @@ def prove_chunk(task: Task) -> tuple[int, list[tuple[int | str, int]]]:
         memory = MemoryBook(name, options)
         _kept[ident] = (Solver(game, engine=engine, store=memory), memory)  # type: ignore[arg-type]
     solver, memory = _kept[ident]
+    if states and halter is not None:
+        halter.attach(solver.engine_for(states[0]))  # (the engine of every search here: kept once built)
     for s in states:
         if lines:
             solver.solve(s, all_moves=False, pv=True)

@@ -31,6 +31,7 @@ True
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import multiprocessing
 import os
@@ -42,27 +43,34 @@ import uuid
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, CancelledError, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..game import Game, GameError, State, capabilities, win_score
 from .compiled import EngineChoice, use_compiled
 from .engine import Engine, SearchTimeout
 from .results import MoveValue, SearchResult, SearchStats, assemble, build_result, freeze, start, stats_of, timed
 
+T = TypeVar("T")
+
 if TYPE_CHECKING:
     from multiprocessing.pool import Pool
 
 __all__ = [
     "EXACT_ALGORITHMS",
+    "Halter",
     "ParallelError",
     "Split",
     "WorkerWatch",
     "dask_client",
     "dask_lost",
     "max_workers",
+    "new_stop_name",
+    "on_dask_stoppable",
     "process_pool",
+    "run_stoppable",
     "solve_parallel",
     "split",
+    "stop_dask_tasks",
     "watched",
     "workers_limit_message",
 ]
@@ -281,7 +289,7 @@ def _worker_solver(game: Game[Any, Any], entries: int, engine: EngineChoice) -> 
     return _kept("solvers", (repr(game), entries, engine), lambda: Solver(game, cache=_table(game, "solver", entries), engine=engine))
 
 
-class _Halter:
+class Halter:
     """The engines a subproblem searches with, halted on request from another thread.
 
     :meth:`attach` each engine as the task takes it up (one asked to stop already is halted at
@@ -320,7 +328,7 @@ class _Halter:
                     engine.resume()
 
 
-def _solve_task(task: _Task, halter: _Halter | None = None) -> _Answer:
+def _solve_task(task: _Task, halter: Halter | None = None) -> _Answer:
     """Solve one subproblem; each engine it searches with is attached to ``halter``, if given."""
     from .exact import search_stats
 
@@ -361,36 +369,62 @@ STOP_POLL = 0.2
 
 def _solve_on_dask(task: _Task, stop: str) -> _Answer:
     """:func:`_solve_task` on a Dask worker, halted within about :data:`STOP_POLL` seconds of the
-    client's setting the ``distributed.Event`` named ``stop`` (:meth:`_Dask.cancel`): Dask cannot
-    interrupt a running task (see :func:`_solve_stoppable`)."""
-    from distributed import Event, get_client
-
-    event = Event(stop, client=get_client())  # type: ignore[no-untyped-call]  # (made in the task's thread: get_client() finds the worker here)
-    return _solve_stoppable(task, event.is_set)
+    client's setting the ``distributed.Event`` named ``stop`` (:meth:`_Dask.cancel`)."""
+    return on_dask_stoppable(functools.partial(_solve_task, task), stop)
 
 
 def _solve_stoppable(task: _Task, stopped: Callable[[], bool]) -> _Answer:
-    """:func:`_solve_task`, halted within about :data:`STOP_POLL` seconds of ``stopped()`` turning
-    true: a thread of the task's own asks it every :data:`STOP_POLL` seconds and halts the search
-    engine.  A halted task raises :class:`SearchTimeout` (whatever the halted search made of the
-    halt; its result is not wanted), and its engines are resumed, so that the worker's kept solver
-    serves the next subproblem.  (An engine still being built, numba compiling on a cold cache, is
-    halted once it is built.)"""
-    halter = _Halter()
+    """:func:`_solve_task`, halted within about :data:`STOP_POLL` seconds of ``stopped()`` turning true."""
+    return run_stoppable(functools.partial(_solve_task, task), stopped)
+
+
+def on_dask_stoppable(work: Callable[[Halter], T], stop: str) -> T:
+    """``work(halter)`` in a Dask task, halted within about :data:`STOP_POLL` seconds of the client's
+    setting the ``distributed.Event`` named ``stop`` (:func:`stop_dask_tasks`): Dask cannot interrupt
+    a running task (see :func:`run_stoppable`)."""
+    from distributed import Event, get_client
+
+    event = Event(stop, client=get_client())  # type: ignore[no-untyped-call]  # (made in the task's thread: get_client() finds the worker here)
+    return run_stoppable(work, event.is_set)
+
+
+def new_stop_name() -> str:
+    """A fresh name for the ``distributed.Event`` that stops one piece of work's Dask tasks."""
+    return f"gametree-stop-{uuid.uuid4().hex}"
+
+
+def stop_dask_tasks(client: Any, stop: str) -> None:
+    """Set the event ``stop``: the running tasks of :func:`on_dask_stoppable` with that name halt
+    (cancelling their futures does not stop them).  The event stays set on the scheduler (a few
+    bytes), so that a task that looks late still sees it.  A lost scheduler is not an error here."""
+    from distributed import Event
+
+    with contextlib.suppress(Exception):  # (a lost scheduler: the error of the wait is the one to report)
+        Event(stop, client=client).set()  # type: ignore[no-untyped-call]
+
+
+def run_stoppable(work: Callable[[Halter], T], stopped: Callable[[], bool]) -> T:
+    """``work(halter)``, halted within about :data:`STOP_POLL` seconds of ``stopped()`` turning true:
+    a thread of the task's own asks it every :data:`STOP_POLL` seconds and halts the search engines
+    ``work`` attaches to ``halter``.  A halted task raises :class:`SearchTimeout` (whatever the
+    halted search made of the halt; its result is not wanted), and its engines are resumed, so that
+    the worker's kept solver serves its next task.  (An engine still being built, numba compiling
+    on a cold cache, is halted once it is built.)"""
+    halter = Halter()
     done = threading.Event()
     threading.Thread(target=_watch_stop, args=(stopped, halter, done), name="gametree-stop-watch", daemon=True).start()
     try:
-        return _solve_task(task, halter)
+        return work(halter)
     except Exception:
         if halter.stopped:
-            raise SearchTimeout("the solve was cancelled") from None
+            raise SearchTimeout("the work was cancelled") from None
         raise
     finally:
         done.set()
         halter.finish()
 
 
-def _watch_stop(stopped: Callable[[], bool], halter: _Halter, done: threading.Event) -> None:
+def _watch_stop(stopped: Callable[[], bool], halter: Halter, done: threading.Event) -> None:
     """Until ``done``: every :data:`STOP_POLL` seconds, ask ``stopped()`` (for Dask, a short call to
     the scheduler: ``Event.is_set``, not a ``wait`` that would still be open on the scheduler when the
     task ends); once it is true, halt ``halter``'s engines, and again at each look after (the
@@ -555,7 +589,7 @@ class _Dask(_Runner):
         self.futures: list[Any] = []
         self.lock = threading.Lock()
         #: The name of this solve's ``distributed.Event``, set by :meth:`cancel`: its running tasks halt.
-        self.stop = f"gametree-stop-{uuid.uuid4().hex}"
+        self.stop = new_stop_name()
 
     def slots(self) -> int:
         threads: int = sum(self.client.nthreads().values())
@@ -587,13 +621,7 @@ class _Dask(_Runner):
         with self.lock:
             futures = list(self.futures)
         if futures:
-            # First the tasks running now (cancelling their futures does not stop them: Dask
-            # cannot interrupt a running function); the event stays set on the scheduler (a few
-            # bytes), so that a task that looks late still sees it.
-            from distributed import Event
-
-            with contextlib.suppress(Exception):  # (a lost scheduler: the error of the wait is the one to report)
-                Event(self.stop, client=self.client).set()  # type: ignore[no-untyped-call]
+            stop_dask_tasks(self.client, self.stop)  # first the tasks running now
         self.client.cancel(futures)
 
     def close(self) -> None:
