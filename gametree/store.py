@@ -223,6 +223,9 @@ class SolutionStore:
             raise StoreError(f"{self.path} is a gametree store of schema version {version}; this gametree reads version {SCHEMA_VERSION}")
         if not {"games", "positions", "builds"} <= tables:
             raise StoreError(f"{self.path} is a damaged gametree store (tables missing)")
+        columns = {row[1] for row in db.execute("PRAGMA table_info(positions)")}
+        if not {"key", "score", "images", "bound", "best"} <= columns:
+            raise StoreError(f"{self.path} is a damaged gametree store (columns missing from its positions)")
         if not self.readonly:
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")  # (in WAL mode: never corrupt; a crash may lose the last writes)

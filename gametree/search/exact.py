@@ -333,6 +333,8 @@ class Solver:
                 try:
                     value, move = self._root(engine, state, watch)
                 except SearchTimeout:
+                    if deadline is None:  # halted from outside (engine.halt()), not by a time limit: no guess wanted
+                        raise
                     alarm.cancel()
                     engine.resume()
                     return self._best_guess(state, watch, started, deadline, all_moves=all_moves, pv=pv)
