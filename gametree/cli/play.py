@@ -165,12 +165,12 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
         _give_table(game, seats, params["table"])
     if big and "perfect" in (params["first"], params["second"]):
         notes.append(f"note: 'perfect' solves the game completely before it moves; with {game.info.max_plies} plies that can take very long (Ctrl-C stops).")
-    try:
+    try:  # (an illegal move is exit 1, as in solve and tree: the command line is well formed)
         start = _start(game, params["moves"])
     except GameError as exc:
-        raise click.BadParameter(str(exc), param_hint="--moves") from None
+        raise click.ClickException(f"--moves: {exc}") from None
     if game.outcome(start) is not None:
-        raise click.BadParameter("the game is already over after these moves", param_hint="--moves")
+        raise click.ClickException("--moves: the game is already over after these moves")
     if params["as_json"]:
         if any(seat.human for seat in seats):
             raise click.UsageError("--json needs two computer players (for example --x perfect --o random)")
