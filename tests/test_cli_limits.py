@@ -24,7 +24,7 @@ HUGE = "9" * 5000  # over the interpreter's 4,300-digit limit of int()
 
 def gametree(*args: str, path: Path | None = None, env: dict[str, str] | None = None, input: str | None = None) -> subprocess.CompletedProcess[str]:
     """The real command line in a fresh interpreter, with ``path`` on PYTHONPATH."""
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("GAMETREE_") or k == "GAMETREE_CACHE_DIR"}
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("GAMETREE_") or k in ("GAMETREE_CACHE_DIR", "GAMETREE_STORE")}  # (never the user's own store)
     if path is not None:
         environment["PYTHONPATH"] = os.pathsep.join([str(path), *filter(None, [environment.get("PYTHONPATH")])])
     environment.update(env or {})

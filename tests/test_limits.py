@@ -23,7 +23,7 @@ def _cap_memory() -> None:  # pragma: no cover - runs in the child
 
 def gametree(*args: str, input: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """The real command line in a fresh interpreter with capped memory (on POSIX)."""
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("GAMETREE_") or k == "GAMETREE_CACHE_DIR"}
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("GAMETREE_") or k in ("GAMETREE_CACHE_DIR", "GAMETREE_STORE")}  # (never the user's own store)
     return subprocess.run(
         [sys.executable, "-c", "from gametree.cli import main; main()", *args],
         capture_output=True,
@@ -77,8 +77,11 @@ def test_play_connect4_100x100_hint_is_a_message_and_the_game_goes_on() -> None:
     out = gametree("play", "connect4", "--width", "100", "--height", "100", "--o", "random", input="hint\nquit\n")
     assert out.returncode == 0, out.stderr[-2000:]
     assert "Traceback" not in out.stderr and "RecursionError" not in out.stderr, out.stderr[-2000:]
-    hints = [line for line in out.stdout.splitlines() if "No hint" in line]
-    assert len(hints) == 1 and "too large for a search to the end" in hints[0], out.stdout[-2000:]
+    # The hint's exact solve recurses until Python's limit says no, or its 1.5 s run out first
+    # (then it gives a best guess): which comes first depends on the machine's speed.
+    hints = [line for line in out.stdout.splitlines() if "No hint" in line or "Not proven in" in line]
+    assert len(hints) == 1, out.stdout[-2000:]
+    assert "too large for a search to the end" in hints[0] or "Best guess" in hints[0], hints[0]
     assert out.stdout.rstrip().endswith("Goodbye.")
 
 

@@ -29,7 +29,7 @@ EXAMPLE = ROOT / "docs" / "example-plugin"
 
 def gametree(*args: str, path: Path | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
     """Run the real command line in a fresh interpreter, with ``path`` on PYTHONPATH."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GAMETREE_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GAMETREE_") or k == "GAMETREE_STORE"}  # (never the user's own store)
     if path is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(path), *filter(None, [env.get("PYTHONPATH")])])
     done = subprocess.run(
