@@ -11,6 +11,7 @@ process or in worker processes; each proven value is written at once.
 
 from __future__ import annotations
 
+import collections
 import functools
 import time
 from collections.abc import Callable, Iterator
@@ -229,7 +230,7 @@ def build_play_book(
 ) -> BuildReport:
     """Store what a perfect player needs to move within ``seconds`` against any opponent.
 
-    For each of ``players`` (0: the first player), every position the perfect player
+    For each of ``players`` (0: the first player), ply by ply, every position the perfect player
     (:class:`gametree.search.perfect.PerfectMover`) can meet is visited, the
     opponent's moves all followed.  Where the store already tells the player's move
     (:func:`gametree.search.perfect.stored_choice`), that move is chosen for good
@@ -259,9 +260,11 @@ def build_play_book(
     for player in players:
         seen: set[Any] = set()
         quick: set[Any] = set()
-        stack = [game.initial_state()]
-        while stack:
-            s = stack.pop()
+        # Ply by ply (first in, first out): a build stopped early covers the first moves, the
+        # hardest to prove, for every line of play alike.
+        queue = collections.deque([game.initial_state()])
+        while queue:
+            s = queue.popleft()
             k = key(s)
             if k is None:
                 raise ValueError("this game's positions have keys a store cannot keep (only integers, strings and tuples of them)")
@@ -273,7 +276,7 @@ def build_play_book(
             seen.add(exact_key)
             moves = list(game.legal_moves(s))
             if game.to_move(s) != player:  # every answer of the opponent
-                stack.extend(game.play(s, m) for m in reversed(moves))
+                queue.extend(game.play(s, m) for m in moves)
                 continue
             visited += 1
             entry = book.entry(k)
@@ -309,6 +312,6 @@ def build_play_book(
                 best = key(game.play(s, move))
                 book.choose_many([(k, best)])  # type: ignore[list-item]
                 picked = moves_to(game, s, best)
-            stack.extend(game.play(s, m) for m in picked)
+            queue.extend(game.play(s, m) for m in picked)
     per_ply = tuple(hard_by_ply.get(p, 0) for p in range(max(hard_by_ply, default=-1) + 1))
     return BuildReport(visited, proved, had, time.perf_counter() - started, per_ply)

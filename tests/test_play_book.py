@@ -56,6 +56,11 @@ def test_a_store_of_schema_1_is_upgraded_when_opened_for_writing(tmp_path):
     with SolutionStore(path) as upgraded:
         assert upgraded.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
         assert upgraded.book("nim", {}).entry(7) == (3, EXACT, None)
+    db = sqlite3.connect(path)  # a store of version 2 without a column of it: damaged, refused in one line
+    db.executescript("ALTER TABLE positions RENAME COLUMN best TO other;")
+    db.close()
+    with pytest.raises(StoreError, match="damaged gametree store"):
+        SolutionStore(path)
 
 
 def test_export_and_import_carry_bounds_and_chosen_moves(store, tmp_path):

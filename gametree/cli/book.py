@@ -106,11 +106,15 @@ def _build_command(spec: GameSpec) -> click.Command:
             summary = {"game": spec.name, "options": entries.options, "build": name, "positions": report.positions, "proved": report.proved, "had": report.had}
             click.echo(json.dumps({**summary, "seconds": report.seconds, "per_ply": list(report.per_ply)}))
             return
-        click.echo(f"{spec.name} {entries.options}: {name}: {report.positions:,} positions ({report.proved:,} proved now, {report.had:,} stored already) in {report.seconds:.1f} s")
-        if params["for_play"] is not None:
-            click.echo(f"stored the perfect player's move in {report.proved:,} positions; the other {report.positions - report.proved - report.had:,} are proven within {params['for_play']:g} s")
+        if params["for_play"] is None:
+            click.echo(f"{spec.name} {entries.options}: {name}: {report.positions:,} positions ({report.proved:,} proved now, {report.had:,} stored already) in {report.seconds:.1f} s")
+        else:
+            quick = report.positions - report.proved - report.had
+            reach = f"up to where it proves them within {params['for_play']:g} s"
+            click.echo(f"{spec.name} {entries.options}: {name}: the perfect player meets {report.positions:,} positions {reach} ({report.seconds:.1f} s)")
+            click.echo(f"its move stored: {report.proved:,} searched now, {report.had:,} from what the store proves; {quick:,} proven in time, left to the player")
         if report.per_ply:
-            click.echo(("stored per ply: " if params["for_play"] is not None else "per ply: ") + " ".join(f"{n:,}" for n in report.per_ply))
+            click.echo(("searched and stored per ply: " if params["for_play"] is not None else "per ply: ") + " ".join(f"{n:,}" for n in report.per_ply))
         click.echo(f"store: {entries.store.path} ({entries.store.size():,} bytes)")
 
     return command

@@ -5,6 +5,7 @@
 - :mod:`.results`: what a search returns, built in one place;
 - :mod:`.classic`: minimax, alpha-beta, iterative deepening;
 - :mod:`.exact`: the exact solver (Pons's null-window driver on the engine);
+- :mod:`.perfect`: perfect moves in bounded time (the store's books, a weak proof, exact scores);
 - :mod:`.montecarlo`: Monte Carlo tree search;
 - :mod:`.algorithms`: the algorithms by name: ``search`` and ``prepare`` (``run`` is the older ``search``);
 - :mod:`.parallel`: solving over processes or a Dask cluster;
@@ -17,6 +18,7 @@ from .algorithms import ALGORITHMS, prepare, prepare_scores, run, search
 from .classic import alphabeta, iterative_deepening, minimax
 from .exact import Solver, solver
 from .montecarlo import mcts
+from .perfect import PerfectMover
 from .results import MoveValue, Scored, SearchResult, SearchStats, Value, position
 from .strong import StrongSolution, solve_strongly
 from .table import Bound, Entry, TranspositionTable
@@ -26,6 +28,7 @@ __all__ = [
     "Bound",
     "Entry",
     "MoveValue",
+    "PerfectMover",
     "Scored",
     "SearchResult",
     "SearchStats",
