@@ -155,6 +155,8 @@ class GameEntry:
     builds: tuple[tuple[str, bool, int, float, str], ...]
     #: How many of the entries are bounds (what weak solves proved), not exact scores.
     bounds: int = 0
+    #: How many entries name a chosen move (a book for perfect play).
+    chosen: int = 0
 
 
 class SolutionStore:
@@ -275,14 +277,14 @@ class SolutionStore:
         """What the store holds, game by game."""
         entries = []
         for game, name, options in self.db.execute("SELECT id, name, options FROM games ORDER BY name, options").fetchall():
-            positions, covered, bounds = self.db.execute(
-                "SELECT COUNT(*), COALESCE(SUM(images), 0), COALESCE(SUM(bound != 0), 0) FROM positions WHERE game = ?", (game,)
+            positions, covered, bounds, chosen = self.db.execute(
+                "SELECT COUNT(*), COALESCE(SUM(images), 0), COALESCE(SUM(bound != 0), 0), COUNT(best) FROM positions WHERE game = ?", (game,)
             ).fetchone()
             builds = tuple(
                 (b, bool(c), p, s, n)
                 for b, c, p, s, n in self.db.execute("SELECT name, complete, positions, seconds, note FROM builds WHERE game = ? ORDER BY name", (game,))
             )
-            entries.append(GameEntry(name, json.loads(options), positions, covered, builds, bounds))
+            entries.append(GameEntry(name, json.loads(options), positions, covered, builds, bounds, chosen))
         return entries
 
     def size(self) -> int:
@@ -343,6 +345,13 @@ class Book:
             return None
         row = self.store.db.execute("SELECT score, bound, best FROM positions WHERE game = ? AND key = ?", (game, key)).fetchone()
         return None if row is None else Entry(int(row[0]), int(row[1]), row[2])
+
+    def chosen_moves(self) -> int:
+        """How many stored positions name a chosen move (a book for perfect play)."""
+        game = self._game(False)
+        if game is None:
+            return 0
+        return int(self.store.db.execute("SELECT COUNT(*) FROM positions WHERE game = ? AND best IS NOT NULL", (game,)).fetchone()[0])
 
     def choose_many(self, items: Iterable[tuple[int | str, int | str]]) -> None:
         """Record for stored positions ``(key, best)`` that each is to be left for the position
@@ -450,6 +459,9 @@ class MemoryBook(Book):
 
     def choose_many(self, items: Iterable[tuple[int | str, int | str]]) -> None:
         self.chosen.update(items)
+
+    def chosen_moves(self) -> int:
+        return len(self.chosen)
 
     def put_bounds(self, items: Iterable[tuple[int | str, int, int]]) -> int:
         count = 0

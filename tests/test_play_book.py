@@ -179,6 +179,8 @@ def test_cli_book_for_play_and_its_refusals(tmp_path):
     assert data["build"] == "play:0:first" and data["proved"] == sum(data["per_ply"]) > 0
     info = json.loads(gametree("book", "info", "--json", "--store", store).stdout)
     assert info["games"][0]["builds"][0]["name"] == "play:0:first"
+    # (each position searched has its move chosen; so have some the store proved; a mirror image shares its image's)
+    assert data["proved"] <= info["games"][0]["chosen_moves"] <= data["proved"] + data["had"] and info["games"][0]["bounds"] > 0
     for bad, message in [
         (["--for-play", "1", "--plies", "2"], "give --plies N, --all or --for-play SECONDS (one of them)"),
         (["--for-play", "1", "--workers", "2"], "--for-play works in one process"),

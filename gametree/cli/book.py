@@ -131,7 +131,7 @@ def info(**params: Any) -> None:
     games = store.games()
     if params["as_json"]:
         click.echo(json.dumps({"store": store.path, "bytes": store.size(), "games": [
-            {"game": g.name, "options": g.options, "positions": g.covered, "entries": g.positions,
+            {"game": g.name, "options": g.options, "positions": g.covered, "entries": g.positions, "bounds": g.bounds, "chosen_moves": g.chosen,
              "builds": [{"name": b[0], "complete": b[1], "positions": b[2], "seconds": b[3], "note": b[4]} for b in g.builds]} for g in games
         ]}))
         return
@@ -140,7 +140,8 @@ def info(**params: Any) -> None:
         click.echo("(empty)")
     for g in games:
         options = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in sorted(g.options.items()))
-        click.echo(f"{g.name} {options}: {g.covered:,} positions ({g.positions:,} entries, mirror images once)")
+        kinds = "".join(f", {n:,} {what}" for n, what in ((g.bounds, "of them bounds"), (g.chosen, "with a chosen move")) if n)
+        click.echo(f"{g.name} {options}: {g.covered:,} positions ({g.positions:,} entries, mirror images once{kinds})")
         for name, complete, positions, seconds, note in g.builds:
             click.echo(f"  {name}: {positions:,} positions, {seconds:.1f} s{'' if complete else ' (incomplete)'}{'; ' + note if note else ''}")
 
