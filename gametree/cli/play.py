@@ -135,9 +135,6 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
 
     compiled = use_compiled(game, params["engine"] or "auto", game.info.max_plies)
     big = game.info.max_plies > (COMPILED_PERFECT_MAX_PLIES if compiled else PERFECT_MAX_PLIES)
-    # A store with a book for perfect play (book build --for-play, or a game's shipped book) keeps
-    # 'perfect' quick on its board.
-    big = big and not (params["book"] is not None and params["book"].chosen_moves() > 0)
     notes = []
     second = params["second"]
     if second is None:
@@ -166,7 +163,9 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
         seats.append(Seat(kind, player))
     if params["table"] is not None:
         _give_table(game, seats, params["table"])
-    if big and "perfect" in (params["first"], params["second"]):
+    # (a store with a book for perfect play, from book build --for-play or a game's shipped book, keeps it quick)
+    booked = params["book"] is not None and params["book"].chosen_moves() > 0
+    if big and not booked and "perfect" in (params["first"], params["second"]):
         notes.append(
             f"note: 'perfect' proves the value before it moves; with {game.info.max_plies} plies and no book for perfect play in the store "
             "(gametree book build --for-play) that can take very long (Ctrl-C stops)."
