@@ -45,3 +45,37 @@ def registry() -> Registry:
 @pytest.fixture(scope="session")
 def ttt3(registry):
     return registry.game("tictactoe").create(size=3)
+
+
+@pytest.fixture
+def one_dask_worker():
+    """A Dask cluster of one single-threaded worker process and a client of it, the worker up;
+    ``interrupt_once_busy()`` then sends this process a Ctrl-C a second after the worker starts
+    a task, and ``free_within(seconds)`` waits for the worker to run a new task (how long it took)."""
+    import _thread
+    import threading
+    import time
+
+    distributed = pytest.importorskip("distributed", reason="Dask is an optional extra: pip install 'gametree[dask]'")
+
+    class Worker:
+        def interrupt_once_busy(self) -> None:
+            def interrupt() -> None:
+                deadline = time.monotonic() + 60
+                while not any(self.client.processing().values()) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                time.sleep(1.0)  # searching
+                _thread.interrupt_main()  # as Ctrl-C does
+
+            threading.Thread(target=interrupt, daemon=True).start()
+
+        def free_within(self, seconds: float) -> float:
+            started = time.monotonic()
+            self.client.submit(int, 1, pure=False).result(timeout=seconds)  # the worker's one thread is free again
+            return time.monotonic() - started
+
+    worker = Worker()
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        client.submit(int, 0, pure=False).result(timeout=60)  # the worker is up
+        worker.cluster, worker.client = cluster, client
+        yield worker

@@ -94,36 +94,20 @@ def test_dask_cluster_gives_the_same_answer(registry):
 
 
 @pytest.mark.parametrize("algorithm", ["solver", "alphabeta"])
-def test_cancelling_a_dask_solve_stops_the_task_running_on_a_worker(registry, algorithm):
+def test_cancelling_a_dask_solve_stops_the_task_running_on_a_worker(registry, algorithm, one_dask_worker):
     """Ctrl-C in a solve on Dask: the subproblem running on a worker stops within a moment (Dask
     cannot interrupt a running function; a thread of the task sees the solve's stop event and
     halts the search engine), and the worker's kept solver, resumed, solves the next position.
     Before, the worker searched on: a subproblem of 7x6 Connect Four kept it busy for more than
     300 s after the cancel on the Python engine (79 s on the compiled one: see the next test)."""
-    import _thread
-    import threading
-
-    distributed = pytest.importorskip("distributed", reason="Dask is an optional extra: pip install 'gametree[dask]'")
     game = registry.game("connect4").create()
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, distributed.Client(cluster) as client:
-        client.submit(int, 0, pure=False).result(timeout=60)  # the worker is up
-
-        def interrupt_once_searching() -> None:
-            deadline = time.monotonic() + 60
-            while not any(client.processing().values()) and time.monotonic() < deadline:
-                time.sleep(0.05)
-            time.sleep(1.0)  # searching
-            _thread.interrupt_main()  # as Ctrl-C does
-
-        threading.Thread(target=interrupt_once_searching, daemon=True).start()
-        with pytest.raises(KeyboardInterrupt):
-            solve_parallel(game, scheduler=cluster.scheduler_address, algorithm=algorithm, engine="python")
-        cancelled = time.monotonic()
-        client.submit(int, 1, pure=False).result(timeout=15)  # the worker's one thread is free again
-        assert time.monotonic() - cancelled < 15
-        late = play_text(game, "4444443333332222")
-        again = solve_parallel(game, late, scheduler=client, algorithm=algorithm, engine="python")
-        assert _answer(again) == _answer(solver(game, late, engine="python"))
+    one_dask_worker.interrupt_once_busy()
+    with pytest.raises(KeyboardInterrupt):
+        solve_parallel(game, scheduler=one_dask_worker.cluster.scheduler_address, algorithm=algorithm, engine="python")
+    assert one_dask_worker.free_within(15) < 15
+    late = play_text(game, "4444443333332222")
+    again = solve_parallel(game, late, scheduler=one_dask_worker.client, algorithm=algorithm, engine="python")
+    assert _answer(again) == _answer(solver(game, late, engine="python"))
 
 
 @pytest.mark.parametrize("engine", ["python", "compiled"])

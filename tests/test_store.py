@@ -334,27 +334,11 @@ def test_book_build_on_a_dask_cluster_gives_the_same_book(registry, tmp_path):
     assert books[0] == books[1] and len(books[0]) > sum(len(layer) for layer in positions_up_to(game, 4))
 
 
-def test_ctrl_c_of_a_book_build_on_dask_stops_the_tasks_running_on_the_workers(registry, tmp_path):
+def test_ctrl_c_of_a_book_build_on_dask_stops_the_tasks_running_on_the_workers(registry, tmp_path, one_dask_worker):
     """As for solve --scheduler: the running tasks see the build's stop event and halt their
     engine, so the worker is free at once (7x6 positions after 2 moves keep it busy for minutes)."""
-    import _thread
-    import threading
-
-    distributed = pytest.importorskip("distributed", reason="Dask is an optional extra")
     game = registry.game("connect4").create()
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, distributed.Client(cluster) as client:
-        client.submit(int, 0, pure=False).result(timeout=60)  # the worker is up
-
-        def interrupt_once_searching() -> None:
-            deadline = time.monotonic() + 60
-            while not any(client.processing().values()) and time.monotonic() < deadline:
-                time.sleep(0.05)
-            time.sleep(1.0)  # searching
-            _thread.interrupt_main()  # as Ctrl-C does
-
-        threading.Thread(target=interrupt_once_searching, daemon=True).start()
-        with SolutionStore(tmp_path / "s.sqlite") as store, pytest.raises(KeyboardInterrupt):
-            build_book(game, store.book("connect4", game.options()), plies=2, scheduler=cluster.scheduler_address, engine="python")
-        cancelled = time.monotonic()
-        client.submit(int, 1, pure=False).result(timeout=15)  # the worker's one thread is free again
-        assert time.monotonic() - cancelled < 15
+    one_dask_worker.interrupt_once_busy()
+    with SolutionStore(tmp_path / "s.sqlite") as store, pytest.raises(KeyboardInterrupt):
+        build_book(game, store.book("connect4", game.options()), plies=2, scheduler=one_dask_worker.cluster.scheduler_address, engine="python")
+    assert one_dask_worker.free_within(15) < 15
