@@ -60,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--store", default=None, help="the solution store (default: a fresh one with the shipped books)")
     parser.add_argument("--opponents", default="random,hard", help="comma-separated registry player names")
+    parser.add_argument("--perfect-as", choices=["first", "second", "both"], default="both", help="the side of perfect")
     args = parser.parse_args(argv)
 
     from gametree import load
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     hints: list[float] = []
     failures = 0
     for opponent in args.opponents.split(","):
-        for side in (0, 1):
+        for side in {"first": (0,), "second": (1,), "both": (0, 1)}[args.perfect_as]:
             perfect = registry.players["perfect"]()
             perfect.store = book
             other = registry.players[opponent]()

@@ -610,3 +610,27 @@ def test_a_long_game_decided_early_is_still_solved(registry) -> None:
     game = registry.game("nim").create(heaps="2000")
     assert game.info.max_plies > sys.getrecursionlimit()
     assert solver(game, all_moves=False, pv=False).value == "win"
+
+
+def test_a_depth_limited_line_of_play_with_a_table_of_deeper_searches(registry):
+    """A table kept from deeper searches (a hint's earlier iterations, a transposition searched
+    deeper before) holds heuristic values of another depth: the line of play of a shallower
+    search still follows the engine's best moves (it was an AssertionError: 'no move keeps the
+    value', seen in 'play' hints on 7x6 Connect Four)."""
+    import random
+
+    from gametree import TranspositionTable
+
+    game = registry.game("tictactoe").create(size=4, k=3)
+    rng = random.Random(1)
+    for _ in range(60):
+        state = game.initial_state()
+        for _ in range(rng.randrange(0, 5)):
+            state = game.play(state, rng.choice(list(game.legal_moves(state))))
+        child = game.play(state, rng.choice(list(game.legal_moves(state))))
+        if game.outcome(state) is not None or game.outcome(child) is not None:
+            continue
+        table = TranspositionTable()
+        alphabeta(game, child, depth=rng.randrange(3, 7), cache=table, pv=False, all_moves=False)
+        shallow = alphabeta(game, state, depth=2, cache=table, all_moves=False)
+        assert shallow.pv and shallow.pv[0] == shallow.best_moves[0] and len(shallow.pv) <= 2

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from ..game import Game, GameOverError, Move, State, UnsupportedGameError, play_text
-from .engine import Counters, Searcher
-from .table import TranspositionTable
+from .engine import INF, Counters, Searcher
+from .table import UNLIMITED_DEPTH, TranspositionTable
 
 __all__ = [
     "CutShort",
@@ -263,6 +263,12 @@ def best_move(engine: Searcher, state: State, value: float, height: int = 0) -> 
         got = engine.search(game.play(state, move), lo, hi, height + 1)
         if lo < got < hi:
             return move
+    if engine.limit < UNLIMITED_DEPTH:
+        # Depth-limited: a table kept from deeper searches (a later iteration cut short, an earlier
+        # search of a transposition) may hold heuristic values of another depth than ``value``'s.
+        # The engine's best move now is the answer.
+        scores = [-engine.search(game.play(state, m), -INF, INF, height + 1) for m in game.legal_moves(state)]
+        return list(game.legal_moves(state))[scores.index(max(scores))]
     raise AssertionError("no move keeps the value: the search is inconsistent")  # pragma: no cover
 
 
