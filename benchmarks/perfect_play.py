@@ -2,7 +2,7 @@
 
     python benchmarks/perfect_play.py                      # 7x6, 10 games per pairing
     python benchmarks/perfect_play.py --games 4 --width 6 --height 5
-    python benchmarks/perfect_play.py --store S            # an existing store (default: a fresh one)
+    python benchmarks/perfect_play.py --store S            # a copy of an existing store (default: a fresh one)
 
 Four pairings, ``--games`` games each: perfect against random and against
 hard, as the first player and as the second.  The players are the registry's
@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--width", type=int, default=7)
     parser.add_argument("--height", type=int, default=6)
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--store", default=None, help="the solution store (default: a fresh one with the shipped books)")
+    parser.add_argument("--store", default=None, help="a solution store to start from, copied first (default: a fresh one with the shipped books)")
     parser.add_argument("--opponents", default="random,hard", help="comma-separated registry player names")
     parser.add_argument("--perfect-as", choices=["first", "second", "both"], default="both", help="the side of perfect")
     args = parser.parse_args(argv)
@@ -70,7 +70,12 @@ def main(argv: list[str] | None = None) -> int:
     registry = load()
     spec = registry.game("connect4")
     game = spec.create(width=args.width, height=args.height)
-    path = args.store or os.path.join(tempfile.mkdtemp(prefix="gametree-perfect-"), "store.sqlite")
+    path = os.path.join(tempfile.mkdtemp(prefix="gametree-perfect-"), "store.sqlite")
+    if args.store is not None:  # a copy: what the games prove does not go into it
+        import sqlite3
+
+        with sqlite3.connect(f"file:{args.store}?mode=ro", uri=True) as source, sqlite3.connect(path) as copy:
+            source.backup(copy)
     store = SolutionStore(path)
     book = store.book("connect4", game.options())  # type: ignore[attr-defined]
     if args.store is None:
