@@ -45,6 +45,7 @@ def _build_command(spec: GameSpec) -> click.Command:
         help="What the perfect player needs to move within SECONDS against any opponent: its move in every position it can meet that takes longer to prove.",
     )
     @click.option("--player", type=click.Choice(["first", "second", "both"]), default="both", show_default=True, help="With --for-play: the perfect player's side.")
+    @click.option("--from-scratch", is_flag=True, help="Do not add the books the game ships to the store first (to remake them).")
     @click.option("--workers", type=click.IntRange(min=1), default=None, callback=check_workers, metavar="N", help="Prove positions in N processes.")
     @click.option("--scheduler", default=None, metavar="ADDRESS", help="Prove positions on a Dask cluster, e.g. tcp://host:8786 (needs gametree[dask]).")
     @click.option("--lines", is_flag=True, help="Also keep the values along each deepest position's principal variation (whole lines of play).")

@@ -227,8 +227,9 @@ def store_options(function: Callable[..., Any]) -> Callable[..., Any]:
 def open_book(spec: GameSpec, game: Any, given: dict[str, Any], params: dict[str, Any]) -> Any:
     """The solution store's entries for this game and board (a :class:`gametree.store.Book`), or
     None (``--no-store``, ``GAMETREE_STORE=none``, or a game whose positions cannot be stored).
-    The books the game's plugin ships for this board are added to the store on first use.  A
-    store that cannot be used is a one-line error naming it."""
+    The books the game's plugin ships for this board are added to the store on first use (not
+    with ``from_scratch`` in ``params``: a build that remakes them).  A store that cannot be
+    used is a one-line error naming it."""
     from ..store import SolutionStore, StoreError, default_store_path, import_book
 
     if params.get("no_store"):
@@ -242,7 +243,7 @@ def open_book(spec: GameSpec, game: Any, given: dict[str, Any], params: dict[str
     try:
         store = SolutionStore(path)
         book = store.book(spec.name, options)
-        for shipped in spec.books:
+        for shipped in () if params.get("from_scratch") else spec.books:
             name = f"shipped:{os.path.basename(shipped)}:{os.path.getsize(shipped)}"
             if book.build(name) is None and _book_board(shipped) == (spec.name, options):
                 _, count = import_book(store, shipped)
