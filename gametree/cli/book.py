@@ -151,6 +151,7 @@ def _export_command(spec: GameSpec) -> click.Command:
     @click.command(name=spec.name, help=f"Write the stored entries of {spec.summary or spec.name} to a book file.")
     @game_options(spec)
     @click.option("-o", "--output", required=True, metavar="FILE", help="The book file to write (gzip-compressed text).")
+    @click.option("--from-scratch", is_flag=True, help="Do not add the books the game ships to the store first (to remake them).")
     @store_options
     def command(**params: Any) -> None:
         game_params, params = split_game_options(spec, params)
