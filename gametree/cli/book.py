@@ -25,6 +25,9 @@ from .common import check_workers, game_group, game_options, make_game, open_boo
 
 __all__ = ["book"]
 
+#: ``--from-scratch`` of book build and export: a store without the game's shipped books, to remake them.
+FROM_SCRATCH = click.option("--from-scratch", is_flag=True, help="Do not add the books the game ships to the store first (to remake them).")
+
 
 @click.group(name="book", help="Opening books and strong solutions in the solution store (see docs/books.md).")
 def book() -> None:
@@ -45,7 +48,7 @@ def _build_command(spec: GameSpec) -> click.Command:
         help="What the perfect player needs to move within SECONDS against any opponent: its move in every position it can meet that takes longer to prove.",
     )
     @click.option("--player", type=click.Choice(["first", "second", "both"]), default="both", show_default=True, help="With --for-play: the perfect player's side.")
-    @click.option("--from-scratch", is_flag=True, help="Do not add the books the game ships to the store first (to remake them).")
+    @FROM_SCRATCH
     @click.option("--workers", type=click.IntRange(min=1), default=None, callback=check_workers, metavar="N", help="Prove positions in N processes.")
     @click.option("--scheduler", default=None, metavar="ADDRESS", help="Prove positions on a Dask cluster, e.g. tcp://host:8786 (needs gametree[dask]).")
     @click.option("--lines", is_flag=True, help="Also keep the values along each deepest position's principal variation (whole lines of play).")
@@ -151,7 +154,7 @@ def _export_command(spec: GameSpec) -> click.Command:
     @click.command(name=spec.name, help=f"Write the stored entries of {spec.summary or spec.name} to a book file.")
     @game_options(spec)
     @click.option("-o", "--output", required=True, metavar="FILE", help="The book file to write (gzip-compressed text).")
-    @click.option("--from-scratch", is_flag=True, help="Do not add the books the game ships to the store first (to remake them).")
+    @FROM_SCRATCH
     @store_options
     def command(**params: Any) -> None:
         game_params, params = split_game_options(spec, params)
