@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from ..game import Game, State
-from .engine import Engine, SearchTimeout
+from .engine import INF, Engine, SearchTimeout
 from .progress import Phase, SolveProgress
 from .results import Root, SearchResult, best_move, build_result, freeze, position, start, timed
 from .table import TranspositionTable, table_of
@@ -101,6 +101,10 @@ def root_search(engine: Engine, state: State) -> Root:
     if move is None:  # answered from the cache at the root: find the move without counting it
         quiet = Engine(engine.game, depth=engine.depth, table=engine.table, symmetry=engine.symmetry)
         move = best_move(quiet, state, value)
+        if move is None:  # (a table of deeper searches: the best move at this depth, by full windows)
+            moves = list(engine.game.legal_moves(state))
+            scores = [-quiet.search(engine.game.play(state, m), -INF, INF, 1) for m in moves]
+            move = moves[scores.index(max(scores))]
     return Root([move], [value])
 
 

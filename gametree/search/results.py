@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from ..game import Game, GameOverError, Move, State, UnsupportedGameError, play_text
-from .engine import INF, Counters, Searcher
+from .engine import Counters, Searcher
 from .table import UNLIMITED_DEPTH, TranspositionTable
 
 __all__ = [
@@ -254,7 +254,8 @@ def freeze(counters: Counters, table: TranspositionTable | None, seconds: float,
 
 def best_move(engine: Searcher, state: State, value: float, height: int = 0) -> Any:
     """The first move of ``state`` (in the game's order) that keeps its ``value``: the child's
-    value, confirmed with a narrow window around ``-value``, is exactly ``-value``."""
+    value, confirmed with a narrow window around ``-value``, is exactly ``-value``.  None if a
+    depth-limited engine finds none (its table holds heuristic values of other depths)."""
     game = engine.game
     target = -value
     lo, hi = target - EPSILON, target + EPSILON
@@ -266,9 +267,7 @@ def best_move(engine: Searcher, state: State, value: float, height: int = 0) -> 
     if engine.limit < UNLIMITED_DEPTH:
         # Depth-limited: a table kept from deeper searches (a later iteration cut short, an earlier
         # search of a transposition) may hold heuristic values of another depth than ``value``'s.
-        # The engine's best move now is the answer.
-        scores = [-engine.search(game.play(state, m), -INF, INF, height + 1) for m in game.legal_moves(state)]
-        return list(game.legal_moves(state))[scores.index(max(scores))]
+        return None
     raise AssertionError("no move keeps the value: the search is inconsistent")  # pragma: no cover
 
 
@@ -290,6 +289,8 @@ def principal_variation(engine: Searcher, state: State, first: Move, value: floa
         if height >= engine.limit:
             return line, False
         move = best_move(engine, state, value, height)
+        if move is None:  # (depth-limited, with a table of deeper searches: the line ends here)
+            return line, False
         line.append(move)
         state, value, height = game.play(state, move), -value, height + 1
 
