@@ -282,3 +282,19 @@ def test_alphabeta_and_minimax_report_their_progress_too(registry, name):
     assert [(move, score) for move, score, _ in seen] == [(mv.move, mv.score) for mv in result.move_values]
     counts = [nodes for _, _, nodes in seen]
     assert counts == sorted(counts) and counts[-1] == result.stats.nodes and progress.engine == "python"
+
+
+def test_a_time_limit_bounds_the_lines_of_play_too(registry):
+    """The value is proven at once (the store holds it), the line to the end of 6x5 Connect Four
+    would take minutes on the Python engine: past the time limit, the answer comes without it
+    (seen in 'play' hints on 7x6: 10 s for a hint given 1.5 s)."""
+    from gametree.search import Solver
+    from gametree.store import MemoryBook, canonical_keyer
+
+    game = registry.game("connect4").create(width=6, height=5)
+    book = MemoryBook("connect4", game.options())
+    key, start = canonical_keyer(game), game.initial_state()
+    book.put_many([(key(start), 0), (key(game.play(start, game.parse_move(start, "3"))), 0)])  # (6x5 is a draw; so is every first move)
+    # (every move asked for: the store cannot answer alone, and the other moves' scores use up the time)
+    result = Solver(game, engine="python", store=book).solve(time_limit=0.5)
+    assert (result.proven, result.score, result.pv, result.plies_to_end, result.cut_short) == (True, 0, ("3",), None, "time")

@@ -359,7 +359,19 @@ class Solver:
             lines = self._lines_stored = Stored(lines, self.store)
         watch.phase = "lines"
         # Cut short: the line of the best move only (each move's line to the end costs searches too).
-        result = build_result("solver", game, state, root, lines, None, stats, weak=weak, move_lines=cut is None)
+        # A time limit bounds the lines too: past it, the moves and their scores without lines.
+        line_alarm = _Alarm(lines) if lines is not None and deadline is not None else None
+        try:
+            if line_alarm is not None:
+                line_alarm.at(deadline)
+            result = build_result("solver", game, state, root, lines, None, stats, weak=weak, move_lines=cut is None)
+        except SearchTimeout:
+            result = build_result("solver", game, state, root, None, None, stats, weak=weak)
+            cut = cut or "time"
+        finally:
+            if line_alarm is not None:
+                line_alarm.cancel()
+                lines.resume()
         watch.phase = "done"
         # The reported time covers all the work, the lines too; nodes per second the searches alone.
         return dataclasses.replace(timed(result, started), unscored=unscored, cut_short=cut)
