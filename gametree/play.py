@@ -600,12 +600,9 @@ class Session:
     def hint(self, state: State, progress: SolveProgress | None = None) -> SearchResult:
         """Every legal move's value under perfect play, as far as :attr:`hint_seconds` allow (an
         exact solve with that time limit; the solver and its tables are kept between hints)."""
-        started = time.perf_counter()
         if self._hint_solver is None:
             self._hint_solver = Solver(self.game, cache=TranspositionTable(), engine=self.engine, store=self.store)
-        self._hint_solver.engine_for(state)  # (the first hint loads the compiled engine: within its time too)
-        left = max(0.0, self.hint_seconds - (time.perf_counter() - started))
-        return self._hint_solver.solve(state, all_moves=True, pv=True, time_limit=left, progress=progress)
+        return self._hint_solver.solve(state, all_moves=True, pv=True, time_limit=self.hint_seconds, progress=progress)
 
     def show_hint(self, state: State) -> None:
         from .live import solve_status

@@ -284,6 +284,7 @@ class Solver:
         if time_limit is not None and weak:
             raise ValueError("weak solving proves the value; it does not combine with a time limit")
         watch = progress if progress is not None else SolveProgress()
+        began = time.perf_counter()  # (a time limit counts from here: building the engine is in it)
         if self.store is not None and not weak:
             known = stored_result(game, state, self.store, all_moves=all_moves, pv=pv)
             if known is not None:  # all of it from the store: no engine to build
@@ -293,7 +294,8 @@ class Solver:
         # Through the store, if there is one: what it holds is not searched again, what is proven goes to it.
         engine: Any = Stored(raw, self.store) if self.store is not None else raw
         try:
-            return self._solve(state, raw, engine, all_moves, pv, weak, time_limit, analysis_time, interruptible, watch)
+            deadline = None if time_limit is None else began + time_limit
+            return self._solve(state, raw, engine, all_moves, pv, weak, deadline, analysis_time, interruptible, watch)
         finally:
             self._flush(engine)
 
@@ -305,7 +307,7 @@ class Solver:
         all_moves: bool,
         pv: bool,
         weak: bool,
-        time_limit: float | None,
+        deadline: float | None,
         analysis_time: float | None,
         interruptible: bool,
         watch: SolveProgress,
@@ -318,7 +320,6 @@ class Solver:
         watch.narrowed(engine.floor(game.ply(state)), win_score(engine.C, game.ply(state)))
         base = engine.table_counts()
         started = time.perf_counter()
-        deadline = None if time_limit is None else started + time_limit
         alarm = _Alarm(engine)
         cut: CutShort | None = None
         unscored: tuple[str, ...] = ()
@@ -328,7 +329,7 @@ class Solver:
                 root = self._weak_root(engine, state, all_moves)
             else:
                 # An exact answer has EXACT_SHARE of a time limit; a best guess the rest.
-                alarm.at(None if time_limit is None else started + EXACT_SHARE * time_limit)
+                alarm.at(None if deadline is None else started + EXACT_SHARE * (deadline - started))
                 watch.phase = "root"
                 try:
                     value, move = self._root(engine, state, watch)
