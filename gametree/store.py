@@ -346,6 +346,11 @@ class Book:
         row = self.store.db.execute("SELECT score, bound, best FROM positions WHERE game = ? AND key = ?", (game, key)).fetchone()
         return None if row is None else Entry(int(row[0]), int(row[1]), row[2])
 
+    def has_chosen_moves(self) -> bool:
+        """Whether some stored position names a chosen move (a book for perfect play is here)."""
+        game = self._game(False)
+        return game is not None and self.store.db.execute("SELECT 1 FROM positions WHERE game = ? AND best IS NOT NULL LIMIT 1", (game,)).fetchone() is not None
+
     def chosen_moves(self) -> int:
         """How many stored positions name a chosen move (a book for perfect play)."""
         game = self._game(False)
@@ -462,6 +467,9 @@ class MemoryBook(Book):
 
     def chosen_moves(self) -> int:
         return len(self.chosen)
+
+    def has_chosen_moves(self) -> bool:
+        return bool(self.chosen)
 
     def put_bounds(self, items: Iterable[tuple[int | str, int, int]]) -> int:
         count = 0

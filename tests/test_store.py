@@ -364,6 +364,25 @@ def test_the_shipped_7x6_book_has_the_perfect_players_moves_and_they_keep_the_va
             assert value == choice.value == -checker.score(after, weak=True).score, (game.ply(s), choice)
 
 
+def test_play_on_7x6_with_the_shipped_book_wins_at_once_without_a_warning(tmp_path):
+    """The acceptance of perfect 7x6 play, one game each side, through the command line: the
+    store gets the shipped book, which makes the warning that 'perfect' may be slow go."""
+    import os
+
+    quick = {**os.environ, "GAMETREE_PERFECT_SECONDS": "0"}  # (the value's proof, or the book's move; no time for exact scores)
+    for sides, winner in ((["--x", "perfect", "--o", "random"], 0), (["--x", "random", "--o", "perfect"], 1)):
+        command = [sys.executable, "-m", "gametree", "play", "connect4", *sides, "--seed", "4", "--json", "--store", str(tmp_path / "s.sqlite")]
+        out = subprocess.run(command, capture_output=True, text=True, timeout=300, env=quick)
+        assert out.returncode == 0 and "note:" not in out.stdout + out.stderr, out.stderr
+        record = json.loads(out.stdout)["records"][0]
+        assert record["winner"] == winner and max(record["seconds"][winner::2]) < 60  # (about 1.5 s at most: benchmarks/perfect_play.py)
+    for store, warned in ((["--store", str(tmp_path / "s.sqlite")], False), (["--no-store"], True)):  # (you move first, and quit)
+        out = subprocess.run(
+            [sys.executable, "-m", "gametree", "play", "connect4", "--x", "human", "--o", "perfect", *store], input="quit\n", capture_output=True, text=True, timeout=60
+        )
+        assert out.returncode == 0 and ("no book for perfect play" in out.stdout + out.stderr) == warned, out.stdout
+
+
 def test_book_build_on_a_dask_cluster_gives_the_same_book(registry, tmp_path):
     distributed = pytest.importorskip("distributed", reason="Dask is an optional extra")
     game = registry.game("connect4").create(width=4, height=4)

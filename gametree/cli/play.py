@@ -164,7 +164,7 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
     if params["table"] is not None:
         _give_table(game, seats, params["table"])
     # (a store with a book for perfect play, from book build --for-play or a game's shipped book, keeps it quick)
-    booked = params["book"] is not None and params["book"].chosen_moves() > 0
+    booked = params["book"] is not None and params["book"].has_chosen_moves()
     if big and not booked and "perfect" in (params["first"], params["second"]):
         notes.append(
             f"note: 'perfect' proves the value before it moves; with {game.info.max_plies} plies and no book for perfect play in the store "
