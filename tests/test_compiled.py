@@ -234,3 +234,29 @@ def test_without_a_working_numba_everything_runs_on_python(tmp_path) -> None:  #
     compiled = _gametree("solve", "connect4", "--width", "5", "--height", "4", "--engine", "compiled", env=env)
     assert compiled.returncode == 1
     assert compiled.stderr.strip().splitlines() == ["Error: the compiled engine cannot be loaded (numba broken on purpose): use --engine python"]
+
+
+_CALLBACK = textwrap.dedent(
+    """
+    import ctypes
+    from gametree.search.compiled import _quiet_callback_interrupts
+
+    @ctypes.CFUNCTYPE(None)
+    def callback():  # as llvmlite's object-cache callback, when Ctrl-C lands in it
+        raise KeyboardInterrupt
+
+    with _quiet_callback_interrupts():
+        callback()
+    print("inside: quiet", flush=True)
+    callback()  # outside: Python's own report
+    """
+)
+
+
+def test_a_ctrl_c_landing_in_a_callback_of_numbas_compiler_prints_no_traceback() -> None:
+    """CI saw it: Ctrl-C while numba compiled the engine printed 'Exception ignored on calling
+    ctypes callback function ... Traceback' (the search then stopped, as it should).  While an
+    engine is built, such a dropped KeyboardInterrupt is kept off standard error."""
+    out = subprocess.run([sys.executable, "-c", _CALLBACK], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout == "inside: quiet\n", out.stderr
+    assert out.stderr.count("Exception ignored") == 1 and "KeyboardInterrupt" in out.stderr  # (the call outside only)

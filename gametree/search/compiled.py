@@ -26,16 +26,18 @@ it at once.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import importlib.util
 import math
 import os
 import signal
+import sys
 import threading
 import time
 import types
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any, Literal
 
 from ..files import user_cache_folder
@@ -194,6 +196,25 @@ def _signalled_since(seen: int) -> bool:
     return _stop_signals[0] != seen
 
 
+@contextlib.contextmanager
+def _quiet_callback_interrupts() -> Iterator[None]:
+    """While numba compiles: llvmlite calls back into Python (its object cache), and a Ctrl-C
+    that lands in such a callback is dropped by Python with "Exception ignored ... Traceback" on
+    standard error.  The watching thread has counted the signal all the same (the engine's first
+    search stops on it), so the drop is reported nowhere: keep that traceback off the screen."""
+    previous = sys.unraisablehook
+
+    def hook(unraisable: Any) -> None:
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+            previous(unraisable)
+
+    sys.unraisablehook = hook
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous
+
+
 # -- building ---------------------------------------------------------------------------------
 @functools.cache
 def _numba_cache() -> None:
@@ -294,14 +315,15 @@ class CompiledEngine:
         # told to stop at once), so that the time it takes is not counted as the first search's.
         seen = _stop_signals[0]
         try:
-            self._control[kernel.STOP] = 1
-            a, b = rules.encode(game.initial_state())
-            self.search_kernel(
-                self._g, np.uint64(a), np.uint64(b), 0, 0, -1, 1, self.C, rules.no_moves, self._table, self._mask, symmetry, self._control, self._per_height, self._moves
-            )
-            kernel.rehash(kernel.table_words(1), kernel.table_words(2))
-            if self._win_now is not None:
-                self._win_now(self._g, np.uint64(a), np.uint64(b))
+            with _quiet_callback_interrupts():
+                self._control[kernel.STOP] = 1
+                a, b = rules.encode(game.initial_state())
+                self.search_kernel(
+                    self._g, np.uint64(a), np.uint64(b), 0, 0, -1, 1, self.C, rules.no_moves, self._table, self._mask, symmetry, self._control, self._per_height, self._moves
+                )
+                kernel.rehash(kernel.table_words(1), kernel.table_words(2))
+                if self._win_now is not None:
+                    self._win_now(self._g, np.uint64(a), np.uint64(b))
         except Exception as exc:
             # Ctrl-C while numba compiles can surface as an error of numba's own (llvmlite swallows
             # the KeyboardInterrupt in a callback): if a stop signal came meanwhile, it was that.
