@@ -550,8 +550,6 @@ class Line:
 
 
 def _search_budget() -> int:
-    import sys
-
     from gametree.search import engine
 
     return engine.max_search_plies()
