@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..game import Game, State, capabilities, end_score
-from ..store import AT_LEAST, AT_MOST, Book, canonical_keyer
+from ..store import AT_LEAST, AT_MOST, Book, Entry, canonical_keyer
 from .compiled import EngineChoice
 from .exact import Solver
 from .table import TranspositionTable
@@ -59,16 +59,24 @@ class Choice:
     seconds: float
 
 
+def _entry(book: Book, key_of: Any, state: State) -> Entry | None:
+    key = key_of(state)
+    return None if key is None else book.entry(key)
+
+
+def _entry_bounds(found: Entry | None) -> tuple[int | None, int | None]:
+    """The lower and upper bounds a stored entry (or none) proves."""
+    if found is None:
+        return None, None
+    return (None if found.kind == AT_MOST else found.score), (None if found.kind == AT_LEAST else found.score)
+
+
 def _bounds(game: Game[Any, Any], book: Book, key_of: Any, state: State) -> tuple[int | None, int | None]:
     """What the store (or the end of the game) proves of ``state``'s score: lower and upper bounds."""
     ended = end_score(game, state)
     if ended is not None:
         return ended, ended
-    key = key_of(state)
-    found = None if key is None else book.entry(key)
-    if found is None:
-        return None, None
-    return (None if found.kind == AT_MOST else found.score), (None if found.kind == AT_LEAST else found.score)
+    return _entry_bounds(_entry(book, key_of, state))
 
 
 def moves_to(game: Game[Any, Any], state: State, best: Any) -> list[Any]:
@@ -98,8 +106,9 @@ def stored_choice(game: Game[Any, Any], state: State, book: Book) -> Choice | No
     """
     started = time.perf_counter()
     key_of = canonical_keyer(game)
-    lo, hi = _bounds(game, book, key_of, state)
-    if lo is None and hi is None:
+    entry = _entry(book, key_of, state)
+    lo, hi = _entry_bounds(entry)
+    if entry is None:
         return None
     moves = list(game.legal_moves(state))
     children = [_bounds(game, book, key_of, game.play(state, m)) for m in moves]
@@ -109,16 +118,12 @@ def stored_choice(game: Game[Any, Any], state: State, book: Book) -> Choice | No
     def done(picked: list[Any], value: int, exact: bool) -> Choice:
         return Choice(tuple(game.format_move(state, m) for m in picked), value, exact, "store", time.perf_counter() - started)
 
-    key = key_of(state)
-    entry = None if key is None else book.entry(key)
-    if entry is not None and entry.best is not None:
-        to_best = moves_to(game, state, entry.best)
-        chosen = [i for i, m in enumerate(moves) if m in to_best]
-        if chosen:
-            m_lo, m_hi = scores[chosen[0]]
-            if lo is not None and lo == hi and m_lo == m_hi == lo:
-                return done([moves[i] for i in chosen], lo, True)
-            return done([moves[i] for i in chosen], (entry.score > 0) - (entry.score < 0), False)
+    chosen = moves_to(game, state, entry.best) if entry.best is not None else []
+    if chosen:
+        m_lo, m_hi = scores[moves.index(chosen[0])]
+        if lo is not None and lo == hi and m_lo == m_hi == lo:
+            return done(chosen, lo, True)
+        return done(chosen, (entry.score > 0) - (entry.score < 0), False)
     for m_lo, _ in scores:  # the position is worth at least each move
         if m_lo is not None and (lo is None or m_lo > lo):
             lo = m_lo
