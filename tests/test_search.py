@@ -10,7 +10,7 @@ import pytest
 
 from gametree.search import run
 from gametree import GameInfo, TranspositionTable, alphabeta, minimax, win_score
-from gametree.search.exact import Solver
+from gametree.search.solver import Solver
 from gametree.game import GameOverError, UnsupportedGameError, play_text
 from gametree.search import prepare, prepare_scores, solver
 
@@ -465,25 +465,35 @@ def test_prepare_binds_any_algorithm(ttt3):
 
 def test_spacious_calls_through_a_frame_too_large_for_an_ordinary_chunk() -> None:
     """Deep searches run from a frame that starts its own chunk of CPython's frame stack (see
-    gametree.search.engine._make_spacious); the call itself is just a call."""
+    gametree.search.frames.make_spacious); the call itself is just a call."""
     import sys
 
-    from gametree.search import engine
+    from gametree.search import frames
 
-    assert engine.spacious(divmod, 7, 2) == (3, 1)
+    assert frames.spacious(divmod, 7, 2) == (3, 1)
     if sys.implementation.name == "cpython":
-        made = engine._make_spacious()
-        assert made.__code__.co_nlocals >= engine.SPACIOUS_SLOTS
+        made = frames.make_spacious()
+        assert made.__code__.co_nlocals >= frames.SPACIOUS_SLOTS
         assert made(divmod, 9, 4) == (2, 1)
+
+
+def test_spacious_has_a_switch(monkeypatch) -> None:
+    """GAMETREE_SPACIOUS=0 turns the frame-stack workaround off: a plain call, the same answer."""
+    from gametree.search import frames
+
+    monkeypatch.setenv("GAMETREE_SPACIOUS", "0")
+    assert not frames.enabled()
+    monkeypatch.setattr(frames, "make_spacious", lambda: pytest.fail("spacious was made with the switch off"))
+    assert frames.spacious(divmod, 7, 2) == (3, 1)
 
 
 def test_deep_and_shallow_entries_agree(registry, monkeypatch) -> None:
     """The same deep position searched through spacious and, with spacious made a plain call, without it."""
-    from gametree.search import engine
+    from gametree.search import engine, frames
 
     game = registry.game("connect4").create(width=5, height=4)
     state = play_text(game, "3")
-    assert game.info.max_plies - game.ply(state) > engine.SPACIOUS_PLIES
+    assert game.info.max_plies - game.ply(state) > frames.SPACIOUS_PLIES
     calls = []
 
     def plain(function, *args):
@@ -550,9 +560,9 @@ class Line:
 
 
 def _search_budget() -> int:
-    from gametree.search import engine
+    from gametree.search import frames
 
-    return engine.max_search_plies()
+    return frames.max_search_plies()
 
 
 @pytest.mark.parametrize("algorithm", [minimax, alphabeta, solver])

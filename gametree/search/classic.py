@@ -12,7 +12,8 @@ import time
 from typing import Any
 
 from ..game import Game, State
-from .engine import INF, Engine, SearchTimeout
+from .contract import SearchTimeout
+from .engine import INF, Engine
 from .progress import Phase, SolveProgress
 from .results import Root, SearchResult, best_move, build_result, freeze, position, start, timed
 from .table import TranspositionTable, table_of
@@ -95,7 +96,7 @@ def _watched(engine: Engine, progress: SolveProgress | None) -> SolveProgress | 
 
 def root_search(engine: Engine, state: State) -> Root:
     """The root's value and one best move, from one search of the root."""
-    engine.root[0] = None
+    engine.root.move = None
     value = engine.exact(state, 0)
     move = engine.root_move
     if move is None:  # answered from the cache at the root: find the move without counting it
@@ -165,7 +166,7 @@ def _alphabeta(
     progress: SolveProgress | None = None,
 ) -> SearchResult:
     """:func:`alphabeta` of a checked ``state``; ``deadline`` (a :func:`time.perf_counter`
-    time) stops a depth-limited search with :class:`gametree.search.engine.SearchTimeout`."""
+    time) stops a depth-limited search with :class:`gametree.search.contract.SearchTimeout`."""
     table = table_of(cache)
     base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
     engine = Engine(game, depth=depth, table=table, symmetry=symmetry, deadline=deadline)

@@ -38,11 +38,11 @@ import threading
 import time
 import types
 from collections.abc import Callable, Hashable, Iterator
-from typing import Any, Literal
+from typing import Any, Literal, ParamSpec, TypeVar
 
 from ..files import user_cache_folder
 from ..game import CompiledRules, Game, State, UnsupportedGameError, capabilities, game_name, win_score
-from .engine import Counters, SearchTimeout
+from .contract import Counters, EngineName, RootReport, SearchTimeout
 from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, TranspositionTable
 
 __all__ = [
@@ -57,6 +57,9 @@ __all__ = [
     "numba_available",
     "use_compiled",
 ]
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 EngineChoice = Literal["auto", "python", "compiled"]
 #: The engines a search may be asked to run on.
@@ -270,8 +273,8 @@ HALTED = 2
 
 
 class CompiledEngine:
-    """The compiled exact search of one game, with its table: the interface of
-    :class:`gametree.search.engine.Engine` that the solver's drivers use.
+    """The compiled exact search of one game, with its table: a
+    :class:`gametree.search.contract.SearchEngine`.
 
     Searches to the end of the game only (no depth limit, no heuristic, no
     observer).  ``table`` sets the memory of its own table (a fixed array of
@@ -299,7 +302,7 @@ class CompiledEngine:
         self.table = None  # no Python table: best moves are found by searching, the compiled table warm
         self.limit = UNLIMITED_DEPTH
         self.depth = None
-        self.root: list[Any] = [None, False]
+        self.root = RootReport()
         self._g = np.array(rules.params, dtype=np.uint64)
         self._budget = _table_budget(table)
         self._table = kernel.table_words(1)
@@ -339,9 +342,15 @@ class CompiledEngine:
         #: (perhaps swallowed, as above, without an error) stops its first search.
         self._signals_before: int | None = seen
 
+    name: EngineName = "compiled"
+
     @property
-    def root_move(self) -> Any:
-        return self.root[0]
+    def max_plies(self) -> int:
+        return self.C
+
+    @property
+    def root_move(self) -> object | None:
+        return self.root.move
 
     def halt(self) -> None:
         """Make the search running now, and every later one, stop with :class:`SearchTimeout`
@@ -369,9 +378,9 @@ class CompiledEngine:
         """The table's probes, hits and stores so far."""
         return self.probes, self.hits, self.stores
 
-    def with_room(self, plies: int, function: Callable[..., Any], *args: Any) -> Any:
+    def with_room(self, plies: int, function: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """``function(*args)``: compiled code needs no room on Python's frame stack."""
-        return function(*args)
+        return function(*args, **kwargs)
 
     def floor(self, p: int) -> int:
         """The lowest score of a position at ply ``p`` whose side to move cannot win now."""
@@ -440,8 +449,8 @@ class CompiledEngine:
             raise KeyboardInterrupt
         if height == 0:
             move = int(control[k.ROOT_MOVE])
-            self.root[0] = self.rules.decode_move(state, move) if move >= 0 else None
-            self.root[1] = bool(control[k.ROOT_IMPROVED])
+            self.root.move = self.rules.decode_move(state, move) if move >= 0 else None
+            self.root.improved = bool(control[k.ROOT_IMPROVED])
         return int(value)
 
     def _grow(self, plies: int) -> None:

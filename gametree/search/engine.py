@@ -23,6 +23,8 @@ solver.  What differs between them is chosen once, when the engine is built:
 - an optional :class:`SearchObserver`, told of every node (tree capture, node
   limits, statistics); the ``if observer is not None`` tests are all an
   unobserved search pays for it.
+
+:class:`Engine` satisfies :class:`gametree.search.contract.SearchEngine`.
 """
 
 from __future__ import annotations
@@ -31,25 +33,26 @@ import functools
 import sys
 import time
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, ParamSpec, Protocol, TypeVar
 
-from ..game import Game, Move, State, UnsupportedGameError, capabilities, win_score
-from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, TranspositionTable
+from ..game import Game, Move, State, ThreatAware, capabilities, win_score
+from .contract import Counters, EngineName, RootReport, SearchTimeout, StopFlag
+from .frames import SPACIOUS_PLIES, spacious, too_deep
+from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, Bound, TranspositionTable
 
 __all__ = [
     "INF",
-    "RECURSION_MARGIN",
-    "BoundKind",
-    "Counters",
     "Engine",
     "Exit",
     "NodeKind",
     "SearchObserver",
-    "SearchTimeout",
-    "Searcher",
     "bound_of",
     "clamp",
+    "number",
 ]
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 INF = float("inf")
 NEG_INF = -INF
@@ -60,11 +63,11 @@ HEURISTIC_MAX = 0.999
 #: depth limit, a table hit, or a score bound alone (including, in the threat-aware strategy,
 #: "has it a safe move?").
 NodeKind = Literal["searched", "terminal", "heuristic", "cache", "bound"]
-#: What a fail-soft value says about the true one, given the window on entry.
-BoundKind = Literal["exact", "lower", "upper"]
 #: What the transposition table did at a node: nothing stored, stored for too shallow a
 #: search, stored but only narrowing the window, or answered it.
 CacheUse = Literal["miss", "shallow", "partial", "hit"]
+#: A table entry as the node reads it: lower and upper bound, best move, horizon.
+TableEntry = tuple[float, float, Any, int]
 
 
 class Exit(NamedTuple):
@@ -84,10 +87,10 @@ class Exit(NamedTuple):
     winner: int | None = None
     exact: bool = False
 
-    def bound(self, alpha: float | None, beta: float | None) -> BoundKind:
+    def bound(self, alpha: float | None, beta: float | None) -> Bound:
         """What the value says of the true one, given the window the node was entered with."""
         if self.exact or alpha is None or beta is None or self.kind in ("terminal", "heuristic"):
-            return "exact"
+            return Bound.EXACT
         return bound_of(self.value, alpha, beta)
 
 
@@ -104,74 +107,36 @@ class SearchObserver(Protocol):
 
     def child(self, move: Move) -> None: ...
 
-    def prune(self, moves: Sequence[Any], reason: str) -> None: ...
+    def prune(self, moves: Sequence[Move], reason: str) -> None: ...
 
     def leave(self, exit: Exit) -> None: ...
 
 
-class Searcher(Protocol):
-    """What follows a line of play with an engine: the game, the depth limit, and a fail-soft
-    ``search`` (:class:`Engine`, or the compiled engine of :mod:`gametree.search.compiled`)."""
+class NodeFunction(Protocol):
+    """The node function: the fail-soft value of ``state`` at ``height`` below the search's root."""
 
-    @property
-    def game(self) -> Game[Any, Any]: ...
-
-    @property
-    def limit(self) -> int: ...
-
-    @property
-    def search(self) -> Callable[[Any, float, float, int], float]: ...
-
-
-class SearchTimeout(Exception):
-    """A time-limited search ran out of time (caught by iterative deepening)."""
-
-
-class Counters:
-    """What one search counted: nodes by height, game ends, heuristic leaves, cutoffs."""
-
-    __slots__ = ("terminals", "heuristic", "cutoffs", "per_depth")
-
-    def __init__(self) -> None:
-        self.terminals = self.heuristic = self.cutoffs = 0
-        self.per_depth = [0] * 64
-
-    @property
-    def nodes(self) -> int:
-        return sum(self.per_depth)
-
-    def reset(self) -> None:
-        """All counts back to 0, in place (an engine's node function holds on to ``per_depth``)."""
-        self.terminals = self.heuristic = self.cutoffs = 0
-        self.per_depth[:] = [0] * len(self.per_depth)
-
-    def grow(self, height: int) -> None:
-        """Make room to count nodes at ``height`` (and 64 more)."""
-        if height >= len(self.per_depth):
-            self.per_depth.extend([0] * (height + 1 - len(self.per_depth) + 64))
+    def __call__(self, state: State, alpha: float, beta: float, height: int) -> float: ...
 
 
 def clamp(value: float) -> float:
     """A heuristic value kept strictly inside (-1, 1)."""
-    return HEURISTIC_MAX if value > HEURISTIC_MAX else -HEURISTIC_MAX if value < -HEURISTIC_MAX else float(value)
+    return max(-HEURISTIC_MAX, min(HEURISTIC_MAX, float(value)))
 
 
-def bound_of(value: float, alpha: float, beta: float) -> BoundKind:
+def bound_of(value: float, alpha: float, beta: float) -> Bound:
     """What a fail-soft result tells about the true value, given the window on entry.
 
     Inside the window it is exact.  (The engine may have narrowed the window
     with the score bound or a cached bound; a result on the narrowed edge is
     still exact, because those bounds hold for the true value.)
     """
-    return "upper" if value <= alpha else "lower" if value >= beta else "exact"
+    return Bound.UPPER if value <= alpha else Bound.LOWER if value >= beta else Bound.EXACT
 
 
 def number(value: float) -> str:
     """A score as people write it: ``3``, ``-0.25``, ``inf``."""
-    if value == INF:
-        return "inf"
-    if value == NEG_INF:
-        return "-inf"
+    if value in (INF, NEG_INF):
+        return "inf" if value > 0 else "-inf"
     if value == int(value):
         return str(int(value))
     return f"{value:.3g}"
@@ -182,10 +147,11 @@ def threat_bounds(C: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """By ply, in a game of at most ``C`` plies, for a position entered by a safe move: the best
     score (we cannot win now: at best with our next move but one) and the worst (neither can the
     opponent)."""
-    return tuple(win_score(C, p + 2) for p in range(C + 2)), tuple(-win_score(C, p + 3) if p < C - 2 else 0 for p in range(C + 2))
+    best = tuple(win_score(C, p + 2) for p in range(C + 2))
+    return best, tuple(-win_score(C, p + 3) if p < C - 2 else 0 for p in range(C + 2))
 
 
-def _with_deadline(evaluate: Callable[[Any], float], deadline: float) -> Callable[[Any], float]:
+def _with_deadline(evaluate: Callable[[State], float], deadline: float) -> Callable[[State], float]:
     """``evaluate`` that raises :class:`SearchTimeout` once past ``deadline``.
 
     A time-limited search is a depth-limited one, so the clock is read at its
@@ -209,7 +175,7 @@ def _no_evaluation(state: State) -> float:
 
 
 #: What an observer's report gets for a node left before the table was asked.
-NOT_PROBED = object()
+NOT_PROBED: Any = object()
 
 #: Games at most this long get their scores by ply as tables; longer ones compute them.
 TABLED_PLIES = 1 << 16
@@ -229,70 +195,57 @@ class WinScores(Sequence[int]):
         return win_score(self.C, p)
 
 
-#: Frame slots (8 bytes each) of :func:`spacious`'s frame: 40 KiB, which no ordinary chunk of
-#: CPython's frame stack (16 KiB) can hold, so that it starts a 64 KiB chunk of its own.
-SPACIOUS_SLOTS = 5000
-#: Searches with more plies left than this run through :func:`spacious`.
-SPACIOUS_PLIES = 16
-#: Frames of Python's recursion limit kept for what is not one node per ply: the callers below
-#: a search (the command line, a driver, a test runner, :func:`spacious`) and the calls a node
-#: makes into the game and an observer (only for the message of :func:`too_deep`).
-RECURSION_MARGIN = 200
+class Reach:
+    """Where a search stands in the game: the ply at its height 0 (``base``) and the ply down to which
+    it looks (``horizon``, :data:`UNLIMITED_DEPTH`: to the end), which a table entry records so that
+    it serves any later search that looks no deeper.  Set by each search, read by every node."""
+
+    __slots__ = ("base", "horizon")
+
+    def __init__(self) -> None:
+        self.base, self.horizon = 0, UNLIMITED_DEPTH
 
 
-def max_search_plies() -> int:
-    """How many plies deep a search may recurse here (one frame per ply): Python's recursion
-    limit less :data:`RECURSION_MARGIN`."""
-    return sys.getrecursionlimit() - RECURSION_MARGIN
+class ThreatMoves(NamedTuple):
+    """The threat-aware strategy's questions, bound once: does the side to move win now, its safe
+    moves (ordered, and unordered for a node whose children are all settled from it), has it a safe
+    move, and has the position after a move one (asked from its parent)."""
+
+    win_now: Callable[[State], bool]
+    safe: Callable[[State], Sequence[Any]]
+    unordered: Callable[[State], Sequence[Any]]
+    has_safe: Callable[[State], bool]
+    reply: Callable[[State, Any], bool]
 
 
-def too_deep(plies: int, depth: int | None) -> UnsupportedGameError:
-    """The one-line error for a search that recursed deeper than Python allows (one frame per ply);
-    ``plies``: how deep it could go; ``depth``: its depth limit (None: to the end of the game)."""
-    budget = max_search_plies()
-    if depth is not None:
-        return UnsupportedGameError(f"depth {depth} is too deep: Python's recursion limit allows a search about {budget:,} plies deep")
-    return UnsupportedGameError(
-        f"this game is too large for a search to the end: it can last {plies:,} more plies, and Python's recursion "
-        f"limit allows a search about {budget:,} plies deep; search it with a depth limit (gametree solve -a alphabeta --depth N)"
-    )
+def threat_moves(game: Game[Any, Any], threats: ThreatAware) -> ThreatMoves:
+    """The threat-aware questions of ``game``, from its fast versions where it has them."""
+    fast = capabilities(game).fast_threats
+    has_safe, play = threats.has_safe_move, game.play
+    if fast is not None:
+        reply, unordered = fast.has_safe_reply, fast.safe_moves_unordered
+    else:
+        unordered = threats.safe_moves
+
+        def reply(state: State, move: Move) -> bool:
+            return has_safe(play(state, move))
+
+    return ThreatMoves(threats.immediate_win, threats.safe_moves, unordered, has_safe, reply)
 
 
-@functools.cache
-def _make_spacious() -> Callable[..., Any]:
-    """A function ``(function, *args) -> function(*args)`` whose frame starts a chunk of CPython's
-    frame stack, with room after it for about 45 nested node frames.
-
-    CPython keeps Python frames in chunks of 16 KiB and frees a chunk as soon as the frame at
-    its base returns.  A deep recursion that crosses from one chunk into the next at a busy
-    depth allocates and frees a chunk on every call there: a search of 6x5 Connect Four ran
-    twice as long when it happened to start a few frames deeper (docs/performance-log.md).
-    Where that boundary falls depends on everything below the search, so it is moved out of
-    the way: this frame is too large for any ordinary chunk, so CPython gives it a 64 KiB
-    chunk of its own, kept while the search recurses in the 24 KiB after it.  The frame's size
-    comes from its local variables, which is why the function is written by code.
-    """
-    if sys.implementation.name != "cpython":
-        return lambda function, *args: function(*args)
-    names = " = ".join(f"_{i}" for i in range(SPACIOUS_SLOTS))
-    namespace: dict[str, Any] = {}
-    exec(f"def spacious(function, *args):\n    if function is None:\n        {names} = None\n    return function(*args)\n", namespace)
-    spacious: Callable[..., Any] = namespace["spacious"]
-    return spacious
+def _no_threat_moves(*args: object) -> Any:
+    raise AssertionError("the threat-aware strategy is not in use")  # pragma: no cover
 
 
-def spacious(function: Callable[..., Any], *args: Any) -> Any:
-    """``function(*args)`` with room on CPython's frame stack: see :func:`_make_spacious`
-    (made on first use: compiling it costs more than a short search)."""
-    return _make_spacious()(function, *args)
+#: What the node binds when the threat-aware strategy is not in use (never called then).
+NO_THREATS = ThreatMoves(_no_threat_moves, _no_threat_moves, _no_threat_moves, _no_threat_moves, _no_threat_moves)
 
 
 class Engine:
     """One game's search, set up once: the game's functions bound, a table, counters.
 
     ``search(state, alpha, beta, height)`` is a fail-soft negamax from any
-    position: its value ``v`` satisfies ``v <= alpha -> value <= v``,
-    ``v >= beta -> value >= v``, else ``value == v``.
+    position (the contract of :class:`gametree.search.contract.SearchEngine`).
 
     - ``depth``: search this many plies below height 0, then evaluate
       (None: to the end of the game);
@@ -305,6 +258,8 @@ class Engine:
     - ``deadline``: a :func:`time.perf_counter` time at which a depth-limited
       search stops with :class:`SearchTimeout`.
     """
+
+    name: EngineName = "python"
 
     def __init__(
         self,
@@ -328,37 +283,38 @@ class Engine:
         self.counters = counters if counters is not None else Counters()
         self.observer = observer
         self.prune = prune
-        self.C = game.info.max_plies
-        self.keyf: Callable[[Any], Hashable] = caps.symmetric.canonical_key if (symmetry and caps.symmetric is not None) else game.key
+        self.max_plies = game.info.max_plies
+        self.keyf: Callable[[State], Hashable] = (
+            caps.symmetric.canonical_key if (symmetry and caps.symmetric is not None) else game.key
+        )
         evaluate = caps.heuristic.evaluate if caps.heuristic is not None else _no_evaluation
         self.evaluate = _with_deadline(evaluate, deadline) if deadline is not None else evaluate
         #: The threat-aware strategy's questions, when it is used.
-        self.threats = caps.threats if (threats and prune and depth is None) else None
-        self.fast_threats = caps.fast_threats
-        #: ``[halted]``: set by :meth:`halt` (from any thread); every node checks it.
-        self.halted = [False]
-        #: ``[move, improved]`` of the last node completed at height 0: the best move found,
-        #: and whether it scored above the window's low end (then it scores at least the value).
-        self.root: list[Any] = [None, False]
-        #: ``with_room(plies, function, *args)``: ``function(*args)`` with room on CPython's frame
-        #: stack for a search ``plies`` deep (see :func:`spacious`); drivers that search one
-        #: position several times (the solver's probes) call through it once.
-        self.with_room: Callable[..., Any]
-        self.search = self._build()
+        self.threats = (
+            threat_moves(game, caps.threats) if (threats and prune and depth is None and caps.threats) else None
+        )
+        #: Set by :meth:`halt` (from any thread); every node looks at it.
+        self.stop = StopFlag()
+        self.root = RootReport()
+        #: The ply at height 0 and the ply down to which the search looks (what a table entry
+        #: records, so that it serves any later search that looks no deeper), set by each search.
+        self._in_room = False
+        self._reach = Reach()
+        self._node = self._node_function()
 
     @property
-    def root_move(self) -> Any:
+    def root_move(self) -> Move | None:
         """The best move of the last search's root node (None if the root was settled without trying moves)."""
-        return self.root[0]
+        return self.root.move
 
     def halt(self) -> None:
         """Make the search running now, and every later one, stop with :class:`SearchTimeout`
         at its next node (until :meth:`resume`); safe to call from another thread."""
-        self.halted[0] = True
+        self.stop.set = True
 
     def resume(self) -> None:
         """Let searches run again after :meth:`halt`."""
-        self.halted[0] = False
+        self.stop.set = False
 
     def nodes_now(self) -> int:
         """Nodes counted so far, while a search runs too (for a live display in another thread)."""
@@ -381,122 +337,180 @@ class Engine:
         """The lowest score of a position at ply ``p`` whose side to move cannot win now."""
         # With threats, a game ends with its winner's move: the worst is losing to the
         # opponent's next move.  Without them (misere games!) one can lose by one's own move.
-        return -win_score(self.C, p + 1) if self.threats is not None else -win_score(self.C, p)
+        return -win_score(self.max_plies, p + 1) if self.threats is not None else -win_score(self.max_plies, p)
 
     def wins_now(self, state: State) -> bool:
         """Whether the threat-aware strategy settles ``state`` at once: the side to move wins next move."""
-        return self.threats is not None and self.threats.immediate_win(state)
+        return self.threats is not None and self.threats.win_now(state)
 
-    def _build(self) -> Callable[[Any, float, float, int], float]:
-        """The node function and its entry, as closures over everything they use.
+    def with_room(self, plies: int, function: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
+        """``function(*args)``, through :func:`gametree.search.frames.spacious` if it may search more
+        than :data:`~gametree.search.frames.SPACIOUS_PLIES` plies deep (once: the searches it makes
+        run in its room)."""
+        if self._in_room or plies <= SPACIOUS_PLIES:
+            return function(*args, **kwargs)
+        self._in_room = True
+        try:
+            return spacious(function, *args, **kwargs)
+        finally:
+            self._in_room = False
 
-        The node's frame is kept small (few locals, observer reports through
-        helpers): a deep recursion of large frames crosses CPython's data-stack
-        chunks, and a chunk crossed at a busy depth is allocated and freed on
-        every call there (docs/performance-log.md, 24 November).
-        """
-        game = self.game
-        counters = self.counters
-        per_depth = counters.per_depth
-        outcome, ply, legal, play, to_move = game.outcome, game.ply, game.legal_moves, game.play, game.to_move
-        C = self.C
-        limit = self.limit
-        table = self.table
-        keyf = self.keyf
-        half = table.generation_size if table is not None else 0
-        evaluate = self.evaluate
-        obs = self.observer
-        prune = self.prune
-        root = self.root
-        halted = self.halted
-        unlimited = limit >= UNLIMITED_DEPTH
-        # The best score at ply p: winning with the next move (in the threat-aware strategy, with
-        # the next move but one); the worst, in that strategy, with a safe move: losing after it.
-        uppers: Sequence[int] = tuple(win_score(C, p) for p in range(C + 2)) if C <= TABLED_PLIES else WinScores(C)
-        lowers = uppers
-
-        threats = self.threats
+    def search(self, state: State, alpha: float, beta: float, height: int = 0) -> float:
+        """Fail-soft negamax from any position (see :class:`Engine`)."""
+        game, threats = self.game, self.threats
+        p = game.ply(state)
         if threats is not None:
-            win_now, safe, has_safe = threats.immediate_win, threats.safe_moves, threats.has_safe_move
-            fast = self.fast_threats
-            if fast is not None:
-                reply, unordered = fast.has_safe_reply, fast.safe_moves_unordered
-            else:
-                unordered = safe
+            # Inside the search every position is entered by a safe move (never over, no win
+            # now); one from outside is asked both questions here.
+            out = game.outcome(state)
+            if out is not None or threats.win_now(state):
+                return self._settle_root(state, height, alpha, beta, out.winner if out is not None else None, out is None)
+        plies = self._aim(p - height, height)  # the recursion's depth at most: one node frame per ply
+        try:
+            if plies > SPACIOUS_PLIES:
+                return self.with_room(plies, self._node, state, alpha, beta, height)
+            return self._node(state, alpha, beta, height)
+        except RecursionError:
+            # One frame per ply: a line of play longer than Python allows.  Searched until it
+            # happens, as most long games are decided far above their longest line.
+            raise too_deep(plies, None if self.limit >= UNLIMITED_DEPTH else self.limit) from None
 
-                def reply(state: State, move: Move) -> bool:
-                    return has_safe(play(state, move))
-
-            uppers, lowers = threat_bounds(C)
-        base = 0  # the ply at height 0, set by each search from outside
-        in_room = False  # running through spacious()
-        # The ply down to which this search looks: what a table entry records, so that an entry
-        # serves any later search that looks no deeper (UNLIMITED_DEPTH: to the end of the game).
-        horizon = UNLIMITED_DEPTH
-        # The table's dictionaries are used directly (its get/put would cost a call per node);
-        # the counts are added to the table's own after each search from outside.
-        probes = hits = stores = 0
-
-        def terminal(state: State, winner: int | None, p: int) -> int:
+    def _settle_root(
+        self, state: State, height: int, alpha: float, beta: float, winner: int | None, wins_now: bool
+    ) -> float:
+        """The value of a position given from outside that is over, or whose side to move wins at once."""
+        C, p, counters = self.max_plies, self.game.ply(state), self.counters
+        counters.grow(height)
+        counters.per_depth[height] += 1
+        if wins_now:
+            value = win_score(C, p)
+        else:
             counters.terminals += 1
-            if winner is None:
-                return 0
-            magnitude = win_score(C, p - 1)  # the game-ending move was the p-th
-            return magnitude if winner == to_move(state) else -magnitude
+            magnitude = 0 if winner is None else win_score(C, p - 1)
+            value = magnitude if winner == self.game.to_move(state) else -magnitude
+        if self.observer is not None:
+            self.observer.enter(state, height, alpha, beta)
+            self.observer.leave(Exit(value, "bound" if wins_now else "terminal", winner=winner, exact=True))
+        return value
+
+    def _leaves(self) -> tuple[Callable[[State, int | None, int], float], Callable[[State], float], Callable[[State, int], float]]:
+        """The scores of leaves: ``ended(state, winner, p)`` of a game over at ply ``p``;
+        ``estimate(state)``, the heuristic's at the depth limit; ``stuck(state, p)`` of a position at
+        ply ``p`` whose side to move has no safe move.  Each counts the leaf and tells the observer."""
+        game, counters, C, obs, evaluate = self.game, self.counters, self.max_plies, self.observer, self.evaluate
+        to_move, outcome = game.to_move, game.outcome
+
+        def ended(state: State, winner: int | None, p: int) -> float:
+            counters.terminals += 1
+            value = 0
+            if winner is not None:
+                value = win_score(C, p - 1)  # the game-ending move was the p-th
+                value = value if winner == to_move(state) else -value
+            if obs is not None:
+                obs.leave(Exit(value, "terminal", winner=winner))
+            return value
+
+        def estimate(state: State) -> float:
+            counters.heuristic += 1
+            value = evaluate(state)
+            value = HEURISTIC_MAX if value > HEURISTIC_MAX else -HEURISTIC_MAX if value < -HEURISTIC_MAX else float(value)
+            if obs is not None:
+                obs.leave(Exit(value, "heuristic"))
+            return value
 
         def stuck(state: State, p: int) -> float:
-            """The score of a position at ply ``p`` where the side to move has no safe move."""
             out = outcome(state)  # a full board (or another end) leaves no moves either
             if out is not None:
-                return terminal(state, out.winner, p)
+                counters.terminals += 1
+                magnitude = 0 if out.winner is None else win_score(C, p - 1)
+                return magnitude if out.winner == to_move(state) else -magnitude
             return -win_score(C, p + 1)  # whatever we play, the opponent wins next move
 
-        def report(value: float, kind: NodeKind, alpha: float, beta: float, entry: Any = NOT_PROBED) -> None:
-            """Tell the observer how a node was left; ``entry``: what the table held, if it was probed."""
+        return ended, estimate, stuck
+
+    def _reporters(self) -> tuple[Callable[..., float], Callable[[Exit], float], Callable[..., None], Callable[..., None]]:
+        """The observer's helpers, kept out of the node's frame: ``report(value, kind, alpha, beta,
+        entry)`` and ``leave(exit)`` tell it how a node was left (and return the value);
+        ``cutoff(moves, move, value, beta)`` that moves were left untried; ``settled(state, move,
+        height, alpha, beta, value)`` of a child settled from its parent (threat-aware)."""
+        obs, table, prune, play, counters = self.observer, self.table, self.prune, self.game.play, self.counters
+
+        def report(value: float, kind: NodeKind, alpha: float, beta: float, entry: Any = NOT_PROBED) -> float:
             assert obs is not None
             cache: CacheUse | None = None
             if kind == "cache":
                 cache = "hit"
             elif table is not None and entry is not NOT_PROBED:
+                horizon = self._reach.horizon
                 cache = "miss" if entry is None else "partial" if entry[3] >= horizon else "shallow"
             # A table's exact value inside the window is exact, whatever the window on entry.
             exact = kind == "cache" and entry[0] == entry[1] and alpha < value < beta
             obs.leave(Exit(value, kind, (alpha, beta) if prune else None, cache, exact=exact))
+            return value
+
+        def leave(exit: Exit) -> float:
+            assert obs is not None
+            obs.leave(exit)
+            return exit.value
 
         def cutoff(moves: Sequence[Any], move: Move, value: float, beta: float) -> None:
+            counters.cutoffs += 1
+            if obs is not None:
+                obs.prune(moves[list(moves).index(move) + 1 :], f"beta cutoff: {number(value)} >= {number(beta)}")
+
+        def settled(state: State, move: Move, height: int, alpha: float, beta: float, value: float) -> None:
             assert obs is not None
-            obs.prune(moves[list(moves).index(move) + 1 :], f"beta cutoff: {number(value)} >= {number(beta)}")
+            obs.enter(play(state, move), height + 1, -beta, -alpha)
+            report(-value, "bound", -beta, -alpha)
+
+        return report, leave, cutoff, settled
+
+    def _aim(self, ply_at_root: int, height: int) -> int:
+        """Set the search's reach for a search of a position at ply ``ply_at_root + height`` from
+        ``height``, make room to count its nodes, and return how deep it may recurse."""
+        reach, C = self._reach, self.max_plies
+        reach.base = ply_at_root
+        reach.horizon = UNLIMITED_DEPTH if self.limit >= UNLIMITED_DEPTH else ply_at_root + self.limit
+        plies = min(C, reach.horizon) - ply_at_root - height
+        # One node frame per ply, so none deeper than Python's recursion limit (+1: the children a
+        # node settles without entering them).
+        self.counters.grow(height + min(plies, sys.getrecursionlimit()) + 1)
+        return plies
+
+    def _node_function(self) -> NodeFunction:
+        """The node function (see :meth:`_make_node`) with its score bounds by ply."""
+        C = self.max_plies
+        # The best score at ply p: winning with the next move (in the threat-aware strategy, with
+        # the next move but one); the worst, in that strategy, with a safe move: losing after it.
+        uppers: Sequence[int] = tuple(win_score(C, p) for p in range(C + 2)) if C <= TABLED_PLIES else WinScores(C)
+        lowers = uppers
+        if self.threats is not None:
+            uppers, lowers = threat_bounds(C)
+        return self._make_node(uppers, lowers)
+
+    def _make_node(self, uppers: Sequence[int], lowers: Sequence[int]) -> NodeFunction:
+        """THE node function: fail-soft negamax, recursive, over a small frame (see :mod:`.frames`); it
+        reads the table's dictionaries itself, as a method call per node would cost more than the probe."""
+        counters, table, keyf, obs, prune = self.counters, self.table, self.keyf, self.observer, self.prune
+        root, stop, reach, threats, game = self.root, self.stop, self._reach, self.threats, self.game
+        outcome, legal, play, per_depth = game.outcome, game.legal_moves, game.play, counters.per_depth
+        _, safe, unordered, has_safe, reply = threats if threats is not None else NO_THREATS
+        (ended, estimate, stuck), (report, leave, cutoff, settled), keep = self._leaves(), self._reporters(), self._keeper()
 
         def node(state: State, alpha: float, beta: float, height: int) -> float:
-            nonlocal per_depth, probes, hits, stores
-            value: float
-            try:
-                per_depth[height] += 1
-            except IndexError:
-                counters.grow(height)
-                per_depth = counters.per_depth
-                per_depth[height] += 1
-            if halted[0]:
+            per_depth[height] += 1
+            if stop.set:
                 raise SearchTimeout
             if obs is not None:
                 obs.enter(state, height, alpha if prune else None, beta if prune else None)
-            p = base + height
+            p = reach.base + height
             if threats is None:
                 out = outcome(state)
                 if out is not None:
-                    value = terminal(state, out.winner, p)
-                    if obs is not None:
-                        obs.leave(Exit(value, "terminal", winner=out.winner))
-                    return value
-                if p >= horizon:
-                    counters.heuristic += 1
-                    value = clamp(evaluate(state))
-                    if obs is not None:
-                        obs.leave(Exit(value, "heuristic"))
-                    return value
-                if prune:
-                    # No score can beat winning with the very next move, nor be worse than losing
-                    # to the opponent's.
+                    return ended(state, out.winner, p)
+                if p >= reach.horizon:
+                    return estimate(state)
+                if prune:  # no score beats winning with the next move, nor is worse than losing to the opponent's
                     upper = uppers[p]
                     if beta > upper:
                         beta = upper
@@ -504,79 +518,49 @@ class Engine:
                         alpha = -upper
                     if alpha >= beta:
                         value = beta if beta == upper else alpha
-                        if obs is not None:
-                            report(value, "bound", alpha, beta)
-                        return value
+                        return value if obs is None else report(value, "bound", alpha, beta)
             else:
-                # We cannot win now: at best we win with our next move but one.
-                upper = uppers[p]
-                if beta > upper:
-                    beta = upper
+                if beta > uppers[p]:  # we cannot win now: at best with our next move but one
+                    beta = uppers[p]
                     if alpha >= beta:
-                        if obs is not None:
-                            report(beta, "bound", alpha, beta)
-                        return beta
-                # With a safe move, the opponent cannot win with its next move either.  When that
-                # bound settles the node, only whether we have one matters: cheaper to ask than
-                # ordering the moves, or than a table probe.
-                if lowers[p] >= beta:  # (then alpha < lowers[p], as alpha < beta)
+                        return beta if obs is None else report(beta, "bound", alpha, beta)
+                if lowers[p] >= beta:  # settled by whether we have a safe move (nor can the opponent win next)
                     value = lowers[p] if has_safe(state) else stuck(state, p)
-                    if obs is not None:
-                        report(value, "bound", alpha, beta)
-                    return value
-
-            hash_move = entry = None
+                    return value if obs is None else report(value, "bound", alpha, beta)
+            hash_move = entry = key = None
             if table is not None:  # before generating (and ordering) moves: a hit often ends the node
                 key = keyf(state)
-                probes += 1
+                table.probes += 1
                 entry = table.current.get(key)
                 if entry is None and table.old:
                     entry = table.old.get(key)
                 if entry is not None:
-                    hits += 1
+                    table.hits += 1
                     lo, hi, hash_move, _ = entry
-                    if entry[3] >= horizon:
+                    if entry[3] >= reach.horizon:
                         if lo >= beta or hi <= alpha or lo == hi:
                             value = lo if lo >= beta else hi if hi <= alpha else lo
-                            if obs is not None:
-                                report(value, "cache", alpha, beta, entry)
-                            return value
+                            return value if obs is None else report(value, "cache", alpha, beta, entry)
                         if lo > alpha:
                             alpha = lo
                         if hi < beta:
                             beta = hi
-
-            moves: Sequence[Any]
             if threats is None:
-                moves = legal(state)
-                settle = INF  # no child is settled from here
+                moves, settle = legal(state), INF  # no child is settled from here
             else:
-                # While alpha >= settle, a child's window lies at or below the lowest score it can
-                # have with a safe move: it is settled by whether it has one, asked here without
-                # entering it (still counted as a node).  When that holds from the start, it holds
-                # for every child: their order matters little then.
+                # While alpha >= settle a child is settled by "has it a safe move?", asked from here.
                 settle = -lowers[p + 1]
                 moves = safe(state) if alpha < settle else unordered(state)
                 if not moves:
                     value = stuck(state, p)
-                    if obs is not None:
-                        report(value, "bound", alpha, beta, entry)
-                    return value
+                    return value if obs is None else report(value, "bound", alpha, beta, entry)
                 if alpha < lowers[p]:
                     alpha = lowers[p]
                     if alpha >= beta:
-                        if obs is not None:
-                            report(alpha, "bound", alpha, beta, entry)
-                        return alpha
+                        return alpha if obs is None else report(alpha, "bound", alpha, beta, entry)
             if hash_move is not None and len(moves) > 1 and hash_move != moves[0] and hash_move in moves:
                 moves = [hash_move, *(m for m in moves if m != hash_move)]
-
-            alpha0 = alpha
-            best = NEG_INF
-            best_move = None
-            if height + 1 == len(per_depth):  # room to count the children settled here
-                counters.grow(height + 1)
-                per_depth = counters.per_depth
+            alpha0, best, best_move = alpha, NEG_INF, None
             for move in moves:
                 if obs is not None:
                     obs.child(move)
@@ -584,89 +568,43 @@ class Engine:
                     per_depth[height + 1] += 1
                     value = settle if reply(state, move) else -stuck(play(state, move), p + 1)
                     if obs is not None:
-                        obs.enter(play(state, move), height + 1, -beta, -alpha)
-                        report(-value, "bound", -beta, -alpha)
+                        settled(state, move, height, alpha, beta, value)
                 else:
                     value = -node(play(state, move), -beta, -alpha, height + 1)
                 if value > best:
-                    best = value
-                    best_move = move
+                    best, best_move = value, move
                     if prune and value > alpha:
                         alpha = value
                         if alpha >= beta:
-                            if move is not moves[-1]:
-                                counters.cutoffs += 1  # moves were left untried
-                                if obs is not None:
-                                    cutoff(moves, move, value, beta)
+                            if move is not moves[-1]:  # moves were left untried
+                                cutoff(moves, move, value, beta)
                             break
-
             if height == 0:
-                root[0] = best_move
-                root[1] = best > alpha0
-            if table is not None:  # as TranspositionTable.put
-                stores += 1
-                if len(table.current) >= half and key not in table.current:
-                    table.old = table.current
-                    table.current = {}
-                if best <= alpha0:
-                    table.current[key] = (NEG_INF, best, best_move, horizon)
-                elif best >= beta:
-                    table.current[key] = (best, INF, best_move, horizon)
-                else:
-                    table.current[key] = (best, best, best_move, horizon)
+                root.move, root.improved = best_move, best > alpha0
+            if table is not None:
+                keep(table, key, best, best_move, alpha0, beta, reach.horizon)
             if obs is not None:
-                if prune:
-                    report(best, "searched", alpha0, beta, entry)
-                else:
-                    obs.leave(Exit(best, "searched"))
+                report(best, "searched", alpha0, beta, entry) if prune else leave(Exit(best, "searched"))
             return best
 
-        def with_room(plies: int, function: Callable[..., Any], *args: Any) -> Any:
-            """``function(*args)``, through :func:`spacious` if it may search more than
-            :data:`SPACIOUS_PLIES` plies deep (once: the searches it makes run in its room)."""
-            nonlocal in_room
-            if in_room or plies <= SPACIOUS_PLIES:
-                return function(*args)
-            in_room = True
-            try:
-                return spacious(function, *args)
-            finally:
-                in_room = False
+        return node
 
-        self.with_room = with_room
+    @staticmethod
+    def _keeper() -> Callable[[TranspositionTable, Hashable, float, Move, float, float, int], None]:
+        """``keep(table, key, best, move, alpha, beta, horizon)``: store a searched node's fail-soft
+        result for the window it searched, as :meth:`TranspositionTable.put` does."""
 
-        def search(state: State, alpha: float, beta: float, height: int = 0) -> float:
-            """Fail-soft negamax from any position (see :class:`Engine`)."""
-            nonlocal base, horizon, probes, hits, stores
-            p = ply(state)
-            if threats is not None:
-                # Inside the search every position is entered by a safe move (never over, no
-                # win now); one from outside is asked both questions here.
-                out = outcome(state)
-                if out is not None or win_now(state):
-                    counters.grow(height)
-                    counters.per_depth[height] += 1
-                    value = terminal(state, out.winner, p) if out is not None else win_score(C, p)
-                    if obs is not None:
-                        obs.enter(state, height, alpha, beta)
-                        obs.leave(Exit(value, "terminal" if out is not None else "bound", winner=out.winner if out is not None else None, exact=True))
-                    return value
-            base = p - height
-            horizon = UNLIMITED_DEPTH if unlimited else base + limit
-            plies = min(C, horizon) - p  # the recursion's depth at most: one node frame per ply
-            try:
-                if not in_room and plies > SPACIOUS_PLIES:
-                    return with_room(plies, node, state, alpha, beta, height)  # type: ignore[no-any-return]
-                return node(state, alpha, beta, height)
-            except RecursionError:
-                # One frame per ply: a line of play longer than Python allows.  Searched until it
-                # happens, as most long games are decided far above their longest line.
-                raise too_deep(plies, None if unlimited else limit) from None
-            finally:
-                if table is not None:
-                    table.probes += probes
-                    table.hits += hits
-                    table.stores += stores
-                    probes = hits = stores = 0
+        def keep(
+            table: TranspositionTable, key: Hashable, best: float, move: Move, alpha: float, beta: float, horizon: int
+        ) -> None:
+            table.stores += 1
+            if len(table.current) >= table.generation_size and key not in table.current:
+                table.old, table.current = table.current, {}
+            if best <= alpha:
+                table.current[key] = (NEG_INF, best, move, horizon)
+            elif best >= beta:
+                table.current[key] = (best, INF, move, horizon)
+            else:
+                table.current[key] = (best, best, move, horizon)
 
-        return search
+        return keep

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from ..game import Game, GameOverError, Move, State, UnsupportedGameError, play_text
-from .engine import Counters, Searcher
+from .contract import Counters, SearchEngine
 from .table import UNLIMITED_DEPTH, TranspositionTable
 
 __all__ = [
@@ -252,7 +252,7 @@ def freeze(counters: Counters, table: TranspositionTable | None, seconds: float,
     return stats_of(counters.per_depth, seconds, terminals=counters.terminals, heuristic=counters.heuristic, cutoffs=counters.cutoffs, table=counts)
 
 
-def best_move(engine: Searcher, state: State, value: float, height: int = 0) -> Any:
+def best_move(engine: SearchEngine, state: State, value: float, height: int = 0) -> Any:
     """The first move of ``state`` (in the game's order) that keeps its ``value``: the child's
     value, confirmed with a narrow window around ``-value``, is exactly ``-value``.  None if a
     depth-limited engine finds none (its table holds heuristic values of other depths)."""
@@ -271,7 +271,7 @@ def best_move(engine: Searcher, state: State, value: float, height: int = 0) -> 
     raise AssertionError("no move keeps the value: the search is inconsistent")  # pragma: no cover
 
 
-def principal_variation(engine: Searcher, state: State, first: Move, value: float) -> tuple[list[Any], bool]:
+def principal_variation(engine: SearchEngine, state: State, first: Move, value: float) -> tuple[list[Any], bool]:
     """Follow moves that keep ``value`` from ``state`` (whose best move is ``first``).
 
     Returns the moves and whether the line reaches the end of the game.  Each
@@ -332,7 +332,7 @@ def build_result(
     game: Game[Any, Any],
     state: State,
     root: Root,
-    lines: Searcher | None,
+    lines: SearchEngine | None,
     depth: int | None,
     stats: SearchStats,
     *,

@@ -35,12 +35,22 @@ BYTES_PER_ENTRY = 200
 DEFAULT_ENTRIES = 3_000_000
 
 
-class Bound(enum.Enum):
-    """What an :class:`Entry`'s bounds say about the score: exact, at least ``lower``, or at most ``upper``."""
+class Bound(enum.IntEnum):
+    """What a value says about a position's true score: it is the score (``EXACT``), the score is at
+    least it (``LOWER``, a lower bound), or at most it (``UPPER``).
 
-    EXACT = "exact"
-    LOWER = "lower"
-    UPPER = "upper"
+    The one spelling of a bound from the engine's fail-soft results to the table, the solution
+    store (whose ``kind`` column holds these numbers: 0, 1 and -1) and exported books.
+    """
+
+    EXACT = 0
+    LOWER = 1
+    UPPER = -1
+
+    @property
+    def label(self) -> str:
+        """``"exact"``, ``"lower"`` or ``"upper"``: how tree exports and JSON name it."""
+        return self.name.lower()
 
 
 @dataclass(frozen=True, slots=True)

@@ -209,7 +209,7 @@ class TreeRecorder:
         value, kind, window, cache, winner, _ = exit
         node, _state, _path = self._stack.pop()
         data = self.graph.nodes[node]
-        bound = exit.bound(data["alpha"], data["beta"])
+        bound = exit.bound(data["alpha"], data["beta"]).label
         data.update(value=value, kind=kind, bound=bound, cache=cache, winner=winner)
         if kind == "terminal":
             names = self.game.info.player_names
