@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .game import Game, State, end_score
-from .store import AT_LEAST, AT_MOST, Book, MemoryBook, canonical_keyer
+from .search.known import canonical_keyer, storable_key
+from .search.table import Bound
+from .store import GameEntries, MemoryEntries
 
 __all__ = ["BuildReport", "build_book", "build_play_book", "build_strong", "positions_up_to"]
 
@@ -62,7 +64,7 @@ def positions_up_to(game: Game[Any, Any], plies: int, state: State | None = None
 
 def build_book(
     game: Game[Any, Any],
-    book: Book,
+    book: GameEntries,
     *,
     plies: int,
     workers: int = 1,
@@ -167,7 +169,7 @@ def _run_tasks(tasks: list[Task], workers: int, scheduler: Any) -> Iterator[tupl
 
 
 #: A worker's solvers and books, by game (kept from task to task: the tables stay warm).
-_kept: dict[tuple[str, str], tuple[Any, MemoryBook]] = {}
+_kept: dict[tuple[str, str], tuple[Any, MemoryEntries]] = {}
 
 
 def prove_chunk_on_dask(task: Task, stop: str) -> tuple[int, list[tuple[int | str, int]]]:
@@ -183,12 +185,12 @@ def prove_chunk(task: Task, halter: Any = None) -> tuple[int, list[tuple[int | s
     their principal variations too.  Returns how many positions, and what was proven as
     ``(key, score)`` entries for the store.  ``halter``: a
     :class:`gametree.search.parallel.Halter` the searching engine is attached to."""
-    from .search.exact import Solver
+    from .search.solver import Solver
 
     game, engine, states, name, options, lines = task
     ident = (repr(game), engine)
     if ident not in _kept:
-        memory = MemoryBook(name, options)
+        memory = MemoryEntries(name, options)
         _kept[ident] = (Solver(game, engine=engine, store=memory), memory)  # type: ignore[arg-type]
     solver, memory = _kept[ident]
     if states and halter is not None:
@@ -201,11 +203,10 @@ def prove_chunk(task: Task, halter: Any = None) -> tuple[int, list[tuple[int | s
     return len(states), memory.take()
 
 
-def build_strong(game: Game[Any, Any], book: Book, *, progress: Callable[[str, int, int], None] | None = None) -> BuildReport:
+def build_strong(game: Game[Any, Any], book: GameEntries, *, progress: Callable[[str, int, int], None] | None = None) -> BuildReport:
     """Prove every reachable position of ``game`` (a strong solution) and keep them all in
     ``book``, each canonical position with how many positions it stands for."""
     from .search.strong import solve_strongly
-    from .store import storable_key
 
     started = time.perf_counter()
     solution = solve_strongly(game, progress=progress)
@@ -221,7 +222,7 @@ def build_strong(game: Game[Any, Any], book: Book, *, progress: Callable[[str, i
 
 def build_play_book(
     game: Game[Any, Any],
-    book: Book,
+    book: GameEntries,
     *,
     seconds: float,
     players: tuple[int, ...] = (0, 1),
@@ -234,7 +235,7 @@ def build_play_book(
     (:class:`gametree.search.perfect.PerfectMover`) can meet is visited, the
     opponent's moves all followed.  Where the store already tells the player's move
     (:func:`gametree.search.perfect.stored_choice`), that move is chosen for good
-    (:meth:`gametree.store.Book.choose_many`) and followed.  Elsewhere a weak solve
+    (:meth:`gametree.store.GameEntries.choose_many`) and followed.  Elsewhere a weak solve
     with a fresh table (as the player's own first search there) finds the value and a
     move keeping it: if that took ``seconds`` or more, both values are stored and the
     move is chosen and followed; otherwise the player proves it in time, the
@@ -243,7 +244,7 @@ def build_play_book(
     positions settled quickly are searched again).  ``progress(chosen, visited)``
     after each search.  ``per_ply`` in the report counts the moves chosen by a search.
     """
-    from .search.exact import Solver
+    from .search.solver import Solver
     from .search.perfect import moves_to, stored_choice
 
     started = time.perf_counter()
@@ -255,7 +256,7 @@ def build_play_book(
         if exact or value == 0:
             book.put_many([(k, value)])
         else:
-            book.put_bounds([(k, value, AT_LEAST if value > 0 else AT_MOST)])
+            book.put_bounds([(k, value, Bound.LOWER if value > 0 else Bound.UPPER)])
 
     for player in players:
         seen: set[Any] = set()

@@ -45,7 +45,7 @@ from .display import bounds_verdict
 from .search import SearchResult, Solver
 from .search.perfect import stored_choice
 from .search.progress import SolveProgress
-from .store import Book
+from .store import GameEntries
 from .search.compiled import EngineChoice
 
 if TYPE_CHECKING:
@@ -365,8 +365,8 @@ class Session:
     engine: EngineChoice = "auto"
     #: Seconds a hint may take (an exact solve with this time limit: see :meth:`hint`).
     hint_seconds: float = 1.5
-    #: A solution store's entries for this game (:class:`gametree.store.Book`): hints read and write it.
-    store: Book | None = None
+    #: A solution store's entries for this game (:class:`gametree.store.GameEntries`): hints read and write it.
+    store: GameEntries | None = None
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)

@@ -289,10 +289,11 @@ def test_a_time_limit_bounds_the_lines_of_play_too(registry):
     would take minutes on the Python engine: past the time limit, the answer comes without it
     (seen in 'play' hints on 7x6: 10 s for a hint given 1.5 s)."""
     from gametree.search import Solver
-    from gametree.store import MemoryBook, canonical_keyer
+    from gametree.search.known import canonical_keyer
+    from gametree.store import MemoryEntries
 
     game = registry.game("connect4").create(width=6, height=5)
-    book = MemoryBook("connect4", game.options())
+    book = MemoryEntries("connect4", game.options())
     key, start = canonical_keyer(game), game.initial_state()
     book.put_many([(key(start), 0), (key(game.play(start, game.parse_move(start, "3"))), 0)])  # (6x5 is a draw; so is every first move)
     # (every move asked for: the store cannot answer alone, and the other moves' scores use up the time)

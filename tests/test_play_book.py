@@ -14,7 +14,11 @@ import pytest
 from gametree.book import build_play_book
 from gametree.search import Solver
 from gametree.search.perfect import PerfectMover, stored_choice
-from gametree.store import AT_LEAST, AT_MOST, EXACT, SCHEMA_VERSION, SolutionStore, StoreError, canonical_keyer, export_book, import_book
+from gametree.search.known import canonical_keyer
+from gametree.search.table import Bound
+from gametree.store import SCHEMA_VERSION, SolutionStore, StoreError, export_book, import_book
+
+EXACT, AT_LEAST, AT_MOST = Bound.EXACT, Bound.LOWER, Bound.UPPER
 
 
 def gametree(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -28,7 +32,7 @@ def store(tmp_path):
 
 
 def test_bounds_are_kept_tightest_and_never_replace_an_exact_score(store):
-    book = store.book("connect4", {"width": 4, "height": 4, "k": 4})
+    book = store.entries_of("connect4", {"width": 4, "height": 4, "k": 4})
     book.put_bounds([(1, 1, AT_LEAST), (2, -1, AT_MOST), (3, 2, AT_LEAST)])
     book.put_bounds([(1, 3, AT_LEAST), (2, -4, AT_MOST), (3, 1, AT_LEAST)])  # tighter, tighter, looser
     assert [tuple(book.entry(k)[:2]) for k in (1, 2, 3)] == [(3, AT_LEAST), (-4, AT_MOST), (2, AT_LEAST)]
@@ -55,7 +59,7 @@ def test_a_store_of_schema_1_is_upgraded_when_opened_for_writing(tmp_path):
         SolutionStore(path, readonly=True)
     with SolutionStore(path) as upgraded:
         assert upgraded.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
-        assert upgraded.book("nim", {}).entry(7) == (3, EXACT, None)
+        assert upgraded.entries_of("nim", {}).entry(7) == (3, EXACT, None)
     db = sqlite3.connect(path)  # a store of version 2 without a column of it: damaged, refused in one line
     db.executescript("ALTER TABLE positions RENAME COLUMN best TO other;")
     db.close()
@@ -64,7 +68,7 @@ def test_a_store_of_schema_1_is_upgraded_when_opened_for_writing(tmp_path):
 
 
 def test_export_and_import_carry_bounds_and_chosen_moves(store, tmp_path):
-    book = store.book("connect4", {"width": 4, "height": 4, "k": 4})
+    book = store.entries_of("connect4", {"width": 4, "height": 4, "k": 4})
     book.put_many([(1, 0), (2, 5)])
     book.put_bounds([(3, 1, AT_LEAST), (4, -1, AT_MOST)])
     book.choose_many([(3, 4), (1, 2)])
@@ -79,14 +83,14 @@ def test_export_and_import_carry_bounds_and_chosen_moves(store, tmp_path):
 
 def test_a_weak_solve_stores_its_bounds_and_a_second_one_reads_them(registry, store):
     game = registry.game("connect4").create(width=5, height=4)
-    book = store.book("connect4", game.options())
+    book = store.entries_of("connect4", game.options())
     state = game.initial_state()
     for column in "3 3 2".split():
         state = game.play(state, game.parse_move(state, column))
     first = Solver(game, engine="python", store=book).solve(state, weak=True, all_moves=False, pv=False)
     entry = book.entry(canonical_keyer(game)(state))
     expected = {1: (AT_LEAST, True), 0: (EXACT, True), -1: (AT_MOST, True)}[first.score]
-    assert entry is not None and (entry.kind, entry.score * first.score > 0 or entry.score == first.score == 0) == expected
+    assert entry is not None and (entry.bound, entry.score * first.score > 0 or entry.score == first.score == 0) == expected
     again = Solver(game, engine="python", store=book).solve(state, weak=True, all_moves=False, pv=False)
     assert again.score == first.score and again.stats.nodes < first.stats.nodes / 10
 
@@ -94,7 +98,7 @@ def test_a_weak_solve_stores_its_bounds_and_a_second_one_reads_them(registry, st
 def test_stored_choice_follows_a_chosen_move_exact_scores_and_bounds(registry, store):
     game = registry.game("connect4").create(width=4, height=4)
     key = canonical_keyer(game)
-    book = store.book("connect4", game.options())
+    book = store.entries_of("connect4", game.options())
     start = game.initial_state()
     child = {game.format_move(start, m): game.play(start, m) for m in game.legal_moves(start)}
     assert stored_choice(game, start, book) is None  # nothing stored
@@ -105,7 +109,7 @@ def test_stored_choice_follows_a_chosen_move_exact_scores_and_bounds(registry, s
     assert (choice.moves, choice.value, choice.exact, choice.how) == (("2",), 1, False, "store")
     book.choose_many([(key(start), key(child["4"]))])  # a chosen move comes first, with its mirror image
     assert stored_choice(game, start, book).moves == ("1", "4")
-    exact = store.book("connect4", {"width": 5, "height": 4, "k": 4})
+    exact = store.entries_of("connect4", {"width": 5, "height": 4, "k": 4})
     game5 = registry.game("connect4").create(width=5, height=4)
     s5 = game5.initial_state()
     exact.put_many([(key(s5), 0)] + [(canonical_keyer(game5)(game5.play(s5, m)), 0 if game5.format_move(s5, m) in "234" else 2) for m in game5.legal_moves(s5)])
@@ -131,7 +135,7 @@ def test_a_book_for_play_answers_every_move_of_the_perfect_player(registry, stor
     against random players are then played from the store alone, and every chosen move keeps the
     position's value (checked against the exact solver)."""
     game = registry.game("connect4").create(width=board[0], height=board[1])
-    book = store.book("connect4", game.options())
+    book = store.entries_of("connect4", game.options())
     report = build_play_book(game, book, seconds=0, engine="python")
     assert report.proved > 0 and report.proved == sum(report.per_ply)
     truth = Solver(game, engine="python")
@@ -157,18 +161,18 @@ def test_a_book_for_play_answers_every_move_of_the_perfect_player(registry, stor
 def test_a_book_for_play_stopped_midway_goes_on_to_the_same_book(registry, tmp_path):
     game = registry.game("connect4").create(width=4, height=4)
     with SolutionStore(tmp_path / "whole.sqlite") as whole, SolutionStore(tmp_path / "stopped.sqlite") as stopped:
-        build_play_book(game, whole.book("connect4", game.options()), seconds=0, engine="python")
+        build_play_book(game, whole.entries_of("connect4", game.options()), seconds=0, engine="python")
 
         def stop(chosen: int, visited: int) -> None:
             if chosen == 300:
                 raise KeyboardInterrupt
 
-        book = stopped.book("connect4", game.options())
+        book = stopped.entries_of("connect4", game.options())
         with pytest.raises(KeyboardInterrupt):
             build_play_book(game, book, seconds=0, engine="python", progress=stop)
-        assert 0 < len(list(book.entries())) < len(list(whole.book("connect4", game.options()).entries()))
+        assert 0 < len(list(book.entries())) < len(list(whole.entries_of("connect4", game.options()).entries()))
         build_play_book(game, book, seconds=0, engine="python")
-        assert list(book.entries()) == list(whole.book("connect4", game.options()).entries())
+        assert list(book.entries()) == list(whole.entries_of("connect4", game.options()).entries())
 
 
 def test_cli_book_for_play_and_its_refusals(tmp_path):
@@ -207,11 +211,11 @@ def test_a_hint_past_its_time_says_what_the_book_proves(registry, store):
     from gametree.play import Seat, Session, Terminal
 
     game = registry.game("connect4").create(width=5, height=4)
-    book = store.book("connect4", game.options())
+    book = store.entries_of("connect4", game.options())
     build_play_book(game, book, seconds=0, players=(0,), engine="python")
     key, rng = canonical_keyer(game), random.Random(2)
     state = game.initial_state()
-    while book.entry(key(state)) is None or book.entry(key(state)).kind != AT_LEAST:  # a win the book proves, not its score
+    while book.entry(key(state)) is None or book.entry(key(state)).bound != AT_LEAST:  # a win the book proves, not its score
         mover = stored_choice(game, state, book) if game.to_move(state) == 0 else None
         state = game.play(state, game.parse_move(state, mover.moves[0]) if mover else rng.choice(list(game.legal_moves(state))))
         assert game.outcome(state) is None

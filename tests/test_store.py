@@ -15,8 +15,8 @@ import pytest
 from gametree import play_text
 from gametree.book import build_book, positions_up_to
 from gametree.search import Solver, solver
-from gametree.search.exact import stored_result
-from gametree.store import SCHEMA_VERSION, SolutionStore, StoreError, canonical_keyer, export_book, import_book
+from gametree.search.known import canonical_keyer, stored_result
+from gametree.store import SCHEMA_VERSION, SolutionStore, StoreError, export_book, import_book
 
 ENGINES = ["python", pytest.param("compiled", marks=pytest.mark.skipif(not __import__("importlib").util.find_spec("numba"), reason="needs numba"))]
 
@@ -34,13 +34,13 @@ def store(tmp_path):
 def test_a_store_keeps_scores_by_game_and_board(tmp_path):
     path = tmp_path / "deep" / "folder" / "s.sqlite"
     with SolutionStore(path) as store:
-        small, big = store.book("tictactoe", {"width": 3, "height": 3, "k": 3}), store.book("tictactoe", {"width": 4, "height": 4, "k": 3})
+        small, big = store.entries_of("tictactoe", {"width": 3, "height": 3, "k": 3}), store.entries_of("tictactoe", {"width": 4, "height": 4, "k": 3})
         assert small.put_many([(1, 0), (2, -3), ("(1, 2)", 5, 2)]) == 3
         big.put_many([(1, 6)])
     with SolutionStore(path, readonly=True) as store:
-        small = store.book("tictactoe", {"k": 3, "height": 3, "width": 3})  # (the options' order does not matter)
+        small = store.entries_of("tictactoe", {"k": 3, "height": 3, "width": 3})  # (the options' order does not matter)
         assert (small.get(1), small.get(2), small.get("(1, 2)"), small.get(3)) == (0, -3, 5, None)
-        assert store.book("tictactoe", {"width": 4, "height": 4, "k": 3}).get(1) == 6
+        assert store.entries_of("tictactoe", {"width": 4, "height": 4, "k": 3}).get(1) == 6
         assert {(g.options["width"], g.positions, g.covered) for g in store.games()} == {(3, 3, 4), (4, 1, 1)}
         assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
@@ -50,7 +50,7 @@ def test_two_processes_adding_the_same_game_share_its_entries(tmp_path):
     path = tmp_path / "s.sqlite"
     with SolutionStore(path) as first, SolutionStore(path) as second:
         options = {"width": 4, "height": 4, "k": 4}
-        a, b = first.book("connect4", options), second.book("connect4", options)
+        a, b = first.entries_of("connect4", options), second.entries_of("connect4", options)
         assert a.get(1) is None and b.get(2) is None  # neither has the game yet
         a.put_many([(1, 5)])
         b.put_many([(2, -5)])  # the game was added by the other meanwhile: the same game
@@ -58,13 +58,13 @@ def test_two_processes_adding_the_same_game_share_its_entries(tmp_path):
 
 
 def test_processes_opening_a_new_store_at_once_all_get_it(tmp_path):
-    code = "import sys; from gametree.store import SolutionStore; SolutionStore(sys.argv[1]).book('nim', {}).put_many([(int(sys.argv[2]), 1)])"
+    code = "import sys; from gametree.store import SolutionStore; SolutionStore(sys.argv[1]).entries_of('nim', {}).put_many([(int(sys.argv[2]), 1)])"
     path = tmp_path / "new.sqlite"
     processes = [subprocess.Popen([sys.executable, "-c", code, str(path), str(i)], stderr=subprocess.PIPE, text=True) for i in range(6)]
     errors = [p.communicate(timeout=60)[1] for p in processes]
     assert [p.returncode for p in processes] == [0] * 6, errors
     with SolutionStore(path) as store:
-        assert sorted(k for k, *_ in store.book("nim", {}).entries()) == list(range(6))
+        assert sorted(k for k, *_ in store.entries_of("nim", {}).entries()) == list(range(6))
 
 
 def test_what_is_not_a_store_is_refused_and_left_as_it_was(tmp_path):
@@ -107,7 +107,7 @@ _NUMBA = __import__("importlib").util.find_spec("numba") is not None
 def test_a_second_solve_comes_from_the_store_and_says_the_same(registry, store, engine, board):
     name, options = board
     game = registry.game(name).create(**options)
-    book = store.book(name, game.options())
+    book = store.entries_of(name, game.options())
     first = Solver(game, engine=engine, store=book).solve()
     again = Solver(game, engine=engine, store=book).solve()
     plain = solver(game, engine=engine)
@@ -123,7 +123,7 @@ def test_a_second_solve_comes_from_the_store_and_says_the_same(registry, store, 
 
 
 def test_a_store_that_lacks_or_contradicts_a_value_is_searched(registry, store, ttt3):
-    book = store.book("tictactoe", ttt3.options())
+    book = store.entries_of("tictactoe", ttt3.options())
     key = canonical_keyer(ttt3)
     start = ttt3.initial_state()
     book.put_many([(key(start), 0)])
@@ -139,7 +139,7 @@ def test_a_store_that_lacks_or_contradicts_a_value_is_searched(registry, store, 
 
 def test_batch_and_score_read_and_write_the_store(registry, store):
     game = registry.game("connect4").create(width=5, height=4)
-    book = store.book("connect4", game.options())
+    book = store.entries_of("connect4", game.options())
     states = [play_text(game, moves) for moves in ("", "3", "3 3", "1 2 3")]
     scored = [Solver(game, store=book).score(s) for s in states]
     again = [Solver(game, store=book).score(s) for s in states]
@@ -149,7 +149,7 @@ def test_batch_and_score_read_and_write_the_store(registry, store):
 
 def test_book_build_proves_every_position_up_to_a_ply_and_goes_on_where_it_stopped(registry, store):
     game = registry.game("connect4").create(width=4, height=4)
-    book = store.book("connect4", game.options())
+    book = store.entries_of("connect4", game.options())
     layers = positions_up_to(game, 5)
     key = canonical_keyer(game)
     # The same positions as every sequence of moves reaches (games over left out, mirror images once).
@@ -176,8 +176,8 @@ def test_book_build_over_worker_processes_gives_the_same_book(registry, tmp_path
     for workers in (1, 2):
         with SolutionStore(tmp_path / f"w{workers}.sqlite") as store:
             # (the Python engine: worker processes that load no compiled code start at once)
-            build_book(game, store.book("connect4", game.options()), plies=5, workers=workers, engine="python")
-            books.append(dict((k, v) for k, v, *_ in store.book("connect4", game.options()).entries()))
+            build_book(game, store.entries_of("connect4", game.options()), plies=5, workers=workers, engine="python")
+            books.append(dict((k, v) for k, v, *_ in store.entries_of("connect4", game.options()).entries()))
     assert books[0] == books[1] and len(books[0]) == sum(len(layer) for layer in positions_up_to(game, 5))
 
 
@@ -215,7 +215,7 @@ def test_a_book_build_killed_twice_finishes_as_if_never_stopped(tmp_path):
 def test_export_and_import_carry_a_book(registry, tmp_path):
     game = registry.game("tictactoe").create(size=3)
     with SolutionStore(tmp_path / "a.sqlite") as store:
-        book = store.book("tictactoe", game.options())
+        book = store.entries_of("tictactoe", game.options())
         build_book(game, book, plies=4)
         count = export_book(book, str(tmp_path / "ttt.book"))
         entries = list(book.entries())
@@ -271,8 +271,8 @@ def test_a_shipped_book_is_added_to_the_store_once(registry, tmp_path):
 
     game = registry.game("connect4").create(width=4, height=4)
     with SolutionStore(tmp_path / "build.sqlite") as store:
-        build_book(game, store.book("connect4", game.options()), plies=3)
-        export_book(store.book("connect4", game.options()), str(tmp_path / "c4-4x4.book"))
+        build_book(game, store.entries_of("connect4", game.options()), plies=3)
+        export_book(store.entries_of("connect4", game.options()), str(tmp_path / "c4-4x4.book"))
     spec = dataclasses.replace(registry.games["connect4"], books=(str(tmp_path / "c4-4x4.book"),))
     scratch = open_book(spec, game, {"width": 4, "height": 4}, {"store_path": str(tmp_path / "remake.sqlite"), "no_store": False, "from_scratch": True})
     assert scratch.get(canonical_keyer(game)(game.initial_state())) is None and not scratch.store.games()  # (book build --from-scratch)
@@ -390,8 +390,8 @@ def test_book_build_on_a_dask_cluster_gives_the_same_book(registry, tmp_path):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         for scheduler in (None, cluster.scheduler_address):
             with SolutionStore(tmp_path / f"{scheduler is None}.sqlite") as store:
-                build_book(game, store.book("connect4", game.options()), plies=4, scheduler=scheduler, engine="python", lines=True)
-                books.append(dict((k, v) for k, v, *_ in store.book("connect4", game.options()).entries()))
+                build_book(game, store.entries_of("connect4", game.options()), plies=4, scheduler=scheduler, engine="python", lines=True)
+                books.append(dict((k, v) for k, v, *_ in store.entries_of("connect4", game.options()).entries()))
     # (with lines: the deepest positions' lines of play are in both, as the same values)
     assert books[0] == books[1] and len(books[0]) > sum(len(layer) for layer in positions_up_to(game, 4))
 
@@ -402,5 +402,5 @@ def test_ctrl_c_of_a_book_build_on_dask_stops_the_tasks_running_on_the_workers(r
     game = registry.game("connect4").create()
     one_dask_worker.interrupt_once_busy()
     with SolutionStore(tmp_path / "s.sqlite") as store, pytest.raises(KeyboardInterrupt):
-        build_book(game, store.book("connect4", game.options()), plies=2, scheduler=one_dask_worker.cluster.scheduler_address, engine="python")
+        build_book(game, store.entries_of("connect4", game.options()), plies=2, scheduler=one_dask_worker.cluster.scheduler_address, engine="python")
     assert one_dask_worker.free_within(15) < 15

@@ -225,7 +225,7 @@ def store_options(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def open_book(spec: GameSpec, game: Any, given: dict[str, Any], params: dict[str, Any]) -> Any:
-    """The solution store's entries for this game and board (a :class:`gametree.store.Book`), or
+    """The solution store's entries for this game and board (a :class:`gametree.store.GameEntries`), or
     None (``--no-store``, ``GAMETREE_STORE=none``, or a game whose positions cannot be stored).
     The books the game's plugin ships for this board are added to the store on first use (not
     with ``from_scratch`` in ``params``: a build that remakes them).  A store that cannot be
@@ -242,7 +242,7 @@ def open_book(spec: GameSpec, game: Any, given: dict[str, Any], params: dict[str
     options = resolved_options(spec, game, given)
     try:
         store = SolutionStore(path)
-        book = store.book(spec.name, options)
+        book = store.entries_of(spec.name, options)
         for shipped in () if params.get("from_scratch") else spec.books:
             name = f"shipped:{os.path.basename(shipped)}:{os.path.getsize(shipped)}"
             if book.build(name) is None and _book_board(shipped) == (spec.name, options):

@@ -16,9 +16,10 @@ from typing import Any
 
 import click
 
-from ..game import GameError, State, capabilities, play_text
+from ..game import Game, GameError, State, capabilities, play_text
 from ..plugin import AlgorithmSpec, GameSpec, Option, Registry
 from .. import live as progress
+from ..search.results import SearchResult
 from .common import (
     ENGINE_OPTION,
     FiniteFloatRange,
@@ -386,8 +387,11 @@ def _solve_batch(game: Any, algorithm: AlgorithmSpec, options: dict[str, Any], s
         sys.exit(1)
 
 
-def _solve_parallel(game: Any, state: State, algorithm: str, options: dict[str, Any], params: dict[str, Any]) -> Any:
+def _solve_parallel(
+    game: Game[Any, Any], state: State, algorithm: str, options: dict[str, Any], params: dict[str, Any]
+) -> SearchResult:
     """``gametree solve --workers N`` / ``--scheduler ADDRESS``: one-line errors for the CLI."""
+    from ..search.known import answer
     from ..search.parallel import EXACT_ALGORITHMS, WORKER_TABLE_ENTRIES, solve_parallel
 
     if params.get("batch") is not None:
@@ -396,42 +400,30 @@ def _solve_parallel(game: Any, state: State, algorithm: str, options: dict[str, 
         raise click.UsageError("--workers and --scheduler compute exact values: drop --depth and --time-limit")
     if algorithm not in EXACT_ALGORITHMS:
         raise click.BadParameter(f"parallel solving needs an exact algorithm ({' or '.join(EXACT_ALGORITHMS)}), not {algorithm!r}", param_hint="--algorithm")
-    book = options.get("store")
-    if book is not None:  # all of it stored already: nothing to split
-        from ..search.exact import stored_result
-
-        known = stored_result(game, state, book)
-        if known is not None:
-            return known
     table = options.get("cache")
     entries = getattr(table, "max_entries", WORKER_TABLE_ENTRIES)
     workers = params.get("workers") or 1
     where = f"on {params['scheduler']}" if params.get("scheduler") else f"in {workers} process{'es' if workers != 1 else ''}"
-    try:
-        with progress_bar(f"solving subproblems {where}") as progress:
-            result = solve_parallel(
-                game,
-                state,
-                workers=workers,
-                algorithm=algorithm,
-                scheduler=params.get("scheduler"),
-                split_ply=params.get("split_ply"),
-                table_entries=entries,
-                progress=progress,
-                engine=options.get("engine", "auto"),
-            )
-    except GameError as exc:
-        raise click.ClickException(str(exc)) from None
-    if book is not None:  # what the workers proved, for next time
-        import sqlite3
 
-        from ..store import record_result
-
+    def search() -> SearchResult:
         try:
-            record_result(book, game, state, result)
-        except sqlite3.Error as exc:
-            book.write_error = f"could not write to the store {book.store.path}: {exc}"
-    return result
+            with progress_bar(f"solving subproblems {where}") as progress:
+                return solve_parallel(
+                    game,
+                    state,
+                    workers=workers,
+                    algorithm=algorithm,
+                    scheduler=params.get("scheduler"),
+                    split_ply=params.get("split_ply"),
+                    table_entries=entries,
+                    progress=progress,
+                    engine=options.get("engine", "auto"),
+                )
+        except GameError as exc:
+            raise click.ClickException(str(exc)) from None
+
+    # Read what is known (all of it stored already: nothing to split), else solve, then record.
+    return answer(options.get("store"), game, state, search)
 
 
 def _fmt_score(score: float) -> str:

@@ -4,7 +4,11 @@
   negamax with two move strategies, observed by tree capture and statistics);
 - :mod:`.results`: what a search returns, built in one place;
 - :mod:`.classic`: minimax, alpha-beta, iterative deepening;
-- :mod:`.exact`: the exact solver (Pons's null-window driver on the engine);
+- :mod:`.contract`: what every engine offers its drivers (:class:`~.contract.SearchEngine`);
+- :mod:`.exact`: Pons's null-window driver of an engine, proving exact scores;
+- :mod:`.solver`: the exact solver (engine choice, time limits, best moves, lines);
+- :mod:`.known`: known values (a solution store's) read and written by searches;
+- :mod:`.frames`: room on CPython's frame stack for deep searches;
 - :mod:`.perfect`: perfect moves in bounded time (the store's books, a weak proof, exact scores);
 - :mod:`.montecarlo`: Monte Carlo tree search;
 - :mod:`.algorithms`: the algorithms by name: ``search`` and ``prepare`` (``run`` is the older ``search``);
@@ -16,7 +20,7 @@ from __future__ import annotations
 
 from .algorithms import ALGORITHMS, prepare, prepare_scores, run, search
 from .classic import alphabeta, iterative_deepening, minimax
-from .exact import Solver, solver
+from .solver import Solver, solver
 from .montecarlo import mcts
 from .perfect import PerfectMover
 from .results import MoveValue, Scored, SearchResult, SearchStats, Value, position

@@ -20,7 +20,7 @@ from typing import Any
 from ..game import Game, State
 from ..hookspecs import hookimpl
 from ..plugin import AlgorithmSpec, Option, Registry
-from . import exact
+from . import solver as exact_solver
 from .classic import alphabeta, minimax
 from .montecarlo import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, mcts
 from .results import Scored, SearchResult, position, scores_of
@@ -36,11 +36,11 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     for spec in (
         AlgorithmSpec(
             "solver",
-            exact.solver,
+            exact_solver.solver,
             "exact and fastest: null-window narrowing, threat pruning, a bounds table",
             takes=(_CLASSIC - {"depth"}) | {"weak", "engine", "analysis_time", "progress", "interruptible", "store"},
-            prepare=exact.prepare,
-            prepare_scores=exact.prepare_scores,
+            prepare=exact_solver.prepare,
+            prepare_scores=exact_solver.prepare_scores,
             exact=True,
         ),
         AlgorithmSpec("alphabeta", alphabeta, "alpha-beta negamax with a bounds table", takes=_CLASSIC | {"progress"}, exact=True),

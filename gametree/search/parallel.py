@@ -47,7 +47,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..game import Game, GameError, State, capabilities, win_score
 from .compiled import EngineChoice, use_compiled
-from .engine import Engine, SearchTimeout
+from .contract import SearchTimeout
+from .engine import Engine
 from .results import MoveValue, SearchResult, SearchStats, assemble, build_result, freeze, start, stats_of, timed
 
 T = TypeVar("T")
@@ -284,7 +285,7 @@ class _Answer:
 def _worker_solver(game: Game[Any, Any], entries: int, engine: EngineChoice) -> Any:
     """This worker's (thread's) exact solver for the game, kept between subproblems with its
     tables (the compiled engine's among them)."""
-    from .exact import Solver
+    from .solver import Solver
 
     return _kept("solvers", (repr(game), entries, engine), lambda: Solver(game, cache=_table(game, "solver", entries), engine=engine))
 
@@ -330,7 +331,7 @@ class Halter:
 
 def _solve_task(task: _Task, halter: Halter | None = None) -> _Answer:
     """Solve one subproblem; each engine it searches with is attached to ``halter``, if given."""
-    from .exact import search_stats
+    from .solver import search_stats
 
     attach = halter.attach if halter is not None else lambda engine: None
     if task.algorithm == "solver":

@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any, Literal
 
 from ..game import Game, State, capabilities, end_score
-from ..store import AT_LEAST, AT_MOST, Book, Entry, canonical_keyer
 from .compiled import EngineChoice
-from .exact import Solver
+from .known import Known, KnownValues, StoreKey, canonical_keyer, known_bounds
+from .solver import Solver
 from .table import TranspositionTable
 
 __all__ = ["Choice", "PERFECT_SECONDS", "PerfectMover", "moves_to", "stored_choice"]
@@ -59,24 +60,20 @@ class Choice:
     seconds: float
 
 
-def _entry(book: Book, key_of: Any, state: State) -> Entry | None:
+KeyOf = Callable[[State], StoreKey | None]
+
+
+def _entry(book: KnownValues, key_of: KeyOf, state: State) -> Known | None:
     key = key_of(state)
     return None if key is None else book.entry(key)
 
 
-def _entry_bounds(found: Entry | None) -> tuple[int | None, int | None]:
-    """The lower and upper bounds a stored entry (or none) proves."""
-    if found is None:
-        return None, None
-    return (None if found.kind == AT_MOST else found.score), (None if found.kind == AT_LEAST else found.score)
-
-
-def _bounds(game: Game[Any, Any], book: Book, key_of: Any, state: State) -> tuple[int | None, int | None]:
+def _bounds(game: Game[Any, Any], book: KnownValues, key_of: KeyOf, state: State) -> tuple[int | None, int | None]:
     """What the store (or the end of the game) proves of ``state``'s score: lower and upper bounds."""
     ended = end_score(game, state)
     if ended is not None:
         return ended, ended
-    return _entry_bounds(_entry(book, key_of, state))
+    return known_bounds(_entry(book, key_of, state))
 
 
 def moves_to(game: Game[Any, Any], state: State, best: Any) -> list[Any]:
@@ -93,7 +90,7 @@ def moves_to(game: Game[Any, Any], state: State, best: Any) -> list[Any]:
     return found
 
 
-def stored_choice(game: Game[Any, Any], state: State, book: Book) -> Choice | None:
+def stored_choice(game: Game[Any, Any], state: State, book: KnownValues) -> Choice | None:
     """The move(s) a perfect player can take from the store alone, or None.
 
     A position stored with a chosen move (``best``, what ``gametree book build
@@ -107,7 +104,7 @@ def stored_choice(game: Game[Any, Any], state: State, book: Book) -> Choice | No
     started = time.perf_counter()
     key_of = canonical_keyer(game)
     entry = _entry(book, key_of, state)
-    lo, hi = _entry_bounds(entry)
+    lo, hi = known_bounds(entry)
     if entry is None:
         return None
     moves = list(game.legal_moves(state))
@@ -158,7 +155,7 @@ class PerfectMover:
         self,
         game: Game[Any, Any],
         *,
-        store: Book | None = None,
+        store: KnownValues | None = None,
         seconds: float = PERFECT_SECONDS,
         engine: EngineChoice = "auto",
         table: TranspositionTable | None = None,

@@ -1,0 +1,471 @@
+"""The exact solver: proven values, best moves and lines, set up once per game.
+
+:class:`Solver` chooses the engine for each position (the Python reference, or
+the compiled one where the game has compiled rules and the search is long
+enough to pay for loading it), drives it with the null-window narrowing of
+:func:`gametree.search.exact.exact_score`, reads and writes known values
+(:mod:`gametree.search.known`) when it is given them, and bounds its work by
+time: a value not proven in time gives way to a heuristic best guess, marked so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..game import Game, Move, State, UnsupportedGameError, win_score
+from ..runtime.alarm import Alarm
+from .classic import alphabeta
+from .compiled import CompiledEngine, EngineChoice, compiled_rules, use_compiled
+from .contract import SearchEngine, SearchTimeout
+from .engine import Engine
+from .exact import exact_score
+from .known import KnownValues, Remembering, remember, stored_result
+from .progress import SolveProgress
+from .results import CutShort, Root, Scored, SearchResult, SearchStats, best_move, build_result, check_game, deepest, position, scores_of, start, stats_of, timed
+from .table import Bound, TranspositionTable, table_of
+
+__all__ = ["EXACT_SHARE", "Solver", "prepare", "prepare_scores", "search_stats", "solver"]
+
+#: The share of a time limit the solver spends proving the value; if that is not enough, the
+#: rest goes to iterative deepening with the game's heuristic for a best guess.
+EXACT_SHARE = 0.75
+
+
+class Solver:
+    """The exact solver bound to one game and one transposition table.
+
+    ``Solver(game, cache=table).solve(state)`` is ``solver(game, state, cache=table)``.
+    Built once, it solves many positions in a row (``gametree solve --batch``, a
+    player's moves) without setting its search up again for each one; they all
+    share the table.  Not for two threads at once.
+    """
+
+    def __init__(
+        self,
+        game: Game[Any, Any],
+        *,
+        cache: TranspositionTable | bool | None = True,
+        symmetry: bool = True,
+        engine: EngineChoice = "auto",
+        store: KnownValues | None = None,
+    ) -> None:
+        check_game(game)
+        self.game = game
+        #: The solution store's entries of this game (:class:`gametree.search.known.KnownValues`): read before
+        #: searching, and what is proven is written to it.
+        self.store = store
+        #: Why the last write to the store failed, if it did.
+        self.store_error: str | None = None
+        self._lines_stored: Remembering | None = None
+        self.table = table_of(cache)
+        self.symmetry = symmetry
+        self.choice = engine
+        use_compiled(game, engine, game.info.max_plies)  # "compiled" that cannot be: say so now
+        self._python: Engine | None = None
+        self._compiled: CompiledEngine | None = None
+        #: Follows lines to the end for principal variations, without counting (built on first use).
+        self._lines: Engine | None = None
+
+    @property
+    def engine(self) -> SearchEngine:
+        """The engine of the last search (before any: the engine a search of the start would use)."""
+        if self._compiled is not None:
+            return self._compiled
+        if self._python is not None:
+            return self._python
+        return self.engine_for(self.game.initial_state())
+
+    def engine_for(self, state: State) -> SearchEngine:
+        """The engine that searches ``state``: the compiled one once built (its start-up is paid),
+        else as :func:`gametree.search.compiled.use_compiled` says for the plies left."""
+        if self._compiled is not None:
+            return self._compiled
+        game = self.game
+        if self.choice != "python" and use_compiled(game, self.choice, game.info.max_plies - game.ply(state)):
+            rules = compiled_rules(game)
+            assert rules is not None  # (use_compiled said so)
+            try:
+                self._compiled = CompiledEngine(game, rules, table=self.table, symmetry=self.symmetry)
+                return self._compiled
+            except ImportError as exc:  # numba (or the rules' module) is there but broken
+                if self.choice == "compiled":
+                    raise UnsupportedGameError(f"the compiled engine cannot be loaded ({exc}): use --engine python") from None
+                self.choice = "python"  # auto: the Python engine, from now on
+        if self._python is None:
+            self._python = Engine(game, table=self.table, symmetry=self.symmetry, threats=True)
+        return self._python
+
+    def solve(
+        self,
+        state: State | None = None,
+        *,
+        moves: str | None = None,
+        all_moves: bool = True,
+        pv: bool = True,
+        weak: bool = False,
+        time_limit: float | None = None,
+        analysis_time: float | None = None,
+        interruptible: bool = False,
+        progress: SolveProgress | None = None,
+    ) -> SearchResult:
+        """Solve ``state`` (default: the start; or the start after ``moves``): see :func:`solver`.
+
+        The root's value and a best move are proven first; then (``all_moves``)
+        each move's score, the best move's first.  ``time_limit``: seconds for the
+        whole solve (see :func:`solver`); ``analysis_time``: seconds at most for
+        scoring the moves once the root is proven.  ``interruptible``: Ctrl-C
+        while the moves are scored ends that stage, and the result keeps what was
+        proven (``cut_short="interrupt"``).  ``progress`` is filled as the solve
+        goes (:class:`gametree.search.progress.SolveProgress`).
+        """
+        game = self.game
+        state = start(game, position(game, state, moves), checked=True)  # (the game was checked when the solver was built)
+        if time_limit is not None and weak:
+            raise ValueError("weak solving proves the value; it does not combine with a time limit")
+        watch = progress if progress is not None else SolveProgress()
+        began = time.perf_counter()  # (a time limit counts from here: building the engine is in it)
+        if self.store is not None and not weak:
+            known = stored_result(game, state, self.store, all_moves=all_moves, pv=pv)
+            if known is not None:  # all of it from the store: no engine to build
+                watch.phase = "done"
+                return known
+        raw = self.engine_for(state)
+        # Through the store, if there is one: what it holds is not searched again, what is proven goes to it.
+        engine: SearchEngine = Remembering(raw, self.store) if self.store is not None else raw
+        try:
+            deadline = None if time_limit is None else began + time_limit
+            return self._solve(state, raw, engine, all_moves, pv, weak, deadline, analysis_time, interruptible, watch)
+        finally:
+            self._flush(engine)
+
+    def _solve(
+        self,
+        state: State,
+        raw: SearchEngine,
+        engine: SearchEngine,
+        all_moves: bool,
+        pv: bool,
+        weak: bool,
+        deadline: float | None,
+        analysis_time: float | None,
+        interruptible: bool,
+        watch: SolveProgress,
+    ) -> SearchResult:
+        game = self.game
+        counters = engine.counters
+        counters.reset()
+        watch.engine = raw.name
+        watch.count, watch.table_bytes = engine.nodes_now, engine.table_bytes
+        watch.narrowed(engine.floor(game.ply(state)), win_score(engine.max_plies, game.ply(state)))
+        base = engine.table_counts()
+        started = time.perf_counter()
+        alarm = Alarm(engine.halt)
+        cut: CutShort | None = None
+        unscored: tuple[str, ...] = ()
+        try:
+            if weak:
+                watch.phase = "root"
+                root = self._weak_root(engine, state, all_moves)
+            else:
+                # An exact answer has EXACT_SHARE of a time limit; a best guess the rest.
+                alarm.at(None if deadline is None else started + EXACT_SHARE * (deadline - started))
+                watch.phase = "root"
+                try:
+                    value, move = self._root(engine, state, watch)
+                except SearchTimeout:
+                    if deadline is None:  # halted from outside (engine.halt()), not by a time limit: no guess wanted
+                        raise
+                    alarm.cancel()
+                    engine.resume()
+                    return self._best_guess(state, watch, started, deadline, all_moves=all_moves, pv=pv)
+                remember(engine, state, value)
+                remember(engine, game.play(state, move), -value)  # (it keeps the value)
+                watch.proven(value, game.format_move(state, move))
+                root = Root([move], [value])
+                if all_moves:
+                    watch.phase = "moves"
+                    ends = [t for t in (deadline, None if analysis_time is None else time.perf_counter() + analysis_time) if t is not None]
+                    alarm.at(min(ends) if ends else None)
+                    root, cut = self._score_moves(engine, state, value, move, watch, interruptible)
+                    unscored = tuple(game.format_move(state, m) for m in game.legal_moves(state) if m not in root.moves)
+        finally:
+            alarm.cancel()
+            engine.resume()
+        stats = search_stats(engine, time.perf_counter() - started, base)
+        lines: SearchEngine | None = self._line_engine(raw) if pv and not weak else None
+        if lines is raw:
+            lines = engine  # (through the store too)
+        elif lines is not None and self.store is not None:
+            lines = self._lines_stored = Remembering(lines, self.store)
+        watch.phase = "lines"
+        # Cut short: the line of the best move only (each move's line to the end costs searches too).
+        # A time limit bounds the lines too: past it, the moves and their scores without lines.
+        line_alarm = Alarm(lines.halt) if lines is not None and deadline is not None else None
+        try:
+            if line_alarm is not None:
+                line_alarm.at(deadline)
+            result = build_result("solver", game, state, root, lines, None, stats, weak=weak, move_lines=cut is None)
+        except SearchTimeout:
+            result = build_result("solver", game, state, root, None, None, stats, weak=weak)
+            cut = cut or "time"
+        finally:
+            if line_alarm is not None:
+                line_alarm.cancel()
+                assert lines is not None
+                lines.resume()
+        watch.phase = "done"
+        # The reported time covers all the work, the lines too; nodes per second the searches alone.
+        return dataclasses.replace(timed(result, started), unscored=unscored, cut_short=cut)
+
+    def _flush(self, engine: SearchEngine) -> None:
+        """Write to the store what the last solve proved (its searches and its lines)."""
+        for stored in (engine, self._lines_stored):
+            if isinstance(stored, Remembering):
+                stored.flush()
+                if stored.write_error is not None:
+                    self.store_error = stored.write_error
+        self._lines_stored = None
+
+    def _root(self, engine: SearchEngine, state: State, watch: SolveProgress) -> tuple[float, Move]:
+        """The root's exact score and a move proved to have it."""
+        game = self.game
+        value = exact_score(engine, state, progress=watch)
+        move = engine.root.move  # proved by the last probe that raised the score to ``value``
+        if move is None:
+            if value <= engine.floor(game.ply(state)):  # the lowest score there is: every move has it
+                move = next(iter(game.legal_moves(state)))
+            else:
+                move = best_move(engine, state, value)
+        return value, move
+
+    def _score_moves(
+        self, engine: SearchEngine, state: State, value: float, best: Move, watch: SolveProgress, interruptible: bool
+    ) -> tuple[Root, CutShort | None]:
+        """Every move's exact score, knowing none beats ``value`` and ``best`` has it; stopped
+        by a halt of the engine (the time is up) or (``interruptible``) by Ctrl-C."""
+        game = self.game
+        moves = list(game.legal_moves(state))
+        watch.total = len(moves)
+        scores: dict[int, float] = {}
+        for i, m in enumerate(moves):
+            if m == best:
+                scores[i] = value
+                remember(engine, game.play(state, m), -value)
+                watch.moved(game.format_move(state, m), value)
+        cut: CutShort | None = None
+        for i, m in enumerate(moves):
+            if i in scores:
+                continue
+            text = game.format_move(state, m)
+            watch.current = text
+            try:
+                child = game.play(state, m)
+                scores[i] = -exact_score(engine, child, 1, at_least=-value)
+                remember(engine, child, -scores[i])
+            except SearchTimeout:
+                cut = "time"
+                break
+            except KeyboardInterrupt as exc:
+                if not interruptible or type(exc) is not KeyboardInterrupt:  # (a termination signal ends the run)
+                    raise
+                cut = "interrupt"
+                break
+            watch.moved(text, scores[i])
+        done = sorted(scores)
+        return Root([moves[i] for i in done], [scores[i] for i in done]), cut
+
+    def _best_guess(self, state: State, watch: SolveProgress, started: float, deadline: float | None, *, all_moves: bool, pv: bool) -> SearchResult:
+        """Out of time before the root's value was proven: what was proven (the window on the
+        score) and the best guess of iterative deepening with the game's heuristic in the time left."""
+        assert deadline is not None
+        watch.phase = "heuristic"
+        engine = self.engine
+        exact_nodes = tuple(engine.counters.per_depth[: deepest(tuple(engine.counters.per_depth)) + 1])
+        left = max(0.0, deadline - time.perf_counter())
+        guess = alphabeta(self.game, state, time_limit=left, cache=self.table if self.table is not None else True, symmetry=self.symmetry, all_moves=all_moves, pv=pv)
+        per_depth = [a + b for a, b in itertools.zip_longest(exact_nodes, guess.stats.nodes_per_depth, fillvalue=0)]
+        stats = dataclasses.replace(
+            guess.stats, nodes=sum(per_depth), nodes_per_depth=tuple(n for n in per_depth), seconds=time.perf_counter() - started
+        )
+        watch.phase = "done"
+        if guess.proven:  # iterative deepening proved it (a win or loss within its horizon)
+            return dataclasses.replace(guess, algorithm="solver", stats=stats)
+        return dataclasses.replace(guess, algorithm="solver", stats=stats, score_bounds=(watch.low, watch.high), cut_short="time")
+
+    def score(self, state: State | None = None, *, weak: bool = False) -> Scored:
+        """The score of ``state`` (default: the start) alone, and what proving it cost.
+
+        The score :meth:`solve` gives, proved by the same searches, but without a
+        best move or statistics by depth: for many positions whose values alone
+        matter (``gametree solve --batch``), the cheapest answer.  ``weak``: the
+        score's sign, as ``solve(state, weak=True)``.
+        """
+        state = start(self.game, position(self.game, state), checked=True)  # (the game was checked when the solver was built)
+        raw = self.engine_for(state)
+        engine: SearchEngine = Remembering(raw, self.store) if self.store is not None else raw
+        counters = engine.counters
+        counters.reset()
+        started = time.perf_counter()
+        try:
+            value = exact_score(engine, state, weak=weak)
+            if not weak:
+                remember(engine, state, value)
+        finally:
+            self._flush(engine)
+        seconds = time.perf_counter() - started
+        return Scored(_sign(value) if weak else value, weak, sum(counters.per_depth), seconds)
+
+    def _weak_root(self, engine: SearchEngine, state: State, all_moves: bool) -> Root:
+        """The root's value +1, 0 or -1 (win, draw or loss) and a best move, or every move's value."""
+        game = self.game
+        value = _sign(exact_score(engine, state, weak=True))
+        found = engine.root.move  # it made the last probe fail high: it scores at least the bound proved
+        # A move's value is at least minus the root's when the root's is exact (a draw) or an
+        # upper bound (a loss: every move scores >= 1 for the opponent, nothing to search).
+        at_least = -value if value <= 0 else None
+        if all_moves:
+            moves = list(game.legal_moves(state))
+            return Root(moves, [-_sign(exact_score(engine, game.play(state, m), 1, at_least=at_least, weak=True)) for m in moves])
+        if found is None:  # any move keeping the value (those the store knows first); in a lost position every move loses
+            moves = list(game.legal_moves(state))
+            if isinstance(engine, Remembering):
+                moves.sort(key=lambda m: engine.bounds(game.play(state, m)) == (None, None))
+            for found in moves:
+                if value < 0 or -_sign(exact_score(engine, game.play(state, found), 1, at_least=at_least, weak=True)) == value:
+                    break
+        # What keeps the value, for the store: a won position's move wins, a drawn one's draws, a lost one's loses.
+        remember(engine, game.play(state, found), -value, Bound.UPPER if value > 0 else Bound.LOWER if value < 0 else Bound.EXACT)
+        return Root([found], [value])
+
+    def _line_engine(self, engine: SearchEngine) -> SearchEngine:
+        if isinstance(engine, CompiledEngine):
+            return engine  # its lines cost little; the nodes were counted before
+        if self._lines is None:
+            table = self.table if self.table is not None else TranspositionTable()
+            self._lines = Engine(self.game, table=table, symmetry=self.symmetry, threats=True)
+        return self._lines
+
+
+def solver(
+    game: Game[Any, Any],
+    state: State | None = None,
+    *,
+    moves: str | None = None,
+    depth: int | None = None,
+    cache: TranspositionTable | bool | None = True,
+    symmetry: bool = True,
+    all_moves: bool = True,
+    pv: bool = True,
+    time_limit: float | None = None,
+    analysis_time: float | None = None,
+    weak: bool = False,
+    engine: EngineChoice = "auto",
+    progress: SolveProgress | None = None,
+    interruptible: bool = False,
+    store: KnownValues | None = None,
+) -> SearchResult:
+    """Exact depth-aware values, fast: null-window narrowing, threat pruning, bounds table.
+
+    The position's value and a best move are proven first, then (with
+    ``all_moves``, the default) every move's score, the best move's first.
+    The result is as :func:`gametree.search.alphabeta`'s; for many positions in
+    a row, :class:`Solver` sets the search up once.
+
+    Args:
+        game: The game.
+        state: The position (None: the start); see :func:`gametree.search.results.position`.
+        moves: Instead of ``state``, the position after these moves from the start ("B2 A1").
+        depth: Refused (a ValueError): a depth limit makes a heuristic search, which
+            is :func:`gametree.search.alphabeta`'s.
+        cache: A :class:`TranspositionTable`, True for a default one, False or None for none.
+        symmetry: Key the table by the game's canonical (symmetric) key when it has one.
+        all_moves: Score every move, not only the position and one best move.
+        pv: Follow the principal variation (and each move's line) to the end.
+        time_limit: Seconds for the whole solve, which stays exact: the result is proven
+            if the value is proven in time (moves left unscored are listed in
+            ``unscored``); if not, it is the best guess of iterative deepening with the
+            game's heuristic (``proven=False``), with the range the score was proven to
+            lie in (``score_bounds``).
+        analysis_time: Seconds at most for scoring the moves once the value is proven.
+        weak: Prove only who wins (win, draw or loss), not how fast: much faster on won
+            and lost positions.  Scores are then +1, 0 or -1, the result says
+            ``weak=True`` and has no line to the end (its PV is the best move alone).
+        engine: ``"python"`` (the reference), ``"compiled"`` (for a game with compiled
+            rules: :mod:`gametree.search.compiled`) or ``"auto"`` (compiled when it is
+            available and the search is long enough to pay for loading it).  Both give
+            the same scores and moves.
+        progress: Filled as the solve goes, for a live display
+            (:class:`gametree.search.progress.SolveProgress`).
+        interruptible: Ctrl-C while the moves are scored ends that stage, and the result
+            keeps what was proven (``cut_short="interrupt"``).
+        store: A solution store's entries for this game (:class:`gametree.search.known.KnownValues`): what
+            it holds is not searched again, and what is proven is written to it.
+
+    Returns:
+        The :class:`SearchResult`.
+    """
+    _refuse_depth(depth)
+    state = position(game, state, moves)
+    return Solver(game, cache=cache, symmetry=symmetry, engine=engine, store=store).solve(
+        state, all_moves=all_moves, pv=pv, weak=weak, time_limit=time_limit, analysis_time=analysis_time, interruptible=interruptible, progress=progress
+    )
+
+
+def _refuse_depth(depth: int | None) -> None:
+    if depth is not None:
+        raise ValueError("the solver proves exact values to the end of the game: a depth limit makes a heuristic search (use alphabeta with depth)")
+
+
+def prepare(
+    game: Game[Any, Any],
+    *,
+    depth: int | None = None,
+    cache: TranspositionTable | bool | None = True,
+    symmetry: bool = True,
+    engine: EngineChoice = "auto",
+    store: KnownValues | None = None,
+    **options: Any,
+) -> Callable[[Any], SearchResult]:
+    """:func:`solver` bound to ``game`` and ``options``: a :class:`Solver`'s ``solve``, set up once."""
+    _refuse_depth(depth)
+    return functools.partial(Solver(game, cache=cache, symmetry=symmetry, engine=engine, store=store).solve, **options)
+
+
+def prepare_scores(
+    game: Game[Any, Any],
+    *,
+    depth: int | None = None,
+    time_limit: float | None = None,
+    cache: TranspositionTable | bool | None = True,
+    symmetry: bool = True,
+    weak: bool = False,
+    all_moves: bool = True,
+    pv: bool = True,
+    engine: EngineChoice = "auto",
+    store: KnownValues | None = None,
+) -> Callable[[Any], Scored]:
+    """:func:`prepare` for the scores alone: a :class:`Solver`'s ``score``, set up once
+    (see :func:`gametree.search.prepare_scores`).  ``all_moves`` and ``pv`` do not
+    apply to a score; with a ``time_limit``, each position's solve has that long
+    (a score not proven in time is the heuristic's best guess)."""
+    _refuse_depth(depth)
+    if time_limit is not None:
+        return scores_of(prepare(game, time_limit=time_limit, cache=cache, symmetry=symmetry, engine=engine, store=store, weak=weak, all_moves=False, pv=False))
+    return functools.partial(Solver(game, cache=cache, symmetry=symmetry, engine=engine, store=store).score, weak=weak)
+
+
+def search_stats(engine: SearchEngine, seconds: float, base: tuple[int, int, int]) -> SearchStats:
+    """The counters of ``engine``'s last search as :class:`SearchStats`; ``base``: its table's counts before it."""
+    counters = engine.counters
+    now = engine.table_counts()
+    table = (now[0] - base[0], now[1] - base[1], now[2] - base[2])
+    return stats_of(counters.per_depth, seconds, terminals=counters.terminals, heuristic=counters.heuristic, cutoffs=counters.cutoffs, table=table)
+
+
+def _sign(x: float) -> int:
+    return (x > 0) - (x < 0)

@@ -1,0 +1,396 @@
+"""The solution store's file: SQLite, one table of positions per game and board.
+
+A :class:`SolutionStore` keeps proven scores of positions, keyed by the game
+(its registry name and the options that recreate it) and the position's
+canonical key (the same key for a position and its mirror image).  An entry
+is an exact score, or a bound on it (:class:`~gametree.search.table.Bound`:
+what a weak solve proves, "a win" being "at least +1").  :class:`GameEntries`,
+one game's entries, is the :class:`~gametree.search.known.KnownValues` that
+searches read and write.
+
+The file is SQLite in WAL mode (several readers and one writer at a time),
+with its schema version in ``PRAGMA user_version`` and gametree's mark in
+``PRAGMA application_id``; every write is a transaction.  A file that is not
+such a store (another program's database, a corrupt file) is refused with a
+:class:`StoreError` naming it, and left untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..search.known import Known, StoreKey
+from ..search.table import Bound
+
+__all__ = [
+    "APPLICATION_ID",
+    "BUSY_SECONDS",
+    "SCHEMA_VERSION",
+    "GameEntries",
+    "GameSummary",
+    "SolutionStore",
+    "StoreError",
+    "default_store_path",
+]
+
+#: ``PRAGMA application_id`` of a gametree store ("gtre").
+APPLICATION_ID = 0x67747265
+#: The schema this code writes.  A store of version 1 (exact scores only) is upgraded when
+#: opened for writing; any other version is refused.
+SCHEMA_VERSION = 2
+
+
+_SCHEMA = """
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    options TEXT NOT NULL,
+    UNIQUE (name, options)
+);
+CREATE TABLE positions (
+    game INTEGER NOT NULL REFERENCES games (id),
+    key NOT NULL,
+    score INTEGER NOT NULL,
+    images INTEGER NOT NULL DEFAULT 1,
+    bound INTEGER NOT NULL DEFAULT 0,
+    best,
+    PRIMARY KEY (game, key)
+) WITHOUT ROWID;
+CREATE TABLE builds (
+    game INTEGER NOT NULL REFERENCES games (id),
+    name TEXT NOT NULL,
+    complete INTEGER NOT NULL,
+    positions INTEGER NOT NULL,
+    seconds REAL NOT NULL,
+    note TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (game, name)
+);
+"""
+
+#: Seconds a writer waits for another one to finish (several processes may share a store).
+BUSY_SECONDS = 30.0
+
+
+class StoreError(Exception):
+    """A store that cannot be used: unreadable, corrupt, another program's, another version."""
+
+
+def default_store_path() -> str | None:
+    """The store of the commands: ``$GAMETREE_STORE`` (``none`` or empty: no store), else
+    ``$XDG_DATA_HOME/gametree/solutions.sqlite`` (``~/.local/share/gametree/...``)."""
+    chosen = os.environ.get("GAMETREE_STORE")
+    if chosen is not None:
+        return None if chosen.strip().lower() in ("", "none", "off") else chosen
+    data = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(data, "gametree", "solutions.sqlite")
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """What a store holds for one game (``gametree book info``)."""
+
+    name: str
+    options: dict[str, Any]
+    positions: int
+    covered: int
+    builds: tuple[tuple[str, bool, int, float, str], ...]
+    #: How many of the entries are bounds (what weak solves proved), not exact scores.
+    bounds: int = 0
+    #: How many entries name a chosen move (a book for perfect play).
+    chosen: int = 0
+
+
+class SolutionStore:
+    """A solution store in the SQLite file ``path`` (created if missing, with its folder).
+
+    Not for two threads at once; each process opens its own.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
+        self.path = os.fspath(path)
+        self.readonly = readonly
+        if not readonly:
+            folder = os.path.dirname(os.path.abspath(self.path))
+            try:
+                os.makedirs(folder, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create the store's folder {folder}: {exc.strerror or exc}") from None
+        elif not os.path.exists(self.path):
+            raise StoreError(f"no store at {self.path}")
+        try:
+            uri = f"file:{_quote(os.path.abspath(self.path))}?mode={'ro' if readonly else 'rwc'}"
+            self.db = sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the store {self.path}: {exc}") from None
+        try:
+            self._check()
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            raise StoreError(f"{self.path} is not a gametree store ({exc})") from None
+        except StoreError:
+            self.db.close()
+            raise
+        self._games: dict[tuple[str, str], int] = {}
+
+    def _check(self) -> None:
+        """Make a new file a store; refuse a file that is some other thing."""
+        db = self.db
+        db.execute("BEGIN")  # one snapshot for the three reads (another process may be making the store)
+        try:
+            application, version = db.execute("PRAGMA application_id").fetchone()[0], db.execute("PRAGMA user_version").fetchone()[0]
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            db.execute("COMMIT")
+        if application == 0 and version == 0 and not tables:
+            if self.readonly:
+                raise StoreError(f"{self.path} is an empty file, not a gametree store")
+            db.execute("PRAGMA journal_mode = WAL")
+            with self.transaction():
+                if db.execute("SELECT 1 FROM sqlite_master").fetchone() is None:  # (still new: no other process made it meanwhile)
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            db.execute(statement)
+                    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self._check()  # what it is now
+            return
+        if application != APPLICATION_ID:
+            raise StoreError(f"{self.path} is not a gametree store (another program's database: it is left as it is)")
+        if version == 1 and "positions" in tables:
+            if self.readonly:
+                raise StoreError(f"{self.path} is a gametree store of schema version 1: open it for writing once to upgrade it")
+            self._upgrade()
+            self._check()
+            return
+        if version != SCHEMA_VERSION:
+            raise StoreError(f"{self.path} is a gametree store of schema version {version}; this gametree reads version {SCHEMA_VERSION}")
+        if not {"games", "positions", "builds"} <= tables:
+            raise StoreError(f"{self.path} is a damaged gametree store (tables missing)")
+        columns = {row[1] for row in db.execute("PRAGMA table_info(positions)")}
+        if not {"key", "score", "images", "bound", "best"} <= columns:
+            raise StoreError(f"{self.path} is a damaged gametree store (columns missing from its positions)")
+        if not self.readonly:
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")  # (in WAL mode: never corrupt; a crash may lose the last writes)
+
+    def _upgrade(self) -> None:
+        """Version 1 to 2: entries gain their kind (all of version 1's are exact scores) and a best move."""
+        with self.transaction():
+            if self.db.execute("PRAGMA user_version").fetchone()[0] == 1:  # (no other process upgraded it meanwhile)
+                self.db.execute("ALTER TABLE positions ADD COLUMN bound INTEGER NOT NULL DEFAULT 0")
+                self.db.execute("ALTER TABLE positions ADD COLUMN best")
+                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> SolutionStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def transaction(self) -> _Transaction:
+        """``with store.transaction():`` several writes as one (all or none)."""
+        return _Transaction(self.db)
+
+    def game_id(self, name: str, options: dict[str, Any], *, create: bool = True) -> int | None:
+        """The store's number for the game ``name`` with ``options`` (None: not in the store)."""
+        text = json.dumps(options, sort_keys=True, separators=(",", ":"))
+        found = self._games.get((name, text))
+        if found is not None:
+            return found
+        row = self.db.execute("SELECT id FROM games WHERE name = ? AND options = ?", (name, text)).fetchone()
+        if row is None:
+            if not create or self.readonly:
+                return None
+            with self.transaction():  # (another process may add the same game meanwhile: then its number)
+                self.db.execute("INSERT OR IGNORE INTO games (name, options) VALUES (?, ?)", (name, text))
+                row = self.db.execute("SELECT id FROM games WHERE name = ? AND options = ?", (name, text)).fetchone()
+        self._games[(name, text)] = int(row[0])
+        return int(row[0])
+
+    def entries_of(self, name: str, options: dict[str, Any]) -> GameEntries:
+        """The entries of one game (with these options)."""
+        return GameEntries(self, name, options)
+
+    def games(self) -> list[GameSummary]:
+        """What the store holds, game by game."""
+        entries = []
+        for game, name, options in self.db.execute("SELECT id, name, options FROM games ORDER BY name, options").fetchall():
+            positions, covered, bounds, chosen = self.db.execute(
+                "SELECT COUNT(*), COALESCE(SUM(images), 0), COALESCE(SUM(bound != 0), 0), COUNT(best) FROM positions WHERE game = ?", (game,)
+            ).fetchone()
+            builds = tuple(
+                (b, bool(c), p, s, n)
+                for b, c, p, s, n in self.db.execute("SELECT name, complete, positions, seconds, note FROM builds WHERE game = ? ORDER BY name", (game,))
+            )
+            entries.append(GameSummary(name, json.loads(options), positions, covered, builds, bounds, chosen))
+        return entries
+
+    def size(self) -> int:
+        """The store's bytes on disk (its WAL file included)."""
+        return sum(os.path.getsize(p) for p in (self.path, self.path + "-wal") if os.path.exists(p))
+
+
+def _quote(path: str) -> str:
+    from urllib.parse import quote
+
+    return quote(path)
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
+        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+class GameEntries:
+    """One game's entries in a store, by canonical key: exact scores (:meth:`get`, :meth:`put_many`)
+    and bounds on scores (:meth:`entry`, :meth:`put_bounds`)."""
+
+    def __init__(self, store: SolutionStore, name: str, options: dict[str, Any]) -> None:
+        self.store = store
+        self.name = name
+        self.options = options
+        self._id: int | None = None
+        #: Why a search could not write what it proved here, if it could not (the search went on).
+        self.write_error: str | None = None
+
+    def _game(self, create: bool) -> int | None:
+        if self._id is None:
+            self._id = self.store.game_id(self.name, self.options, create=create)
+        return self._id
+
+    def game_number(self) -> int:
+        """The store's number for this game and board (added to the store if new)."""
+        number = self._game(True)
+        if number is None:
+            raise StoreError(f"{self.store.path} is read-only: it cannot hold a new game")
+        return number
+
+    def get(self, key: StoreKey) -> int | None:
+        """The exact score of the position with this (storable) key, or None (not stored, or only a bound)."""
+        found = self.entry(key)
+        return found.score if found is not None and found.bound is Bound.EXACT else None
+
+    def entry(self, key: StoreKey) -> Known | None:
+        """What the store holds of the position with this key, or None."""
+        game = self._game(False)
+        if game is None:
+            return None
+        row = self.store.db.execute("SELECT score, bound, best FROM positions WHERE game = ? AND key = ?", (game, key)).fetchone()
+        return None if row is None else Known(int(row[0]), Bound(int(row[1])), row[2])
+
+    def has_chosen_moves(self) -> bool:
+        """Whether some stored position names a chosen move (a book for perfect play is here)."""
+        game = self._game(False)
+        return game is not None and self.store.db.execute("SELECT 1 FROM positions WHERE game = ? AND best IS NOT NULL LIMIT 1", (game,)).fetchone() is not None
+
+    def chosen_moves(self) -> int:
+        """How many stored positions name a chosen move (a book for perfect play)."""
+        game = self._game(False)
+        if game is None:
+            return 0
+        return int(self.store.db.execute("SELECT COUNT(*) FROM positions WHERE game = ? AND best IS NOT NULL", (game,)).fetchone()[0])
+
+    def choose_many(self, items: Iterable[tuple[StoreKey, StoreKey]]) -> None:
+        """Record for stored positions ``(key, best)`` that each is to be left for the position
+        ``best`` (the caller has stored what proves that the move keeps the score)."""
+        if self.store.readonly:
+            return
+        game = self._game(True)
+        rows = [(best, game, key) for key, best in items]
+        if rows:
+            with self.store.transaction():
+                self.store.db.executemany("UPDATE positions SET best = ? WHERE game = ? AND key = ?", rows)
+
+    def has_many(self, keys: Sequence[StoreKey]) -> set[StoreKey]:
+        """Which of ``keys`` the store holds exact scores of."""
+        game = self._game(False)
+        found: set[StoreKey] = set()
+        if game is None:
+            return found
+        for start in range(0, len(keys), 500):
+            chunk = list(keys[start : start + 500])
+            query = f"SELECT key FROM positions WHERE game = ? AND bound = 0 AND key IN ({','.join('?' * len(chunk))})"
+            found.update(row[0] for row in self.store.db.execute(query, (game, *chunk)))
+        return found
+
+    def put_many(self, items: Iterable[tuple[StoreKey, int]] | Iterable[tuple[StoreKey, int, int]]) -> int:
+        """Store ``(key, score)`` or ``(key, score, images)`` entries in one transaction; returns how many."""
+        if self.store.readonly:
+            return 0
+        game = self._game(True)
+        rows = [(game, item[0], int(item[1]), int(item[2]) if len(item) > 2 else 1) for item in items]
+        if rows:
+            with self.store.transaction():
+                self.store.db.executemany(
+                    "INSERT INTO positions (game, key, score, images, bound) VALUES (?, ?, ?, ?, 0) "
+                    "ON CONFLICT (game, key) DO UPDATE SET score = excluded.score, images = excluded.images, bound = 0",  # (a chosen move stays chosen)
+                    rows,
+                )
+        return len(rows)
+
+    def put_bounds(self, items: Iterable[tuple[StoreKey, int, Bound]]) -> int:
+        """Store ``(key, score, kind)`` bounds (kind ``Bound.LOWER`` or ``Bound.UPPER``) in one
+        transaction, each unless the store knows better: an exact score or a tighter bound of
+        the same kind is kept (a bound of the other kind too: the first one stays).  Returns
+        how many were given."""
+        if self.store.readonly:
+            return 0
+        game = self._game(True)
+        rows = [(game, key, int(score), int(kind)) for key, score, kind in items if kind in (Bound.LOWER, Bound.UPPER)]
+        if rows:
+            with self.store.transaction():
+                self.store.db.executemany(
+                    "INSERT INTO positions (game, key, score, bound) VALUES (?, ?, ?, ?) ON CONFLICT (game, key) DO UPDATE SET score = excluded.score "
+                    "WHERE positions.bound = excluded.bound AND excluded.bound * (excluded.score - positions.score) > 0",
+                    rows,
+                )
+        return len(rows)
+
+    def record(self, exact: Sequence[tuple[StoreKey, int]], bounds: Sequence[tuple[StoreKey, int, Bound]]) -> int:
+        """Keep what a search proved (:meth:`gametree.search.known.KnownValues.record`): a store that
+        cannot be written (locked too long, read-only, a full disk) loses it, not the search, and
+        :attr:`write_error` says why."""
+        try:
+            return self.put_many(exact) + self.put_bounds(bounds)
+        except sqlite3.Error as exc:
+            self.write_error = f"could not write to the store {self.store.path}: {exc}"
+            return 0
+
+    def entries(self) -> Iterator[tuple[StoreKey, int, int, int, StoreKey | None]]:
+        """Every entry: ``(key, score, images, kind, best)``, by key."""
+        game = self._game(False)
+        if game is None:
+            return
+        yield from self.store.db.execute("SELECT key, score, images, bound, best FROM positions WHERE game = ? ORDER BY key", (game,))
+
+    def record_build(self, name: str, *, complete: bool, positions: int, seconds: float, note: str = "") -> None:
+        """Remember a book build (``gametree book info`` lists them)."""
+        game = self._game(True)
+        with self.store.transaction():
+            self.store.db.execute(
+                "INSERT OR REPLACE INTO builds (game, name, complete, positions, seconds, note) VALUES (?, ?, ?, ?, ?, ?)",
+                (game, name, int(complete), positions, seconds, note),
+            )
+
+    def build(self, name: str) -> tuple[bool, int, float, str] | None:
+        game = self._game(False)
+        if game is None:
+            return None
+        row = self.store.db.execute("SELECT complete, positions, seconds, note FROM builds WHERE game = ? AND name = ?", (game, name)).fetchone()
+        return None if row is None else (bool(row[0]), int(row[1]), float(row[2]), str(row[3]))
+
+
