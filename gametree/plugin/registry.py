@@ -156,7 +156,7 @@ SEARCH_OPTIONS = frozenset(
 #: An algorithm's search: ``search(game, state, **options)``; the options differ from one algorithm to the next.
 SearchFunction: TypeAlias = "Callable[..., SearchResult]"
 #: What an algorithm's ``prepare(game, **options)`` returns: the search bound to one game, called with each state
-#: (of that game's own state type, hence ``Any``).
+#: (of that game's own state type, which the registry cannot know).
 PreparedSearch: TypeAlias = "Callable[[Any], SearchResult]"
 #: The same for ``prepare_scores``: a position's score alone.
 PreparedScores: TypeAlias = "Callable[[Any], Scored]"
@@ -220,7 +220,7 @@ def _simple_word(name: object) -> TypeGuard[str]:
     return isinstance(name, str) and name.replace("-", "").replace("_", "").isalnum()
 
 
-#: Any registered spec: each knows the plugin it came from (``source``).
+#: Every kind of registered spec: each knows the plugin it came from (``source``).
 _Spec: TypeAlias = GameSpec | AlgorithmSpec | Exporter | PlayerSpec
 
 
