@@ -31,8 +31,9 @@ from .game import (
     play_text,
     win_score,
 )
-from .hookspecs import hookimpl
-from .plugin import AlgorithmSpec, Exporter, GameSpec, PlayerSpec, Option, PluginError, PluginLoadError, Registry, load, make_plugin_manager
+from .plugin import hookimpl
+from .plugin.manager import load, make_plugin_manager
+from .plugin.registry import AlgorithmSpec, Exporter, GameSpec, Option, PlayerSpec, PluginError, PluginLoadError, Registry
 from .position import Position
 from .search import MoveValue, Scored, SearchResult, SearchStats, alphabeta, mcts, minimax, solver
 

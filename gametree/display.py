@@ -9,7 +9,7 @@ from .game import State
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from .plugin import Registry
+    from .plugin.registry import Registry
     from .search import SearchResult
 
 

@@ -163,7 +163,7 @@ class Game(Protocol[S, M]):
       move it raises any :class:`GameError`: :func:`play_text` then plays the
       moves one by one to name the offending move and say why;
     - ``options() -> dict``: the option values that recreate the game from its
-      :class:`~gametree.plugin.GameSpec` (:class:`Configurable`, which reports use).
+      :class:`~gametree.plugin.registry.GameSpec` (:class:`Configurable`, which reports use).
     """
 
     info: GameInfo

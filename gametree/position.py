@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .game import Game, Outcome, State, play_text
-from .plugin import AlgorithmSpec
+from .plugin.registry import AlgorithmSpec
 from .search import SearchResult, search
 from .search.results import position
 

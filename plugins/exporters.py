@@ -3,8 +3,7 @@
 They register through ``gametree_register_exporters`` like any third-party
 format would::
 
-    from gametree import hookimpl
-    from gametree.plugin import Exporter
+    from gametree import Exporter, hookimpl
 
     @hookimpl
     def gametree_register_exporters(registry):
@@ -22,13 +21,12 @@ import json
 import math
 from typing import TYPE_CHECKING, Any
 
-from gametree import hookimpl
-from gametree.plugin import Exporter
+from gametree import Exporter, hookimpl
 
 if TYPE_CHECKING:
     import networkx as nx
 
-    from gametree.plugin import Registry
+    from gametree import Registry
     from gametree.tree import SearchTree
 
 __all__ = ["plain_graph", "EXPORTERS"]

@@ -8,7 +8,7 @@ import tempfile
 import pytest
 
 from gametree import load
-from gametree.plugin import Registry
+from gametree import Registry
 
 
 # The entry-point cache of every test and of the commands they start goes to a folder of the

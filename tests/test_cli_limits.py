@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from gametree import MoveParseError, load, play_text
 from gametree.cli.common import click_option
-from gametree.plugin import Option
+from gametree import Option
 from gametree.search.montecarlo import MCTSPlayer
 from gametree.search.table import BYTES_PER_ENTRY, parse_cache_size
 

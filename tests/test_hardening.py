@@ -149,7 +149,7 @@ def test_deeply_nested_cache_file_is_a_miss_and_rewritten(tmp_path):
 def test_malformed_cache_shapes_are_misses(tmp_path, monkeypatch):
     import pytest
 
-    from gametree.plugin import entry_point_list
+    from gametree.plugin.entrypoints import entry_point_list
 
     folder = tmp_path / "cache"
     monkeypatch.setenv("GAMETREE_CACHE_DIR", str(folder))

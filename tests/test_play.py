@@ -96,7 +96,7 @@ def test_builtin_players_are_registered_plugins(registry):
 
 
 def test_registry_rejects_duplicate_and_bad_players(registry):
-    from gametree.plugin import Registry
+    from gametree import Registry
 
     fresh = Registry()
     fresh.add_player("mine", FirstFree)

@@ -9,7 +9,7 @@ from importlib.metadata import entry_points
 import pytest
 
 from gametree import GameSpec, Option, PluginError, hookimpl, load
-from gametree.plugin import build_registry, make_plugin_manager
+from gametree.plugin.manager import build_registry, make_plugin_manager
 
 
 def module_plugin(name: str, source: str) -> types.ModuleType:
@@ -138,4 +138,4 @@ def test_plugin_manager_checks_hooks_and_traces(monkeypatch, capsys):
 
 def test_hookimpl_is_the_only_import_a_plugin_needs():
     assert hookimpl is not None
-    assert "gametree.hookspecs" in sys.modules
+    assert "gametree.plugin.spec" in sys.modules

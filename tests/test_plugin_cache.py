@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from gametree import load
-from gametree import plugin as plugin_module
-from gametree.plugin import entry_point_list
+from gametree.plugin import entrypoints
+from gametree.plugin.entrypoints import entry_point_list
 
 GAME = '''
 from gametree import hookimpl, GameSpec
@@ -75,7 +75,7 @@ def test_the_second_lookup_is_read_from_the_cache(cache_dir: Path, monkeypatch: 
     def no_scan() -> None:
         raise AssertionError("scanned again although nothing changed")
 
-    monkeypatch.setattr(plugin_module, "_scan", no_scan)
+    monkeypatch.setattr(entrypoints, "_scan", no_scan)
     assert entry_point_list() == first
     assert load().games["tictactoe"].source == next(f"{d} (entry point {v})" for n, v, d in first if n == "tictactoe")
 
@@ -142,7 +142,7 @@ def test_a_finder_that_provides_distributions_bypasses_the_cache(cache_dir: Path
             return []
 
     monkeypatch.setattr(sys, "meta_path", [Finder(), *sys.meta_path])
-    assert plugin_module._fingerprint(sys.path) is None
+    assert entrypoints._fingerprint(sys.path) is None
     assert names_values(entry_point_list()) == from_metadata()
     assert not cache_dir.exists()
 
@@ -173,7 +173,7 @@ def test_the_importlib_metadata_backport_keeps_the_cache(cache_dir: Path, monkey
     the same folders: the cache still serves."""
     backport = pytest.importorskip("importlib_metadata")
     monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, backport.MetadataPathFinder()])
-    assert plugin_module._fingerprint(sys.path) is not None
+    assert entrypoints._fingerprint(sys.path) is not None
     assert names_values(entry_point_list()) == from_metadata()
     assert len(list(cache_dir.glob("entry-points-*.json"))) == 1
 

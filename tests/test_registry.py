@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from gametree import AlgorithmSpec, Exporter, Option, PlayerSpec, PluginError, load
 from gametree.cli import cli
-from gametree.plugin import Registry
+from gametree import Registry
 from gametree.search import alphabeta, prepare, run
 from gametree.search.algorithms import ALGORITHMS
 

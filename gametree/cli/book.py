@@ -20,7 +20,7 @@ from typing import Any
 import click
 
 from ..game import GameError
-from ..plugin import GameSpec
+from ..plugin.registry import GameSpec
 from .common import check_workers, game_group, game_options, make_game, open_book, progress_bar, split_game_options, store_options, ENGINE_OPTION
 
 __all__ = ["book"]

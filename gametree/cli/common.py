@@ -24,7 +24,8 @@ from typing import Any
 import click
 
 from ..game import Configurable, GameError, play_text
-from ..plugin import GameSpec, Option, PluginError, PluginLoadError, Registry, build_registry, make_plugin_manager
+from ..plugin.manager import build_registry, make_plugin_manager
+from ..plugin.registry import GameSpec, Option, PluginError, PluginLoadError, Registry
 
 __all__ = [
     "ENGINE_OPTION",

@@ -7,7 +7,7 @@ import json
 
 import click
 
-from ..plugin import Registry
+from ..plugin.registry import Registry
 from .common import registry_of
 
 __all__ = ["list_games"]

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from ..files import write_atomically
-from ..plugin import GameSpec
+from ..plugin.registry import GameSpec
 from ..game import GameError
 from .common import check_workers, game_group, game_options, make_game, progress_bar, resolved_options, split_game_options
 

@@ -20,7 +20,7 @@ import click
 from .common import ENGINE_OPTION, FiniteFloatRange, GameGroup, clip, game_options, make_game, open_book, registry_of, split_game_options, store_options
 
 if TYPE_CHECKING:
-    from ..plugin import GameSpec
+    from ..plugin.registry import GameSpec
 
 __all__ = ["DEFAULT_GAME", "MAX_DELAY", "PlayerKind", "play", "session_options"]
 
@@ -121,7 +121,7 @@ def _play_command(spec: GameSpec) -> click.Command:
 
 def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) -> None:
     from ..game import GameError
-    from ..play import PlayError, Seat, Session, Terminal, play_match
+    from ..play import Player, PlayError, Seat, Session, Terminal, play_match
 
     registry = registry_of(ctx)
     if params["engine"] == "compiled":  # say now, not at the first hint or computer move
@@ -154,7 +154,7 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
             player = factory()
         except (ValueError, GameError) as exc:  # e.g. mcts with a bad $GAMETREE_MCTS_SECONDS
             raise click.ClickException(f"player {kind} ({option}): {exc}") from None
-        if not isinstance(getattr(player, "human", None), bool) or not callable(getattr(player, "choose", None)):
+        if not isinstance(player, Player) or not isinstance(player.human, bool) or not callable(player.choose):
             raise click.ClickException(f"player {kind} (from {factory.source}) is no player: it needs a 'human' attribute (True or False) and a 'choose' method")
         if params["engine"] is not None and hasattr(player, "engine"):  # a searching player (see docs/playing.md)
             player.engine = params["engine"]

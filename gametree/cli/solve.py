@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from ..game import Game, GameError, State, capabilities, play_text
-from ..plugin import AlgorithmSpec, GameSpec, Option, Registry
+from ..plugin.registry import AlgorithmSpec, GameSpec, Option, Registry
 from .. import live as progress
 from ..search.results import SearchResult
 from .common import (

@@ -18,7 +18,7 @@ import click
 from ..files import write_atomically
 from ..live import elapsed_status, live
 from ..game import GameError, State
-from ..plugin import Exporter, GameSpec, Registry
+from ..plugin.registry import Exporter, GameSpec, Registry
 from .common import GameGroup, game_group, game_options, make_game, position_of, registry_of, split_game_options
 
 __all__ = ["tree"]

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..game import Game, State
-from ..hookspecs import hookimpl
-from ..plugin import AlgorithmSpec, Option, Registry
+from ..plugin import hookimpl
+from ..plugin.registry import AlgorithmSpec, Option, Registry
 from . import solver as exact_solver
 from .classic import alphabeta, minimax
 from .montecarlo import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, mcts
@@ -83,7 +83,7 @@ def spec_of(algorithm: AlgorithmSpec | str | Callable[..., SearchResult]) -> Alg
     return AlgorithmSpec(getattr(algorithm, "__name__", "algorithm"), algorithm)
 
 
-#: What the shared search options (:data:`gametree.plugin.SEARCH_OPTIONS`) must be, and their
+#: What the shared search options (:data:`gametree.plugin.registry.SEARCH_OPTIONS`) must be, and their
 #: types as words for an error message; options not named here are not checked.
 _OPTION_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "depth": ((int, type(None)), "an int or None"),

@@ -6,11 +6,14 @@ The engine's algorithms end the same way: the root moves with their values
 (following the engine) the principal variation.  Monte Carlo and parallel
 searches, whose answers come in other shapes, end with the same two
 functions underneath: :func:`stats_of` and :func:`assemble`.
+
+A result shows itself in Jupyter as the small HTML summary of :func:`result_html`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import html
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -36,6 +39,7 @@ __all__ = [
     "freeze",
     "position",
     "principal_variation",
+    "result_html",
     "scores_of",
     "start",
     "stats_of",
@@ -129,9 +133,7 @@ class SearchResult:
     from_store: bool = False
 
     def _repr_html_(self) -> str:
-        """A small HTML summary for Jupyter (see :func:`gametree.notebook.result_html`)."""
-        from ..notebook import result_html
-
+        """A small HTML summary for Jupyter (see :func:`result_html`)."""
         return result_html(self)
 
 
@@ -398,3 +400,89 @@ def scores_of(solve: Callable[[Any], SearchResult]) -> Callable[[Any], Scored]:
         return Scored(result.score, result.weak, result.stats.nodes, result.stats.seconds)
 
     return scored
+
+
+# -- how a result shows itself in Jupyter ------------------------------------------------------
+# Here, beside the result, so that search imports nothing of the notebook layer (gametree.notebook
+# draws positions); every text is escaped, and the markup uses inline styles only.
+
+#: At most this many move rows in a result's HTML table (the result itself holds them all).
+MAX_MOVE_ROWS = 60
+
+_TABLE = "border-collapse:collapse;font-size:90%"
+_CELL = "border:1px solid #ccc;padding:1px 6px"
+_NOTE = "color:#666;font-size:90%"
+
+
+def _esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _q(style: str) -> str:
+    return f'"{_esc(style)}"'
+
+
+def _score(value: float) -> str:
+    if float(value).is_integer():
+        return f"{int(value):+d}" if value else "0"
+    return f"{value:+.3f}"
+
+
+def _outcome(result: SearchResult, move: MoveValue) -> str:
+    """A move's outcome for the side that plays it: only a whole (proven) score says one."""
+    unproven = not float(move.score).is_integer() or (not result.proven and abs(move.score) < 1)
+    return "?" if unproven else "win" if move.score > 0 else "loss" if move.score < 0 else "draw"
+
+
+def _value_line(result: SearchResult) -> str:
+    side = f"player {result.to_move + 1}"
+    if not result.proven:
+        bounds = result.score_bounds  # set by an exact search cut short
+        proven = f"; score proven in [{_score(bounds[0])}, {_score(bounds[1])}]" if bounds is not None else ""
+        return f"unknown for {side}, to move (score {_score(result.score)}, not proven{proven})"
+    plies = "" if result.plies_to_end is None else f" in {result.plies_to_end} plies"
+    weak = "; weak solve: who wins, not how fast" if result.weak else ""
+    return f"{result.value}{plies} (score {_score(result.score)} for {side}, to move{weak})"
+
+
+def _stats_line(result: SearchResult) -> str:
+    stats = result.stats
+    parts = [f"{stats.nodes:,} nodes", f"{stats.seconds:.3f} s"]
+    if stats.iterations is not None:
+        parts.append(f"{stats.iterations:,} iterations")
+    else:
+        parts.append(f"{stats.cutoffs:,} cutoffs")
+        if stats.cache_probes:
+            parts.append(f"{stats.cache_hits:,} of {stats.cache_probes:,} cache probes hit")
+    if result.depth is not None:
+        parts.append(f"depth {result.depth}")
+    return ", ".join(parts)
+
+
+def result_html(result: SearchResult) -> str:
+    """A search result as a small HTML summary: its value, a table of the moves (best first),
+    the best moves, the principal variation and what the search cost."""
+    monte_carlo = any(mv.visits is not None for mv in result.move_values)
+    heads = ["move", "score", "outcome", "plies to end"] + (["visits", "mean"] if monte_carlo else [])
+    rows = [f"<tr>{''.join(f'<th style={_q(_CELL)}>{h}</th>' for h in heads)}</tr>"]
+    ordered = sorted(result.move_values, key=lambda mv: -mv.score)
+    for mv in ordered[:MAX_MOVE_ROWS]:
+        cells = [mv.move, _score(mv.score), _outcome(result, mv), "-" if mv.plies_to_end is None else mv.plies_to_end]
+        if monte_carlo:
+            cells += [f"{mv.visits or 0:,}", "-" if mv.mean is None else f"{mv.mean:+.3f}"]
+        weight = "font-weight:bold;" if mv.best else ""
+        rows.append(f"<tr style={_q(weight)}>{''.join(f'<td style={_q(_CELL)}>{_esc(c)}</td>' for c in cells)}</tr>")
+    notes = []
+    if len(ordered) > MAX_MOVE_ROWS:
+        notes.append(f"{len(ordered) - MAX_MOVE_ROWS:,} more moves not shown")
+    unscored = result.unscored  # moves a search cut short did not score
+    if unscored:
+        notes.append(f"not scored (cut short): {' '.join(unscored)}")
+    parts = [
+        f"<div><b>{_esc(result.algorithm)}</b>: {_esc(_value_line(result))}</div>",
+        f"<table style={_q(_TABLE)}>{''.join(rows)}</table>",
+        *(f"<div style={_q(_NOTE)}>{_esc(note)}</div>" for note in notes),
+        f"<div>best: <code>{_esc(' '.join(result.best_moves))}</code>; line: <code>{_esc(' '.join(result.pv))}</code></div>",
+        f"<div style={_q(_NOTE)}>{_esc(_stats_line(result))}</div>",
+    ]
+    return f'<div class="gametree-result">{"".join(parts)}</div>'

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import graphviz
 
-    from .model import SearchTree
+    from .captured import CapturedTree
 
 __all__ = [
     "COLOURS",
@@ -340,7 +340,7 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-def _title(tree: SearchTree) -> str:
+def _title(tree: CapturedTree) -> str:
     g = tree.graph.graph
     r = tree.result
     stats = r.stats
@@ -357,7 +357,7 @@ def _title(tree: SearchTree) -> str:
 
 
 def to_graphviz(
-    tree: SearchTree,
+    tree: CapturedTree,
     *,
     board: bool = True,
     legend: bool = True,

@@ -36,7 +36,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .model import SearchTree
+    from .captured import CapturedTree
 
 __all__ = ["MAX_DICTIONARY", "explorer_html", "export", "notebook_html", "tree_data"]
 
@@ -99,7 +99,7 @@ def _column(values: list[Any]) -> Any:
     return values
 
 
-def tree_data(tree: SearchTree, *, title: str | None = None, board: bool = True) -> dict[str, Any]:
+def tree_data(tree: CapturedTree, *, title: str | None = None, board: bool = True) -> dict[str, Any]:
     """The page's data for one tree: the graph's attributes and one list per node attribute, in node order.
 
     ``parent`` gives each node's parent (-1 for the root) and ``order`` its place
@@ -143,9 +143,9 @@ def _inline_script(source: str) -> str:
 
 
 def explorer_html(
-    tree: SearchTree,
+    tree: CapturedTree,
     *,
-    compare: SearchTree | None = None,
+    compare: CapturedTree | None = None,
     title: str | None = None,
     board: bool = True,
     height: str = "100vh",
@@ -156,7 +156,8 @@ def explorer_html(
     alpha-beta): the other one's nodes appear when the search of the first one
     reaches the same position.  ``height`` is the CSS height of the explorer.
     """
-    trees: Iterable[SearchTree] = (tree,) if compare is None else (compare, tree) if _is_minimax(compare) else (tree, compare)
+    trees: Iterable[CapturedTree]
+    trees = (tree,) if compare is None else (compare, tree) if _is_minimax(compare) else (tree, compare)
     heading = title or _title(tree, compare)
     data = {"title": heading, "trees": [tree_data(t, board=board) for t in trees]}
     name = html.escape(heading)
@@ -187,18 +188,18 @@ def explorer_html(
 """
 
 
-def _is_minimax(tree: SearchTree) -> bool:
+def _is_minimax(tree: CapturedTree) -> bool:
     return tree.result.algorithm == "minimax"
 
 
-def _title(tree: SearchTree, compare: SearchTree | None) -> str:
+def _title(tree: CapturedTree, compare: CapturedTree | None) -> str:
     game = tree.graph.graph.get("game") or "search tree"
     if compare is not None:
         return f"{game}: {tree.result.algorithm} beside {compare.result.algorithm}"
     return f"{game}: {tree.result.algorithm}, {tree.visited:,} positions"
 
 
-def notebook_html(tree: SearchTree, *, height: int = 640) -> str:
+def notebook_html(tree: CapturedTree, *, height: int = 640) -> str:
     """The explorer for a notebook cell: the page inside an ``iframe`` (its scripts and styles stay its own)."""
     page = explorer_html(tree, height=f"{height - 4}px")
     return (
@@ -207,7 +208,7 @@ def notebook_html(tree: SearchTree, *, height: int = 640) -> str:
     )
 
 
-def export(tree: SearchTree, options: Mapping[str, Any]) -> bytes:
+def export(tree: CapturedTree, options: Mapping[str, Any]) -> bytes:
     """The ``html`` exporter: ``options`` as ``gametree tree`` passes them (``title``, ``board``)
     and ``compare``, a second tree to show beside this one."""
     compare = options.get("compare")
