@@ -16,17 +16,25 @@ import functools
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .game import Game, State, end_score
+from .search.compiled import EngineChoice
 from .search.known import canonical_keyer, storable_key
 from .search.table import Bound
 from .store import GameEntries, MemoryEntries
+
+if TYPE_CHECKING:
+    import distributed
+
+    from .runtime import Halter
 
 __all__ = ["BuildReport", "build_book", "build_play_book", "build_strong", "positions_up_to"]
 
 #: Positions a worker proves per task (its solver and table are kept from task to task).
 CHUNK = 8
+#: The modules a worker process imports before its first task (see gametree.runtime.worker_context).
+WORKER_PRELOAD = (__name__, "gametree.search.solver")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +76,8 @@ def build_book(
     *,
     plies: int,
     workers: int = 1,
-    scheduler: Any = None,
-    engine: str = "auto",
+    scheduler: str | distributed.Client | None = None,
+    engine: EngineChoice = "auto",
     lines: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> BuildReport:
@@ -131,16 +139,18 @@ def build_book(
     return BuildReport(total, total - len(had), len(had), time.perf_counter() - started, tuple(len(layer) for layer in layers))
 
 
-Task = tuple[Game[Any, Any], str, list[State], str, dict[str, Any], bool]
+Task = tuple[Game[Any, Any], EngineChoice, list[State], str, dict[str, Any], bool]
 
 
-def _run_tasks(tasks: list[Task], workers: int, scheduler: Any) -> Iterator[tuple[int, list[tuple[int | str, int]]]]:
+def _run_tasks(
+    tasks: list[Task], workers: int, scheduler: str | distributed.Client | None
+) -> Iterator[tuple[int, list[tuple[int | str, int]]]]:
     """The answers of :func:`prove_chunk` for ``tasks``, as they come: here, in worker processes
     or on a Dask cluster."""
     if not tasks:
         return
     if scheduler is not None:
-        from .search.parallel import dask_client, dask_lost, new_stop_name, stop_dask_tasks
+        from .runtime import dask_client, dask_lost, new_stop_name, stop_dask_tasks
 
         with dask_client(scheduler) as client:
             from dask.distributed import as_completed
@@ -152,7 +162,7 @@ def _run_tasks(tasks: list[Task], workers: int, scheduler: Any) -> Iterator[tupl
                     yield future.result()
             except BaseException as exc:
                 stop_dask_tasks(client, stop)  # (Ctrl-C, or an error: the running tasks halt, ...
-                client.cancel(futures)  # ... and the cluster drops the rest)
+                client.cancel(futures)  # type: ignore[no-untyped-call]  # ... and the cluster drops the rest)
                 lost = dask_lost(exc, scheduler, "the book build")
                 if lost is None:
                     raise
@@ -161,9 +171,9 @@ def _run_tasks(tasks: list[Task], workers: int, scheduler: Any) -> Iterator[tupl
         for task in tasks:
             yield prove_chunk(task)
     else:
-        from .search.parallel import WorkerWatch, process_pool, watched
+        from .runtime import WorkerWatch, process_pool, watched
 
-        with process_pool(workers) as pool:
+        with process_pool(workers, preload=WORKER_PRELOAD) as pool:
             watch = WorkerWatch()
             yield from watched(pool.imap_unordered(prove_chunk, tasks), watch)
 
@@ -174,24 +184,24 @@ _kept: dict[tuple[str, str], tuple[Any, MemoryEntries]] = {}
 
 def prove_chunk_on_dask(task: Task, stop: str) -> tuple[int, list[tuple[int | str, int]]]:
     """:func:`prove_chunk` on a Dask worker, halted when the build sets the event ``stop``
-    (:func:`gametree.search.parallel.on_dask_stoppable`): Ctrl-C stops the running tasks too."""
-    from .search.parallel import on_dask_stoppable
+    (:func:`gametree.runtime.on_dask_stoppable`): Ctrl-C stops the running tasks too."""
+    from .runtime import on_dask_stoppable
 
     return on_dask_stoppable(functools.partial(prove_chunk, task), stop)
 
 
-def prove_chunk(task: Task, halter: Any = None) -> tuple[int, list[tuple[int | str, int]]]:
+def prove_chunk(task: Task, halter: Halter | None = None) -> tuple[int, list[tuple[int | str, int]]]:
     """Prove some positions (in a worker process, a Dask worker or this process); with lines,
     their principal variations too.  Returns how many positions, and what was proven as
     ``(key, score)`` entries for the store.  ``halter``: a
-    :class:`gametree.search.parallel.Halter` the searching engine is attached to."""
+    :class:`gametree.runtime.Halter` the searching engine is attached to."""
     from .search.solver import Solver
 
     game, engine, states, name, options, lines = task
     ident = (repr(game), engine)
     if ident not in _kept:
         memory = MemoryEntries(name, options)
-        _kept[ident] = (Solver(game, engine=engine, store=memory), memory)  # type: ignore[arg-type]
+        _kept[ident] = (Solver(game, engine=engine, store=memory), memory)
     solver, memory = _kept[ident]
     if states and halter is not None:
         halter.attach(solver.engine_for(states[0]))  # (the engine of every search here: kept once built)
@@ -226,7 +236,7 @@ def build_play_book(
     *,
     seconds: float,
     players: tuple[int, ...] = (0, 1),
-    engine: str = "auto",
+    engine: EngineChoice = "auto",
     progress: Callable[[int, int], None] | None = None,
 ) -> BuildReport:
     """Store what a perfect player needs to move within ``seconds`` against any opponent.
@@ -293,7 +303,7 @@ def build_play_book(
                     move = game.parse_move(s, choice.moves[0])
                     keep(k, choice.value, choice.exact)
                 else:
-                    solver = Solver(game, cache=True, engine=engine, store=None)  # type: ignore[arg-type]
+                    solver = Solver(game, cache=True, engine=engine, store=None)
                     clock = time.perf_counter()
                     result = solver.solve(s, weak=True, all_moves=False, pv=False)
                     took = time.perf_counter() - clock

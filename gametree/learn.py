@@ -309,7 +309,7 @@ def learn(
     """
     if games < 1:
         raise ValueError(f"the number of games must be at least 1, not {games}")
-    from .search.parallel import workers_limit_message
+    from .runtime import workers_limit_message
 
     problem = workers_limit_message(workers)
     if problem is not None:
@@ -325,9 +325,9 @@ def learn(
             if progress is not None:
                 progress(done)
     else:
-        from .search.parallel import WorkerWatch, process_pool, watched
+        from .runtime import WorkerWatch, process_pool, watched
 
-        with process_pool(workers) as pool:
+        with process_pool(workers, preload=(__name__,)) as pool:
             for done, part in watched(pool.imap_unordered(_learn_chunk, tasks), WorkerWatch()):
                 merge_counts(counts, part)
                 if progress is not None:

@@ -51,7 +51,7 @@ def assert_one_line_error(out: subprocess.CompletedProcess[str], *needles: str) 
 
 # -- F8: --workers has a maximum ----------------------------------------------------------------
 def test_workers_has_a_maximum_named_in_the_error():
-    from gametree.search.parallel import max_workers
+    from gametree.runtime import max_workers
 
     limit = max_workers()
     assert limit >= 8 and limit >= 4 * (os.cpu_count() or 1)

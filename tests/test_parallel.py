@@ -13,7 +13,8 @@ import time
 import pytest
 
 from gametree import alphabeta, play_text, solver
-from gametree.search.parallel import ParallelError, solve_parallel, split
+from gametree.runtime import ParallelError
+from gametree.search.parallel import solve_parallel, split
 
 
 def _answer(result):
@@ -113,12 +114,13 @@ def test_cancelling_a_dask_solve_stops_the_task_running_on_a_worker(registry, al
 @pytest.mark.parametrize("engine", ["python", "compiled"])
 def test_a_stopped_subproblem_halts_its_engine_and_the_kept_solver_goes_on(registry, engine):
     """What a Dask task does when its solve is cancelled, in this process: ``stopped()`` turns true,
-    the search ends within a moment with SearchTimeout, and the thread's kept solver (its engine
+    the search ends within a moment with Stopped, and the thread's kept solver (its engine
     resumed) solves the next subproblem.  The engine is built first (numba may compile it)."""
+    import functools
     import threading
 
-    from gametree.search.engine import SearchTimeout
-    from gametree.search.parallel import WORKER_TABLE_ENTRIES, _solve_stoppable, _solve_task, _Task, _worker_solver
+    from gametree.runtime import Stopped, run_stoppable
+    from gametree.search.parallel import WORKER_TABLE_ENTRIES, _solve_task, _Task, _worker_solver
 
     if engine == "compiled":
         pytest.importorskip("numba")
@@ -132,7 +134,8 @@ def test_a_stopped_subproblem_halts_its_engine_and_the_kept_solver_goes_on(regis
         _worker_solver(game, WORKER_TABLE_ENTRIES, engine).engine_for(state)
         ready.set()
         try:
-            outcome.append(_solve_stoppable(_Task(game, state, "solver", WORKER_TABLE_ENTRIES, None, engine), stop.is_set))
+            task = _Task(game, state, "solver", WORKER_TABLE_ENTRIES, None, engine)
+            outcome.append(run_stoppable(functools.partial(_solve_task, task), stop.is_set))
         except BaseException as exc:
             outcome.append(exc)
         outcome.append(_solve_task(_Task(game, late, "solver", WORKER_TABLE_ENTRIES, None, engine)))
@@ -145,7 +148,7 @@ def test_a_stopped_subproblem_halts_its_engine_and_the_kept_solver_goes_on(regis
     stopped = time.monotonic()
     thread.join(60)
     assert not thread.is_alive() and time.monotonic() - stopped < 10
-    assert isinstance(outcome[0], SearchTimeout), outcome
+    assert isinstance(outcome[0], Stopped), outcome
     assert outcome[1].score == solver(game, late, engine="python").score
 
 
@@ -303,16 +306,16 @@ def test_an_address_that_is_no_dask_scheduler_is_one_error_within_the_timeout(re
     pytest.importorskip("distributed")
     import socket
 
-    from gametree.search import parallel
+    from gametree.runtime import cluster
 
-    monkeypatch.setattr(parallel, "SCHEDULER_TIMEOUT", 1.0)
+    monkeypatch.setattr(cluster, "SCHEDULER_TIMEOUT", 1.0)
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen(5)
         address = "tcp://127.0.0.1:%d" % silent.getsockname()[1]
         started = time.monotonic()
-        with pytest.raises(parallel.ParallelError, match="no Dask scheduler answered at .* within 1 s"):
-            parallel.solve_parallel(registry.game("tictactoe").create(size=3), scheduler=address)
+        with pytest.raises(ParallelError, match="no Dask scheduler answered at .* within 1 s"):
+            solve_parallel(registry.game("tictactoe").create(size=3), scheduler=address)
         assert time.monotonic() - started < 30
 
 
