@@ -7,14 +7,15 @@
 - :mod:`.exact`: the exact solver (Pons's null-window driver on the engine);
 - :mod:`.perfect`: perfect moves in bounded time (the store's books, a weak proof, exact scores);
 - :mod:`.montecarlo`: Monte Carlo tree search;
-- :mod:`.algorithms`: the algorithms by name: ``search`` and ``prepare`` (``run`` is the older ``search``);
+- :mod:`.algorithms`: the algorithms by name: ``search`` and ``prepare`` (``run_algorithm``, also
+  named ``run``, is the older ``search``);
 - :mod:`.parallel`: solving over processes or a Dask cluster;
 - :mod:`.table`: the bounded transposition table.
 """
 
 from __future__ import annotations
 
-from .algorithms import ALGORITHMS, prepare, prepare_scores, run, search
+from .algorithms import ALGORITHMS, prepare, prepare_scores, run, run_algorithm, search
 from .classic import alphabeta, iterative_deepening, minimax
 from .exact import Solver, solver
 from .montecarlo import mcts
@@ -44,6 +45,7 @@ __all__ = [
     "prepare",
     "prepare_scores",
     "run",
+    "run_algorithm",
     "search",
     "solve_strongly",
     "solver",
