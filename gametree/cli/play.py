@@ -120,12 +120,13 @@ def _play_command(spec: GameSpec) -> click.Command:
         game_params, params = split_game_options(spec, params)
         game = make_game(spec, game_params)
         params["book"] = open_book(spec, game, game_params, params)
-        _run(ctx, spec, game, params)
+        _seat_and_play(ctx, spec, game, params)
 
     return command
 
 
-def _run(ctx: click.Context, spec: GameSpec, game: Game[S, M], params: dict[str, Any]) -> None:
+def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params: dict[str, Any]) -> None:
+    """Build the two seats from the options and play: a match printed as JSON, or a session at the terminal."""
     from ..game import GameError
     from ..play import PlayError, play_match
     from ..session import Seat, Session
