@@ -68,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from gametree import load
-    from gametree.play import Seat, Session, Terminal
+    from gametree.session import Seat, Session
+    from gametree.terminal import Terminal
     from gametree.store import SolutionStore, import_book
 
     registry = load()

@@ -43,7 +43,8 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from .files import write_atomically
-from .game import Game, GameError, State, capabilities
+from .game import Game, GameError, M, S, State, capabilities
+from .play import PlayError
 
 __all__ = [
     "DEFAULT_TABLE",
@@ -377,7 +378,7 @@ class LearnedPlayer:
             self._table = LearnedTable.load(path)
         return self._table
 
-    def values(self, game: Game[Any, Any], state: State) -> list[tuple[Any, float]]:
+    def values(self, game: Game[S, M], state: S) -> list[tuple[M, float]]:
         """Every legal move with its learned value for the side to move."""
         table = self.table()
         checked = self._checked
@@ -399,12 +400,10 @@ class LearnedPlayer:
             out.append((move, value))
         return out
 
-    def choose(self, game: Game[Any, Any], state: State, rng: random.Random) -> Any:
+    def choose(self, game: Game[S, M], state: S, rng: random.Random) -> M:
         try:
             values = self.values(game, state)
         except TableError as exc:
-            from .play import PlayError
-
             raise PlayError(str(exc)) from None
         best = max(v for _, v in values)
         return rng.choice([m for m, v in values if v == best])

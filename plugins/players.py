@@ -36,14 +36,20 @@ A plugin adds its own player the same way::
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gametree import Game, TranspositionTable, alphabeta, hookimpl
+from gametree.game import M, S
 from gametree.search.compiled import EngineChoice
 from gametree.search.perfect import PERFECT_SECONDS, Choice, PerfectMover
 
 if TYPE_CHECKING:
     import random  # the players get their generator from the game loop
+
+    from gametree.learn import LearnedPlayer
+    from gametree.plugin import Registry
+    from gametree.search.montecarlo import MCTSPlayer
+    from gametree.search.known import KnownValues
 
 __all__ = ["EasyPlayer", "HumanPlayer", "RandomPlayer", "SearchPlayer", "STRENGTHS"]
 
@@ -56,7 +62,7 @@ class HumanPlayer:
 
     human = True
 
-    def choose(self, game: Game[Any, Any], state: Any, rng: random.Random) -> Any:
+    def choose(self, game: Game[S, M], state: S, rng: random.Random) -> M:
         raise RuntimeError("a human player's moves are typed at the terminal")
 
 
@@ -65,11 +71,11 @@ class RandomPlayer:
 
     human = False
 
-    def choose(self, game: Game[Any, Any], state: Any, rng: random.Random) -> Any:
+    def choose(self, game: Game[S, M], state: S, rng: random.Random) -> M:
         return rng.choice(list(game.legal_moves(state)))
 
 
-def _wins_now(game: Game[Any, Any], state: Any, move: Any, player: int) -> bool:
+def _wins_now(game: Game[S, M], state: S, move: M, player: int) -> bool:
     out = game.outcome(game.play(state, move))
     return out is not None and out.winner == player
 
@@ -83,7 +89,7 @@ class EasyPlayer:
         #: Probability of avoiding a move that hands the opponent an immediate win.
         self.care = care
 
-    def choose(self, game: Game[Any, Any], state: Any, rng: random.Random) -> Any:
+    def choose(self, game: Game[S, M], state: S, rng: random.Random) -> M:
         moves = list(game.legal_moves(state))
         me = game.to_move(state)
         wins = [m for m in moves if _wins_now(game, state, m, me)]
@@ -116,16 +122,16 @@ class SearchPlayer:
         #: The search engine of a full solve ("auto", "python" or "compiled"; ``gametree play --engine`` sets it).
         self.engine = engine
         #: A solution store's entries for the game (``gametree play`` sets it): a full solve reads and writes it.
-        self.store: Any = None
+        self.store: KnownValues | None = None
         #: A full solve's seconds for exact scores once the value is proven (:mod:`gametree.search.perfect`).
         self.seconds = seconds if seconds is not None else _perfect_seconds() if depth is None else PERFECT_SECONDS
         #: How the last full solve chose (None before one).
         self.last: Choice | None = None
-        self._game: Game[Any, Any] | None = None
+        self._game: object = None  # the game the table belongs to (compared by identity)
         self._table = TranspositionTable(table_entries)
         self._mover: PerfectMover | None = None
 
-    def table_for(self, game: Game[Any, Any]) -> TranspositionTable:
+    def table_for(self, game: Game[S, M]) -> TranspositionTable:
         """The transposition table kept for ``game`` (a fresh one for a new game object)."""
         if game is not self._game:
             self._game = game
@@ -133,7 +139,7 @@ class SearchPlayer:
             self._mover = None
         return self._table
 
-    def best_moves(self, game: Game[Any, Any], state: Any) -> list[Any]:
+    def best_moves(self, game: Game[S, M], state: S) -> list[M]:
         """All moves of the best value: depth-aware exact values (or, past the time for them, the
         moves keeping the proven value; see :mod:`gametree.search.perfect`), or alpha-beta's."""
         table = self.table_for(game)
@@ -150,12 +156,12 @@ class SearchPlayer:
         by_text = {game.format_move(state, m): m for m in game.legal_moves(state)}
         return [by_text[text] for text in texts]
 
-    def choose(self, game: Game[Any, Any], state: Any, rng: random.Random) -> Any:
+    def choose(self, game: Game[S, M], state: S, rng: random.Random) -> M:
         return rng.choice(self.best_moves(game, state))
 
 
 @hookimpl
-def gametree_register_players(registry) -> None:  # type: ignore[no-untyped-def]
+def gametree_register_players(registry: Registry) -> None:
     registry.add_player("human", HumanPlayer)
     registry.add_player("random", RandomPlayer)
     registry.add_player("easy", EasyPlayer)
@@ -185,13 +191,13 @@ def _perfect_seconds() -> float:
 
 
 # Imported when a game asks for them, not on every start of the command.
-def _mcts_player() -> Any:
+def _mcts_player() -> MCTSPlayer:
     from gametree.search.montecarlo import MCTSPlayer
 
     return MCTSPlayer()
 
 
-def _learned_player() -> Any:
+def _learned_player() -> LearnedPlayer:
     from gametree.learn import LearnedPlayer
 
     return LearnedPlayer()

@@ -18,7 +18,8 @@ import time
 import pytest
 
 from gametree import play_text
-from gametree.play import Seat, Session, Terminal
+from gametree.session import Seat, Session
+from gametree.terminal import Terminal
 from gametree.search import solver
 from gametree.search.progress import SolveProgress
 
@@ -219,7 +220,7 @@ def test_cli_no_progress_off_a_terminal_and_with_json():
 def _session(game, seats, text: str, **options) -> tuple[Session, str]:
     out = io.StringIO()
     session = Session(game, seats, Terminal(stdin=io.StringIO(text), stdout=out, fancy=False), seed=1, **options)
-    session.run()
+    session.play_games()
     return session, out.getvalue()
 
 

@@ -352,7 +352,7 @@ def test_play_messages_fit_an_80_column_terminal():
 
 @pytest.mark.parametrize("fancy", [True, False])
 def test_terminal_say_breaks_between_words(monkeypatch, fancy):
-    from gametree.play import Terminal
+    from gametree.terminal import Terminal
 
     monkeypatch.setenv("COLUMNS", "80")
     screen = FakeTerminal()

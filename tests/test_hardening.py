@@ -112,7 +112,8 @@ def test_terminal_ask_raises_play_error_on_undecodable_input():
 
     import pytest
 
-    from gametree.play import PlayError, Terminal
+    from gametree.play import PlayError
+    from gametree.terminal import Terminal
 
     stdin = io.TextIOWrapper(io.BytesIO(b"\xff\xfe\n"), encoding="utf-8", errors="strict")
     ui = Terminal(stdin, io.StringIO(), fancy=False)

@@ -18,7 +18,8 @@ from click.testing import CliRunner
 
 from gametree import PluginError, alphabeta, play_text
 from gametree.cli import cli
-from gametree.play import GameRecord, Player, Terminal, board_rows, play_game, play_match
+from gametree.play import GameRecord, Player, play_game, play_match
+from gametree.terminal import Terminal, board_rows
 
 KINDS = ("human", "random", "easy", "medium", "hard", "perfect")
 
@@ -528,7 +529,7 @@ def test_connect_four_board(registry):
 
 def test_importing_the_play_modules_stays_light():
     code = (
-        "import sys, gametree.cli.play, gametree.play, gametree.cli\n"
+        "import sys, gametree.cli.play, gametree.play, gametree.session, gametree.terminal, gametree.cli\n"
         "print([m for m in ('rich', 'networkx', 'graphviz') if m in sys.modules])\n"
         "print('play' in gametree.cli.cli.commands)"
     )

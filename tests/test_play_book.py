@@ -208,7 +208,8 @@ def test_perfect_seconds_from_the_environment(tmp_path):
 def test_a_hint_past_its_time_says_what_the_book_proves(registry, store):
     import io
 
-    from gametree.play import Seat, Session, Terminal
+    from gametree.session import Seat, Session
+    from gametree.terminal import Terminal
 
     game = registry.game("connect4").create(width=5, height=4)
     book = store.entries_of("connect4", game.options())

@@ -4,8 +4,9 @@ Built like ``solve``: a group with one subcommand per installed game, carrying
 the game's own options, plus who plays each side.  ``gametree play`` with no
 game's name (options or none) plays 3x3 tic-tac-toe, by default a human (X)
 against the perfect player (O).  The
-terminal loop lives in :mod:`gametree.play`, imported (with rich) only when a
-game starts, so importing the CLI stays light.
+terminal session lives in :mod:`gametree.session` (on :mod:`gametree.terminal`),
+and ``--json`` matches in :mod:`gametree.play`; they are imported only when a
+game starts (rich only when it draws), so importing the CLI stays light.
 """
 
 from __future__ import annotations
@@ -20,7 +21,11 @@ import click
 from .common import ENGINE_OPTION, FiniteFloatRange, GameGroup, clip, game_options, make_game, open_book, registry_of, split_game_options, store_options
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..game import Game, M, S
     from ..plugin.registry import GameSpec
+    from ..session import Seat
 
 __all__ = ["DEFAULT_GAME", "MAX_DELAY", "PlayerKind", "play", "session_options"]
 
@@ -36,7 +41,7 @@ MAX_DELAY = 60
 
 
 if TYPE_CHECKING:
-    _ParamType = click.ParamType[str, Any]
+    _ParamType = click.ParamType[str, object]
 else:  # not subscriptable at run time before click 8.2
     _ParamType = click.ParamType
 
@@ -55,7 +60,7 @@ class PlayerKind(_ParamType):
         names = self.names(ctx)
         return f"[{'|'.join(names)}]" if names else "PLAYER"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
         names = self.names(ctx)
         if names and value not in names:
             self.fail(f"unknown player {clip(str(value))!r} (choose from {', '.join(names)})", param, ctx)
@@ -94,7 +99,8 @@ _SESSION_OPTIONS = (
 )
 
 
-def session_options(function: Any) -> Any:
+def session_options(function: Callable[..., object]) -> Callable[..., object]:
+    """Add the options of every ``gametree play GAME`` (who plays, how many games, the store, ...)."""
     for option in reversed(_SESSION_OPTIONS):
         function = option(function)
     return store_options(function)
@@ -114,14 +120,17 @@ def _play_command(spec: GameSpec) -> click.Command:
         game_params, params = split_game_options(spec, params)
         game = make_game(spec, game_params)
         params["book"] = open_book(spec, game, game_params, params)
-        _run(ctx, spec, game, params)
+        _seat_and_play(ctx, spec, game, params)
 
     return command
 
 
-def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) -> None:
+def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params: dict[str, Any]) -> None:
+    """Build the two seats from the options and play: a match printed as JSON, or a session at the terminal."""
     from ..game import GameError
-    from ..play import Player, PlayError, Seat, Session, Terminal, play_match
+    from ..play import Player, PlayError, play_match
+    from ..session import Seat, Session
+    from ..terminal import Terminal
 
     registry = registry_of(ctx)
     if params["engine"] == "compiled":  # say now, not at the first hint or computer move
@@ -135,7 +144,7 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
 
     compiled = use_compiled(game, params["engine"] or "auto", game.info.max_plies)
     big = game.info.max_plies > (COMPILED_PERFECT_MAX_PLIES if compiled else PERFECT_MAX_PLIES)
-    notes = []
+    notes: list[str] = []
     second = params["second"]
     if second is None:
         second = "hard" if big and "hard" in registry.players else "perfect"
@@ -144,7 +153,7 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
                 f"{game.info.player_names[1]} plays 'hard' by default here: 'perfect' would first solve all {game.info.max_plies} plies, "
                 f"which is slow{'' if compiled else ' in Python'} (--o perfect insists)."
             )
-    seats = []
+    seats: list[Seat] = []
     for option, kind in (("--x", params["first"]), ("--o", second)):
         factory = registry.players.get(kind)
         if factory is None:
@@ -186,7 +195,7 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
         click.echo(json.dumps({"game": spec.name, "seed": params["seed"], **dataclasses.asdict(result)}))
         return
     title = getattr(game, "name", None) or spec.name
-    session = Session(
+    session: Session[S, M] = Session(
         game,
         (seats[0], seats[1]),
         Terminal(),
@@ -200,14 +209,14 @@ def _run(ctx: click.Context, spec: GameSpec, game: Any, params: dict[str, Any]) 
         store=params["book"],
     )
     try:
-        session.run()
+        session.play_games()
     except (PlayError, GameError) as exc:  # a player that breaks the rules, or a game a search cannot handle
         raise click.ClickException(str(exc)) from None
     if session.ended == "interrupt":
         sys.exit(130)  # the shell's code for Ctrl-C (click's non-standalone main would swallow ctx.exit)
 
 
-def _give_table(game: Any, seats: list[Any], path: str) -> None:
+def _give_table(game: Game[S, M], seats: list[Seat], path: str) -> None:
     """Load the learned table ``path`` for the players that play from one (the learned player);
     a file that cannot be read, is no table or is another game's is a one-line error."""
     from ..learn import LearnedTable, TableError, TableReader
@@ -227,10 +236,11 @@ def _give_table(game: Any, seats: list[Any], path: str) -> None:
         player.use_table(table)
 
 
-def _start(game: Any, moves: str) -> Any:
+def _start(game: Game[S, M], moves: str) -> S:
     from ..game import play_text
 
-    return play_text(game, moves) if moves.strip() else game.initial_state()
+    start: S = play_text(game, moves) if moves.strip() else game.initial_state()
+    return start
 
 
 play = GameGroup(

@@ -11,14 +11,15 @@
 - :mod:`.frames`: room on CPython's frame stack for deep searches;
 - :mod:`.perfect`: perfect moves in bounded time (the store's books, a weak proof, exact scores);
 - :mod:`.montecarlo`: Monte Carlo tree search;
-- :mod:`.algorithms`: the algorithms by name: ``search`` and ``prepare`` (``run`` is the older ``search``);
+- :mod:`.algorithms`: the algorithms by name: ``search`` and ``prepare`` (``run_algorithm``, also
+  named ``run``, is the older ``search``);
 - :mod:`.parallel`: solving over processes or a Dask cluster;
 - :mod:`.table`: the bounded transposition table.
 """
 
 from __future__ import annotations
 
-from .algorithms import ALGORITHMS, prepare, prepare_scores, run, search
+from .algorithms import ALGORITHMS, prepare, prepare_scores, run, run_algorithm, search
 from .classic import alphabeta, iterative_deepening, minimax
 from .solver import Solver, solver
 from .montecarlo import mcts
@@ -48,6 +49,7 @@ __all__ = [
     "prepare",
     "prepare_scores",
     "run",
+    "run_algorithm",
     "search",
     "solve_strongly",
     "solver",

@@ -26,7 +26,17 @@ from .montecarlo import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, mcts
 from .results import Scored, SearchResult, position, scores_of
 from .table import TranspositionTable
 
-__all__ = ["ALGORITHMS", "check_options", "gametree_register_algorithms", "prepare", "prepare_scores", "run", "search", "spec_of"]
+__all__ = [
+    "ALGORITHMS",
+    "check_options",
+    "gametree_register_algorithms",
+    "prepare",
+    "prepare_scores",
+    "run",
+    "run_algorithm",
+    "search",
+    "spec_of",
+]
 
 _CLASSIC = frozenset({"depth", "time_limit", "cache", "symmetry", "all_moves", "pv"})
 
@@ -167,14 +177,20 @@ def _not_an_algorithm(algorithm: object) -> AlgorithmSpec:
     raise TypeError(f"algorithm: expected a name ({', '.join(sorted(ALGORITHMS))}) or an AlgorithmSpec, not {type(algorithm).__name__}")
 
 
-def run(game: Game[Any, Any], state: State | None = None, *, algorithm: AlgorithmSpec | str = "alphabeta", **options: Any) -> SearchResult:
-    """Run a search by algorithm name or spec: ``run(game, state, algorithm="solver", weak=True)``.
+def run_algorithm(
+    game: Game[Any, Any], state: State | None = None, *, algorithm: AlgorithmSpec | str = "alphabeta", **options: Any
+) -> SearchResult:
+    """Run a search by algorithm name or spec: ``run_algorithm(game, state, algorithm="solver", weak=True)``.
 
     The older spelling of :func:`search`, kept for its callers; it passes the
     options on unchecked.  Prefer ``search("solver", game, state, weak=True)``.
     """
     result: SearchResult = spec_of(algorithm).search(game, state, **options)
     return result
+
+
+#: The older name of :func:`run_algorithm` (``gametree.search.run``), kept for the code that calls it.
+run = run_algorithm
 
 
 def prepare(algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: Game[Any, Any], **options: Any) -> Callable[[Any], SearchResult]:

@@ -44,7 +44,16 @@ from .engine import INF, clamp
 from .progress import SolveProgress
 from .results import MoveValue, SearchResult, assemble, position, start, stats_of
 
-__all__ = ["DEFAULT_EXPLORATION", "DEFAULT_ITERATIONS", "MCTSNode", "MCTSPlayer", "MCTSRun", "choose", "mcts", "run"]
+__all__ = [
+    "DEFAULT_EXPLORATION",
+    "DEFAULT_ITERATIONS",
+    "MCTSNode",
+    "MCTSPlayer",
+    "MCTSRun",
+    "choose",
+    "grow_tree",
+    "mcts",
+]
 
 #: The exploration constant ``c`` of UCT (rewards are in [-1, 1]).
 DEFAULT_EXPLORATION = 1.0
@@ -91,7 +100,7 @@ class MCTSNode:
 
 @dataclass
 class MCTSRun:
-    """The tree one search grew and what it counted (see :func:`run`)."""
+    """The tree one search grew and what it counted (see :func:`grow_tree`)."""
 
     root: MCTSNode
     iterations: int
@@ -263,7 +272,7 @@ def _check_options(iterations: int | None, time_limit: float | None, exploration
         raise ValueError(f"the exploration constant must be >= 0, not {exploration}")
 
 
-def run(
+def grow_tree(
     game: Game[Any, Any],
     state: State | None = None,
     *,
@@ -447,7 +456,16 @@ def mcts(
         ValueError: ``iterations``, ``time_limit`` or ``exploration`` is out of range.
     """
     state = start(game, position(game, state, moves))
-    searched = run(game, state, iterations=iterations, time_limit=time_limit, exploration=exploration, seed=seed, depth=depth, progress=progress)
+    searched = grow_tree(
+        game,
+        state,
+        iterations=iterations,
+        time_limit=time_limit,
+        exploration=exploration,
+        seed=seed,
+        depth=depth,
+        progress=progress,
+    )
     if progress is not None:
         progress.phase = "done"
     return result_of(game, searched, depth)
@@ -487,7 +505,7 @@ class MCTSPlayer:
         depth = self.depth
         if depth == "auto":
             depth = 0 if capabilities(game).heuristic is not None else None
-        tree = run(
+        tree = grow_tree(
             game,
             state,
             iterations=self.iterations,

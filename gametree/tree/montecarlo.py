@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..game import Game, State, game_name
-from ..search.montecarlo import MCTSNode, result_of, run
+from ..search.montecarlo import MCTSNode, grow_tree, result_of
 from .board import board_attributes, board_labels, last_move_cell
 from .model import SearchTree, TreeTooLargeError, mark_pv
 
@@ -54,68 +54,14 @@ def capture_mcts(
 
     if max_nodes is not None and iterations + 1 > max_nodes:
         raise TreeTooLargeError(iterations + 1, max_nodes, exact=True)
-    outcome = run(game, state, iterations=iterations, exploration=exploration, seed=seed, depth=depth)
+    outcome = grow_tree(game, state, iterations=iterations, exploration=exploration, seed=seed, depth=depth)
     result = result_of(game, outcome, depth)
     graph: nx.DiGraph[int] = nx.DiGraph()
-    cells = board_attributes(game) if positions else None
-    if cells is not None:
-        graph.graph.update(board_labels(game))
-    move_cell = last_move_cell(game)
-    names = game.info.player_names
-    ids = 0
-    stack: list[tuple[MCTSNode, int | None, Any, str, int]] = [(outcome.root, None, None, "", 0)]
-    while stack:
-        node, parent, parent_state, path, order = stack.pop()
-        me = ids
-        ids += 1
-        state_now = node.state
-        to_move = game.to_move(state_now)
-        text = game.format_move(parent_state, node.move) if parent is not None else None
-        here = f"{path} {text}".strip() if text else path
-        over = game.outcome(state_now)
-        proven = node.lo == node.hi
-        mean_for_mover = -(node.total / node.visits) if node.visits else None  # for the side to move here
-        attrs: dict[str, Any] = {
-            "visit": me + 1,
-            "pruned": False,
-            "depth": node.height,
-            "ply": node.ply,
-            "to_move": to_move,
-            "player": names[to_move] if to_move < len(names) else str(to_move),
-            "move": text,
-            "moves": here,
-            "alpha": None,
-            "beta": None,
-            "pv": False,
-            "cutoff": None,
-            "value": node.lo if proven else (mean_for_mover if mean_for_mover is not None else 0.0),
-            "kind": "terminal" if over is not None else "searched",
-            "bound": "exact" if proven else "estimate",
-            "cache": None,
-            "winner": over.winner if over is not None else None,
-            "visits": node.visits,
-            "mean": mean_for_mover,
-            "lower": node.lo,
-            "upper": node.hi,
-            "proven": proven,
-        }
-        if over is not None:
-            attrs["outcome"] = "draw" if over.winner is None else f"{names[over.winner]} wins"
-        if positions:
-            attrs["position"] = game.render(state_now)
-            if cells is not None:
-                attrs.update(cells(state_now))
-                if parent is not None and move_cell is not None:
-                    attrs["last"] = move_cell(parent_state, node.move)
-        graph.add_node(me, **attrs)
-        if parent is not None:
-            graph.add_edge(parent, me, move=text, order=order, pruned=False, reason=None, pv=False, visits=node.visits)
-        for i in range(len(node.children) - 1, -1, -1):
-            stack.append((node.children[i], me, state_now, here, i))
+    _add_nodes(graph, game, outcome.root, positions)
     graph.graph.update(
         algorithm="mcts",
         game=game_name(game),
-        players=tuple(names),
+        players=tuple(game.info.player_names),
         depth=depth,
         cache=False,
         all_moves=True,
@@ -129,3 +75,69 @@ def capture_mcts(
     )
     graph.graph["pv_marked"] = mark_pv(graph, 0, result.pv)
     return SearchTree(result, graph, 0, {"algorithm": "mcts", "depth": depth, "iterations": iterations, "seed": seed})
+
+
+def _add_nodes(graph: nx.DiGraph[int], game: Game[Any, Any], root: MCTSNode, positions: bool) -> None:
+    """One graph node per tree node, numbered from 0 (the root) in depth-first order, children in
+    the order they were added, and an edge from each parent; with ``positions``, the boards too."""
+    cells = board_attributes(game) if positions else None
+    if cells is not None:
+        graph.graph.update(board_labels(game))
+    move_cell = last_move_cell(game)
+    ids = 0
+    stack: list[tuple[MCTSNode, int | None, Any, str, int]] = [(root, None, None, "", 0)]
+    while stack:
+        node, parent, parent_state, path, order = stack.pop()
+        me = ids
+        ids += 1
+        text = game.format_move(parent_state, node.move) if parent is not None else None
+        here = f"{path} {text}".strip() if text else path
+        attrs = _node_attributes(game, node, me, text, here)
+        if positions:
+            attrs["position"] = game.render(node.state)
+            if cells is not None:
+                attrs.update(cells(node.state))
+                if parent is not None and move_cell is not None:
+                    attrs["last"] = move_cell(parent_state, node.move)
+        graph.add_node(me, **attrs)
+        if parent is not None:
+            graph.add_edge(parent, me, move=text, order=order, pruned=False, reason=None, pv=False, visits=node.visits)
+        for i in range(len(node.children) - 1, -1, -1):
+            stack.append((node.children[i], me, node.state, here, i))
+
+
+def _node_attributes(game: Game[Any, Any], node: MCTSNode, me: int, text: str | None, here: str) -> dict[str, Any]:
+    """The attributes of :mod:`gametree.tree` for the tree node ``node`` (graph node ``me``, reached
+    by the move ``text`` and the moves ``here``), with the search's own: visits, mean and bounds."""
+    names = game.info.player_names
+    to_move = game.to_move(node.state)
+    over = game.outcome(node.state)
+    proven = node.lo == node.hi
+    mean_for_mover = -(node.total / node.visits) if node.visits else None  # for the side to move here
+    attrs: dict[str, Any] = {
+        "visit": me + 1,
+        "pruned": False,
+        "depth": node.height,
+        "ply": node.ply,
+        "to_move": to_move,
+        "player": names[to_move] if to_move < len(names) else str(to_move),
+        "move": text,
+        "moves": here,
+        "alpha": None,
+        "beta": None,
+        "pv": False,
+        "cutoff": None,
+        "value": node.lo if proven else (mean_for_mover if mean_for_mover is not None else 0.0),
+        "kind": "terminal" if over is not None else "searched",
+        "bound": "exact" if proven else "estimate",
+        "cache": None,
+        "winner": over.winner if over is not None else None,
+        "visits": node.visits,
+        "mean": mean_for_mover,
+        "lower": node.lo,
+        "upper": node.hi,
+        "proven": proven,
+    }
+    if over is not None:
+        attrs["outcome"] = "draw" if over.winner is None else f"{names[over.winner]} wins"
+    return attrs
