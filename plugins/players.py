@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     import random  # the players get their generator from the game loop
 
     from gametree.learn import LearnedPlayer
-    from gametree.plugin import Registry
+    from gametree import Registry
     from gametree.search.montecarlo import MCTSPlayer
     from gametree.search.known import KnownValues
 
