@@ -13,6 +13,7 @@ computes.  What it needs of a search is only that its engines can be halted and 
 - :mod:`gametree.runtime.runners`: one interface for running jobs in this process, in worker
   processes or on Dask, cancellable at any moment (``make_runner``).
 - :mod:`gametree.runtime.errors`: :class:`ParallelError`.
+- :mod:`gametree.runtime.alarm`: :class:`Alarm`, which halts a search when its time is up.
 
 The settings ``SCHEDULER_TIMEOUT`` (``cluster``) and ``STOP_POLL`` (``stops``) are read from their
 modules.
@@ -26,6 +27,7 @@ modules.
 
 from __future__ import annotations
 
+from .alarm import Alarm
 from .cluster import DaskConnection, dask_client, dask_lost, new_stop_name, on_dask_stoppable, stop_dask_tasks
 from .errors import ParallelError
 from .processes import (
@@ -41,6 +43,7 @@ from .runners import Cancelled, InProcess, OnDask, Pending, Processes, Runner, W
 from .stops import Haltable, Halter, Stopped, run_stoppable
 
 __all__ = [
+    "Alarm",
     "Cancelled",
     "DaskConnection",
     "Haltable",
