@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .game import Game, Outcome, State, play_text
+from .game import Game, M, Outcome, S, State, play_text
 from .plugin.registry import AlgorithmSpec
 from .search import SearchResult, search
 from .search.results import position
@@ -42,12 +42,12 @@ class Position:
         position(self.game, self.state)
 
     @classmethod
-    def start(cls, game: Game[Any, Any]) -> Position:
+    def start(cls, game: Game[S, M]) -> Position:
         """The game's starting position."""
         return cls(game, position(game))
 
     @classmethod
-    def after(cls, game: Game[Any, Any], moves: str) -> Position:
+    def after(cls, game: Game[S, M], moves: str) -> Position:
         """The position after ``moves`` from the start, such as ``"B2 A1"`` (read as :func:`gametree.play_text` does)."""
         return cls(game, position(game, moves=moves))
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from ..game import Game, GameError, State, capabilities, play_text
+from ..game import Game, GameError, M, S, State, capabilities, play_text
 from ..plugin.registry import AlgorithmSpec, GameSpec, Option, Registry
 from .. import live as progress
 from ..search.results import SearchResult
@@ -388,7 +388,7 @@ def _solve_batch(game: Any, algorithm: AlgorithmSpec, options: dict[str, Any], s
 
 
 def _solve_parallel(
-    game: Game[Any, Any], state: State, algorithm: str, options: dict[str, Any], params: dict[str, Any]
+    game: Game[S, M], state: S, algorithm: str, options: dict[str, Any], params: dict[str, Any]
 ) -> SearchResult:
     """``gametree solve --workers N`` / ``--scheduler ADDRESS``: one-line errors for the CLI."""
     from ..search.known import answer

@@ -29,7 +29,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from ..game import Game, State, UnsupportedGameError, capabilities, game_name, win_score
+from ..game import Game, M, S, UnsupportedGameError, capabilities, game_name, win_score
 from .results import check_game, position
 
 __all__ = ["DEFAULT_MAX_POSITIONS", "Progress", "StrongSolution", "solve_strongly"]
@@ -66,8 +66,8 @@ class StrongSolution:
 
 
 def solve_strongly(
-    game: Game[Any, Any],
-    state: State | None = None,
+    game: Game[S, M],
+    state: S | None = None,
     *,
     symmetry: bool = True,
     progress: Progress | None = None,
@@ -114,8 +114,8 @@ def solve_strongly(
 
 
 def _enumerate(
-    game: Game[Any, Any],
-    state: State,
+    game: Game[S, M],
+    state: S,
     canonical: Callable[[Any], Hashable] | None,
     progress: Progress | None,
     max_positions: int,
@@ -194,7 +194,7 @@ def _enumerate(
 
 
 def _score(
-    game: Game[Any, Any],
+    game: Game[S, M],
     first_ply: int,
     layers: list[dict[Hashable, tuple[Hashable, ...]]],
     aliases: dict[Hashable, Hashable],

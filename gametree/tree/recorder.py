@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from ..game import Game, Move, State, game_name
+from ..game import Game, M, Move, S, State, game_name
 from ..search.classic import root_search
 from ..search.engine import INF, Engine, Exit, SearchObserver
 from ..search.results import Root, build_result, freeze, start
@@ -45,7 +45,7 @@ def check_algorithm(algorithm: str) -> None:
         raise ValueError(f"cannot trace algorithm {algorithm!r}: tree capture supports minimax and alphabeta")
 
 
-def observed_root(engine: Engine, state: State, all_moves: bool) -> Root:
+def observed_root(engine: Engine, state: State, all_moves: bool) -> Root[Move]:
     """The root of :func:`gametree.minimax` / ``alphabeta``, with the root node reported too."""
     obs = engine.observer
     if not engine.prune or all_moves:
@@ -95,7 +95,7 @@ class TreeSearch(TypedDict, total=False):
     all_moves: bool
 
 
-def count_nodes(game: Game[Any, Any], state: State | None = None, *, limit: int = 2_000_000, **search: Unpack[TreeSearch]) -> int | None:
+def count_nodes(game: Game[S, M], state: S | None = None, *, limit: int = 2_000_000, **search: Unpack[TreeSearch]) -> int | None:
     """How many nodes the search (and so its tree) has, or None if more than ``limit``.
 
     Runs the search observed only by a counter, so asking is cheap, and stops
@@ -221,8 +221,8 @@ class TreeRecorder:
 
 
 def capture(
-    game: Game[Any, Any],
-    state: State | None = None,
+    game: Game[S, M],
+    state: S | None = None,
     *,
     algorithm: str = "alphabeta",
     depth: int | None = None,
