@@ -20,7 +20,7 @@ __all__ = ["board_html", "position_html"]
 _NOTE = "color:#666;font-size:90%"
 
 
-def _esc(value: Any) -> str:
+def _esc(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
