@@ -11,7 +11,6 @@ from the same cells, labels and winning line as the boards on tree diagrams
 from __future__ import annotations
 
 import html
-from typing import Any
 
 from .game import Game, M, S
 

@@ -193,7 +193,7 @@ def run_algorithm(
 run = run_algorithm
 
 
-def prepare(algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: Game[S, M], **options: Any) -> Callable[[Any], SearchResult]:
+def prepare(algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: Game[S, M], **options: Any) -> Callable[[S], SearchResult]:
     """The algorithm bound to ``game`` and ``options``, for many positions in a row.
 
     ``prepare("solver", game, cache=table)(state)`` is ``solver(game, state, cache=table)``.
@@ -217,13 +217,13 @@ def prepare(algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: 
     return _prepare(spec, game, options)
 
 
-def _prepare(spec: AlgorithmSpec, game: Game[S, M], options: dict[str, Any]) -> Callable[[Any], SearchResult]:
+def _prepare(spec: AlgorithmSpec, game: Game[S, M], options: dict[str, Any]) -> Callable[[S], SearchResult]:
     if spec.prepare is not None:
         return spec.prepare(game, **options)
     return functools.partial(spec.search, game, **options)
 
 
-def prepare_scores(algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: Game[S, M], **options: Any) -> Callable[[Any], Scored]:
+def prepare_scores(algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: Game[S, M], **options: Any) -> Callable[[S], Scored]:
     """As :func:`prepare`, for when only each position's score matters: the callable returns :class:`Scored`.
 
     An algorithm that can prove a score without building a whole

@@ -453,7 +453,7 @@ class Engine:
             obs.leave(exit)
             return exit.value
 
-        def cutoff(moves: Sequence[Any], move: Move, value: float, beta: float) -> None:
+        def cutoff(moves: Sequence[Move], move: Move, value: float, beta: float) -> None:
             counters.cutoffs += 1
             if obs is not None:
                 obs.prune(moves[list(moves).index(move) + 1 :], f"beta cutoff: {number(value)} >= {number(beta)}")

@@ -430,7 +430,7 @@ def prepare(
     engine: EngineChoice = "auto",
     store: KnownValues | None = None,
     **options: Any,
-) -> Callable[[Any], SearchResult]:
+) -> Callable[[S], SearchResult]:
     """:func:`solver` bound to ``game`` and ``options``: a :class:`Solver`'s ``solve``, set up once."""
     _refuse_depth(depth)
     return functools.partial(Solver(game, cache=cache, symmetry=symmetry, engine=engine, store=store).solve, **options)
@@ -448,7 +448,7 @@ def prepare_scores(
     pv: bool = True,
     engine: EngineChoice = "auto",
     store: KnownValues | None = None,
-) -> Callable[[Any], Scored]:
+) -> Callable[[S], Scored]:
     """:func:`prepare` for the scores alone: a :class:`Solver`'s ``score``, set up once
     (see :func:`gametree.search.prepare_scores`).  ``all_moves`` and ``pv`` do not
     apply to a score; with a ``time_limit``, each position's solve has that long

@@ -27,7 +27,6 @@ import gc
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any
 
 from ..game import Game, M, S, UnsupportedGameError, capabilities, game_name, win_score
 from .results import check_game, position
@@ -116,7 +115,7 @@ def solve_strongly(
 def _enumerate(
     game: Game[S, M],
     state: S,
-    canonical: Callable[[Any], Hashable] | None,
+    canonical: Callable[[S], Hashable] | None,
     progress: Progress | None,
     max_positions: int,
 ) -> tuple[list[dict[Hashable, tuple[Hashable, ...]]], dict[Hashable, Hashable], list[int], dict[Hashable, int], dict[Hashable, int]]:
@@ -137,7 +136,7 @@ def _enumerate(
     per_ply: list[int] = []
     scores: dict[Hashable, int] = {}
     images: dict[Hashable, int] = {}
-    frontier: dict[Hashable, Any] = {key(state): state}
+    frontier: dict[Hashable, S] = {key(state): state}
     counted = 0  # positions up to the frontier's ply
     while frontier:
         depth = len(per_ply)
@@ -149,7 +148,7 @@ def _enumerate(
         stage = f"enumerating ply {ply}"
         magnitude = win_score(C, ply - 1)  # a game that ended with the move to this ply
         reps: dict[Hashable, tuple[Hashable, ...]] = {}
-        following: dict[Hashable, Any] = {}
+        following: dict[Hashable, S] = {}
         for done, (k, s) in enumerate(frontier.items()):
             if not done & _EVERY:
                 if counted + len(following) > max_positions:

@@ -78,7 +78,7 @@ class NodeLimit:
     def child(self, move: Move) -> None:
         pass
 
-    def prune(self, moves: Sequence[Any], reason: str) -> None:
+    def prune(self, moves: Sequence[Move], reason: str) -> None:
         pass
 
     def leave(self, exit: Exit) -> None:
@@ -134,8 +134,8 @@ class TreeRecorder:
         self.positions = positions
         self.visits = 0
         self._ids = 0
-        self._stack: list[tuple[int, Any, str]] = []  # (node, state, moves from the root)
-        self._move: Any = None
+        self._stack: list[tuple[int, State, str]] = []  # (node, state, moves from the root)
+        self._move: Move = None
         self._order = 0
         self._cells = board_attributes(game) if positions else None
         self._move_cell = last_move_cell(game)
@@ -191,7 +191,7 @@ class TreeRecorder:
         self._move = move
         self._order = self.graph.out_degree(node)
 
-    def prune(self, moves: Sequence[Any], reason: str) -> None:
+    def prune(self, moves: Sequence[Move], reason: str) -> None:
         parent, state, path = self._stack[-1]
         data = self.graph.nodes[parent]
         data["cutoff"] = reason
