@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from .files import write_atomically
-from .game import Game, GameError, M, S, State, capabilities
+from .game import Game, GameError, M, S, capabilities
 from .play import PlayError
 
 __all__ = [
@@ -128,7 +128,7 @@ def game_seed(seed: int, index: int) -> str:
     return f"gametree-learn:{seed}:{index}"
 
 
-def _key_function(game: Game[S, M]) -> tuple[Callable[[Any], Hashable], str]:
+def _key_function(game: Game[S, M]) -> tuple[Callable[[S], Hashable], str]:
     """The function positions are filed under, and its name: ``canonical_key`` if the game is
     :class:`~gametree.game.Symmetric`, else ``key``.  Asked once per game, not per position."""
     symmetric = capabilities(game).symmetric
@@ -195,7 +195,7 @@ class LearnedTable:
         keyf, _ = _key_function(game)
         return self._counts(keyf, state)
 
-    def _counts(self, keyf: Callable[[Any], Hashable], state: State) -> tuple[int, int, int]:
+    def _counts(self, keyf: Callable[[S], Hashable], state: S) -> tuple[int, int, int]:
         """:meth:`stats` with the game's key function already found (a player asks once per game)."""
         n, w0, w1 = self.positions.get(repr(keyf(state)), (0, 0, 0))
         return n, w0, w1
