@@ -14,13 +14,13 @@ from __future__ import annotations
 import collections
 import functools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .game import Game, State, end_score
+from .game import Game, M, S, end_score
 from .search.compiled import EngineChoice
-from .search.known import canonical_keyer, storable_key
+from .search.known import StoreKey, canonical_keyer, storable_key
 from .search.table import Bound
 from .store import GameEntries, MemoryEntries
 
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     import distributed
 
     from .runtime import Halter
+    from .search.solver import Solver
 
 __all__ = ["BuildReport", "build_book", "build_play_book", "build_strong", "positions_up_to"]
 
@@ -49,15 +50,15 @@ class BuildReport:
     per_ply: tuple[int, ...] = ()
 
 
-def positions_up_to(game: Game[Any, Any], plies: int, state: State | None = None) -> list[list[State]]:
+def positions_up_to(game: Game[S, M], plies: int, state: S | None = None) -> list[list[S]]:
     """The positions reachable from ``state`` (default: the start) in 0, 1, ... ``plies`` moves,
     ply by ply, each once (by canonical key: mirror images once), games that are over left out."""
     key = canonical_keyer(game)
     start = game.initial_state() if state is None else state
-    layers: list[list[State]] = [[start]] if game.outcome(start) is None else [[]]
+    layers: list[list[S]] = [[start]] if game.outcome(start) is None else [[]]
     seen = {key(start)}
     for _ in range(plies):
-        layer: list[State] = []
+        layer: list[S] = []
         for s in layers[-1]:
             for m in game.legal_moves(s):
                 child = game.play(s, m)
@@ -71,7 +72,7 @@ def positions_up_to(game: Game[Any, Any], plies: int, state: State | None = None
 
 
 def build_book(
-    game: Game[Any, Any],
+    game: Game[S, M],
     book: GameEntries,
     *,
     plies: int,
@@ -139,11 +140,11 @@ def build_book(
     return BuildReport(total, total - len(had), len(had), time.perf_counter() - started, tuple(len(layer) for layer in layers))
 
 
-Task = tuple[Game[Any, Any], EngineChoice, list[State], str, dict[str, Any], bool]
+Task = tuple[Game[S, M], EngineChoice, list[S], str, dict[str, Any], bool]
 
 
 def _run_tasks(
-    tasks: list[Task], workers: int, scheduler: str | distributed.Client | None
+    tasks: list[Task[S, M]], workers: int, scheduler: str | distributed.Client | None
 ) -> Iterator[tuple[int, list[tuple[int | str, int]]]]:
     """The answers of :func:`prove_chunk` for ``tasks``, as they come: here, in worker processes
     or on a Dask cluster."""
@@ -179,10 +180,10 @@ def _run_tasks(
 
 
 #: A worker's solvers and books, by game (kept from task to task: the tables stay warm).
-_kept: dict[tuple[str, str], tuple[Any, MemoryEntries]] = {}
+_kept: dict[tuple[str, str], tuple[Solver, MemoryEntries]] = {}
 
 
-def prove_chunk_on_dask(task: Task, stop: str) -> tuple[int, list[tuple[int | str, int]]]:
+def prove_chunk_on_dask(task: Task[S, M], stop: str) -> tuple[int, list[tuple[int | str, int]]]:
     """:func:`prove_chunk` on a Dask worker, halted when the build sets the event ``stop``
     (:func:`gametree.runtime.on_dask_stoppable`): Ctrl-C stops the running tasks too."""
     from .runtime import on_dask_stoppable
@@ -190,7 +191,7 @@ def prove_chunk_on_dask(task: Task, stop: str) -> tuple[int, list[tuple[int | st
     return on_dask_stoppable(functools.partial(prove_chunk, task), stop)
 
 
-def prove_chunk(task: Task, halter: Halter | None = None) -> tuple[int, list[tuple[int | str, int]]]:
+def prove_chunk(task: Task[S, M], halter: Halter | None = None) -> tuple[int, list[tuple[int | str, int]]]:
     """Prove some positions (in a worker process, a Dask worker or this process); with lines,
     their principal variations too.  Returns how many positions, and what was proven as
     ``(key, score)`` entries for the store.  ``halter``: a
@@ -213,7 +214,7 @@ def prove_chunk(task: Task, halter: Halter | None = None) -> tuple[int, list[tup
     return len(states), memory.take()
 
 
-def build_strong(game: Game[Any, Any], book: GameEntries, *, progress: Callable[[str, int, int], None] | None = None) -> BuildReport:
+def build_strong(game: Game[S, M], book: GameEntries, *, progress: Callable[[str, int, int], None] | None = None) -> BuildReport:
     """Prove every reachable position of ``game`` (a strong solution) and keep them all in
     ``book``, each canonical position with how many positions it stands for."""
     from .search.strong import solve_strongly
@@ -231,7 +232,7 @@ def build_strong(game: Game[Any, Any], book: GameEntries, *, progress: Callable[
 
 
 def build_play_book(
-    game: Game[Any, Any],
+    game: Game[S, M],
     book: GameEntries,
     *,
     seconds: float,
@@ -269,8 +270,8 @@ def build_play_book(
             book.put_bounds([(k, value, Bound.LOWER if value > 0 else Bound.UPPER)])
 
     for player in players:
-        seen: set[Any] = set()
-        quick: set[Any] = set()
+        seen: set[Hashable] = set()
+        quick: set[StoreKey] = set()
         # Ply by ply (first in, first out): a build stopped early covers the first moves, the
         # hardest to prove, for every line of play alike.
         queue = collections.deque([game.initial_state()])

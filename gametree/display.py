@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .game import State
+from .game import Game, M, S
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -19,7 +19,7 @@ def console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False)
 
 
-def describe(game: Any, result: SearchResult) -> str:
+def describe(game: Game[S, M], result: SearchResult) -> str:
     """One line: who wins (or draw) and in how many plies."""
     names = game.info.player_names
     plies = "" if result.plies_to_end is None else f" in {result.plies_to_end} plies"
@@ -69,7 +69,7 @@ def proven_line(progress: Any) -> str:
     return f"Proven in {progress.elapsed():.2f} s: {value} (score {_score(score)}), best move {progress.best}"
 
 
-def print_position(game: Any, state: State) -> None:
+def print_position(game: Game[S, M], state: S) -> None:
     """The board, and whose move it is."""
     out = console()
     out.print(game.render(state), markup=False)
@@ -92,7 +92,7 @@ def _clipped(moves: tuple[str, ...], limit: int) -> str:
     return text if len(moves) <= limit else f"{text} ... ({len(moves) - limit:,} more)"
 
 
-def print_result(game: Any, state: State, result: SearchResult, max_rows: int = MAX_MOVE_ROWS, *, position: bool = True) -> None:
+def print_result(game: Game[S, M], state: S, result: SearchResult, max_rows: int = MAX_MOVE_ROWS, *, position: bool = True) -> None:
     """Print the position (unless not ``position``: printed already), its value and a table of
     the ``max_rows`` best moves, then one line saying how many rows were left out, if any."""
     import heapq

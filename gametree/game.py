@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
+from typing import Any, Generic, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 __all__ = [
     "end_score",
@@ -55,6 +55,10 @@ Move: TypeAlias = object
 
 S = TypeVar("S", bound=Hashable)
 M = TypeVar("M")
+#: The same, for the capability protocols that only take states (or moves) as parameters, or only give moves back.
+S_contra = TypeVar("S_contra", bound=Hashable, contravariant=True)
+M_contra = TypeVar("M_contra", contravariant=True)
+M_co = TypeVar("M_co", covariant=True)
 
 
 class GameError(Exception):
@@ -124,7 +128,7 @@ def win_score(max_plies: int, moves_before_win: int) -> int:
     return (max_plies + 1 - moves_before_win) // 2
 
 
-def end_score(game: Game[Any, Any], state: Any) -> int | None:
+def end_score(game: Game[S, M], state: S) -> int | None:
     """The depth-aware score of a finished game for the side to move there (None: not over)."""
     out = game.outcome(state)
     if out is None:
@@ -215,10 +219,10 @@ class Game(Protocol[S, M]):
 
 # -- capabilities: the optional members, typed ----------------------------------------------------
 @runtime_checkable
-class Symmetric(Protocol):
+class Symmetric(Protocol[S_contra]):
     """A game whose transposition-table key is shared by symmetric positions."""
 
-    def canonical_key(self, state: Any) -> Hashable:
+    def canonical_key(self, state: S_contra) -> Hashable:
         """The same key for all positions equivalent under the game's symmetries.
 
         A game may give up the sharing where it does not pay (Connect Four keys
@@ -228,62 +232,62 @@ class Symmetric(Protocol):
 
 
 @runtime_checkable
-class SymmetryImages(Protocol):
+class SymmetryImages(Protocol[S]):
     """A game that lists a position's symmetric images."""
 
-    def symmetries(self, state: Any) -> Iterable[Any]:
+    def symmetries(self, state: S) -> Iterable[S]:
         """The positions equivalent to ``state`` (itself included)."""
         ...
 
 
 @runtime_checkable
-class Heuristic(Protocol):
+class Heuristic(Protocol[S_contra]):
     """A game with a heuristic evaluation for depth-limited searches."""
 
-    def evaluate(self, state: Any) -> float:
+    def evaluate(self, state: S_contra) -> float:
         """The value of ``state`` for the side to move, strictly between -1 and 1."""
         ...
 
 
 @runtime_checkable
-class ThreatAware(Protocol):
+class ThreatAware(Protocol[S_contra, M_co]):
     """A game that knows its immediate threats; the exact solver then never searches a
     position one move from the end, nor a move the opponent punishes at once.
 
     A game that provides these must end only by its winner's own move (not misere).
     """
 
-    def immediate_win(self, state: Any) -> bool:
+    def immediate_win(self, state: S_contra) -> bool:
         """Can the side to move win with its next move?"""
         ...
 
-    def safe_moves(self, state: Any) -> Sequence[Any]:
+    def safe_moves(self, state: S_contra) -> Sequence[M_co]:
         """The moves, best first, that leave the opponent no immediate win (empty when every move loses at once)."""
         ...
 
-    def has_safe_move(self, state: Any) -> bool:
+    def has_safe_move(self, state: S_contra) -> bool:
         """Is ``safe_moves(state)`` not empty (asked without ordering the moves)?"""
         ...
 
 
 @runtime_checkable
-class FastThreats(Protocol):
+class FastThreats(Protocol[S_contra, M]):
     """Shortcuts for a :class:`ThreatAware` game's hottest questions."""
 
-    def has_safe_reply(self, state: Any, move: Any) -> bool:
+    def has_safe_reply(self, state: S_contra, move: M) -> bool:
         """``has_safe_move(play(state, move))``, without building the state."""
         ...
 
-    def safe_moves_unordered(self, state: Any) -> Sequence[Any]:
+    def safe_moves_unordered(self, state: S_contra) -> Sequence[M]:
         """The moves of ``safe_moves(state)`` in any order (spares the ordering)."""
         ...
 
 
 @runtime_checkable
-class Replayable(Protocol):
+class Replayable(Protocol[S]):
     """A game that reads a whole move sequence at once."""
 
-    def replay(self, state: Any, texts: Sequence[str]) -> Any:
+    def replay(self, state: S, texts: Sequence[str]) -> S:
         """The state after the move texts, read and checked as :func:`play_text` does, only faster.
 
         For a malformed or illegal move it raises any :class:`GameError`:
@@ -293,10 +297,10 @@ class Replayable(Protocol):
 
 
 @runtime_checkable
-class MoveChecker(Protocol):
+class MoveChecker(Protocol[S_contra, M_contra]):
     """A game that says why a move is illegal."""
 
-    def check_move(self, state: Any, move: Any) -> None:
+    def check_move(self, state: S_contra, move: M_contra) -> None:
         """Raise :class:`IllegalMoveError` saying why ``move`` is illegal.  It must reject
         *every* illegal move: :func:`checked_play` trusts it instead of searching ``legal_moves``."""
         ...
@@ -322,7 +326,7 @@ class MoveHelp(Protocol):
 
 
 @runtime_checkable
-class BoardView(Protocol):
+class BoardView(Protocol[S_contra, M_contra]):
     """A game drawn as a grid of cells (diagrams, the terminal board, the explorer)."""
 
     @property
@@ -335,15 +339,15 @@ class BoardView(Protocol):
         """Labels of the columns, left to right."""
         ...
 
-    def board_cells(self, state: Any) -> Sequence[Sequence[str]]:
+    def board_cells(self, state: S_contra) -> Sequence[Sequence[str]]:
         """The cells, row by row from the top, as short strings ("" for empty)."""
         ...
 
-    def move_cell(self, state: Any, move: Any) -> tuple[int, int]:
+    def move_cell(self, state: S_contra, move: M_contra) -> tuple[int, int]:
         """The (row, column) where ``move`` puts its mark."""
         ...
 
-    def winning_cells(self, state: Any) -> Iterable[tuple[int, int]]:
+    def winning_cells(self, state: S_contra) -> Iterable[tuple[int, int]]:
         """The cells of the line that won the game, if it is won."""
         ...
 
@@ -418,7 +422,7 @@ class Compilable(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class Capabilities:
+class Capabilities(Generic[S, M]):
     """The optional members a game has, each the game itself typed as that protocol, or None.
 
     Built once per game by :func:`capabilities` (and checked when a game is
@@ -426,16 +430,16 @@ class Capabilities:
     member takes it from here, typed, rather than asking the game with ``getattr``.
     """
 
-    symmetric: Symmetric | None = None
-    images: SymmetryImages | None = None
-    heuristic: Heuristic | None = None
-    threats: ThreatAware | None = None
-    fast_threats: FastThreats | None = None
-    replayable: Replayable | None = None
-    checker: MoveChecker | None = None
+    symmetric: Symmetric[S] | None = None
+    images: SymmetryImages[S] | None = None
+    heuristic: Heuristic[S] | None = None
+    threats: ThreatAware[S, M] | None = None
+    fast_threats: FastThreats[S, M] | None = None
+    replayable: Replayable[S] | None = None
+    checker: MoveChecker[S, M] | None = None
     splitter: MoveSplitter | None = None
     help: MoveHelp | None = None
-    board: BoardView | None = None
+    board: BoardView[S, M] | None = None
     compiled: Compilable | None = None
 
     def names(self) -> tuple[str, ...]:
@@ -465,11 +469,11 @@ class IncompleteCapabilityError(GameError, TypeError):
 
 #: Games whose capabilities were worked out, by identity (the game itself kept with them, so an
 #: id is never mistaken for a later object's); cleared when it holds ``_KNOWN_GAMES``.
-_known: dict[int, tuple[object, Capabilities]] = {}
+_known: dict[int, tuple[object, Capabilities[Any, Any]]] = {}
 _KNOWN_GAMES = 64
 
 
-def capabilities(game: object) -> Capabilities:
+def capabilities(game: Game[S, M]) -> Capabilities[S, M]:
     """Which optional protocols ``game`` follows.
 
     Raises :class:`IncompleteCapabilityError` for a game that has part of a
@@ -488,7 +492,7 @@ def capabilities(game: object) -> Capabilities:
     return found
 
 
-def _capabilities_of(game: object) -> Capabilities:
+def _capabilities_of(game: Game[S, M]) -> Capabilities[S, M]:
     found: dict[str, Any] = {}
     for name, protocol, members in _PROTOCOLS:
         if isinstance(game, protocol):
@@ -507,10 +511,10 @@ def _capabilities_of(game: object) -> Capabilities:
 #: (checker, splitter, replayable).  They run once per move or per position, where
 #: even one ``isinstance`` check against a runtime protocol costs several times the
 #: move check itself (docs/performance-log.md); an identity test is nearly free.
-_last_tools: tuple[object, MoveChecker | None, MoveSplitter | None, Replayable | None] = (None, None, None, None)
+_last_tools: tuple[object, MoveChecker[Any, Any] | None, MoveSplitter | None, Replayable[Any] | None] = (None, None, None, None)
 
 
-def _move_tools(game: object) -> tuple[object, MoveChecker | None, MoveSplitter | None, Replayable | None]:
+def _move_tools(game: Game[S, M]) -> tuple[object, MoveChecker[S, M] | None, MoveSplitter | None, Replayable[S] | None]:
     """``(game, checker, splitter, replayable)``: the game typed as each of those protocols, or None.
 
     Unlike :func:`capabilities` this does not reject a game with part of some
@@ -528,7 +532,7 @@ def _move_tools(game: object) -> tuple[object, MoveChecker | None, MoveSplitter 
     return tools
 
 
-def checked_play(game: Game[Any, Any], state: Any, move: Any) -> Any:
+def checked_play(game: Game[S, M], state: S, move: M) -> S:
     """Play ``move`` after checking that the game is on and the move legal."""
     if game.outcome(state) is not None:
         raise GameOverError(f"the game is already over; {game.format_move(state, move)} cannot be played")
@@ -540,7 +544,7 @@ def checked_play(game: Game[Any, Any], state: Any, move: Any) -> Any:
     return game.play(state, move)
 
 
-def play_text(game: Game[Any, Any], text: str, state: Any = None) -> Any:
+def play_text(game: Game[S, M], text: str, state: S | None = None) -> S:
     """Play a whitespace-separated move sequence from ``state`` (default: the start).
 
     Raises :class:`MoveParseError` or :class:`IllegalMoveError` naming the

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from .files import write_atomically
-from .game import Game, GameError, M, S, State, capabilities
+from .game import Game, GameError, M, S, capabilities
 from .play import PlayError
 
 __all__ = [
@@ -128,7 +128,7 @@ def game_seed(seed: int, index: int) -> str:
     return f"gametree-learn:{seed}:{index}"
 
 
-def _key_function(game: Game[Any, Any]) -> tuple[Callable[[Any], Hashable], str]:
+def _key_function(game: Game[S, M]) -> tuple[Callable[[S], Hashable], str]:
     """The function positions are filed under, and its name: ``canonical_key`` if the game is
     :class:`~gametree.game.Symmetric`, else ``key``.  Asked once per game, not per position."""
     symmetric = capabilities(game).symmetric
@@ -137,7 +137,7 @@ def _key_function(game: Game[Any, Any]) -> tuple[Callable[[Any], Hashable], str]
     return game.key, "key"
 
 
-def play_random_games(game: Game[Any, Any], seed: int, indices: Iterable[int]) -> dict[str, list[int]]:
+def play_random_games(game: Game[S, M], seed: int, indices: Iterable[int]) -> dict[str, list[int]]:
     """Play the games numbered ``indices`` with random moves; counts per position key.
 
     Each value is ``[games through the position, wins of player 0, wins of player 1]``.
@@ -190,12 +190,12 @@ class LearnedTable:
     key: str
     positions: dict[str, list[int]] = field(default_factory=dict)
 
-    def stats(self, game: Game[Any, Any], state: State) -> tuple[int, int, int]:
+    def stats(self, game: Game[S, M], state: S) -> tuple[int, int, int]:
         """``(games, wins of player 0, wins of player 1)`` through ``state`` (zeros if never met)."""
         keyf, _ = _key_function(game)
         return self._counts(keyf, state)
 
-    def _counts(self, keyf: Callable[[Any], Hashable], state: State) -> tuple[int, int, int]:
+    def _counts(self, keyf: Callable[[S], Hashable], state: S) -> tuple[int, int, int]:
         """:meth:`stats` with the game's key function already found (a player asks once per game)."""
         n, w0, w1 = self.positions.get(repr(keyf(state)), (0, 0, 0))
         return n, w0, w1
@@ -274,7 +274,7 @@ class LearnedTable:
             raise TableError(f"{shown}: not a learned table (not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start:,})") from None
         return cls.from_json(text, str(path))
 
-    def check(self, game: Game[Any, Any]) -> None:
+    def check(self, game: Game[S, M]) -> None:
         """Raise :class:`TableError` unless the table was learned for this very game (same variant)."""
         if self.variant != repr(game):
             raise TableError(f"this table was learned for {_shown(self.variant, 120)}, not for {_shown(repr(game), 120)}: learn one with 'gametree learn'")
@@ -285,13 +285,13 @@ def _chunks(games: int, pieces: int) -> list[range]:
     return [range(start, min(games, start + size)) for start in range(0, games, size)]
 
 
-def _learn_chunk(task: tuple[Game[Any, Any], int, int, int]) -> tuple[int, dict[str, list[int]]]:
+def _learn_chunk(task: tuple[Game[S, M], int, int, int]) -> tuple[int, dict[str, list[int]]]:
     game, seed, start, stop = task
     return stop - start, play_random_games(game, seed, range(start, stop))
 
 
 def learn(
-    game: Game[Any, Any],
+    game: Game[S, M],
     *,
     games: int,
     seed: int = 0,

@@ -16,7 +16,7 @@ import contextlib
 import math
 import sys
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -82,7 +82,7 @@ def _number(x: float) -> str:
     return f"{x:+g}" if x else "0"
 
 
-def elapsed_status(what: str | Callable[[], str]) -> Callable[[], Any]:
+def elapsed_status(what: str | Callable[[], str]) -> Callable[[], RenderableType]:
     """A renderer of work that reports nothing but its time: a spinner, ``what`` (or what it
     returns now: the stage of the work) and the seconds."""
     import time
@@ -92,21 +92,21 @@ def elapsed_status(what: str | Callable[[], str]) -> Callable[[], Any]:
     began = time.perf_counter()
     spinner = Spinner("dots")
 
-    def render() -> Any:
+    def render() -> RenderableType:
         spinner.text = f"{what if isinstance(what, str) else what()} · {time.perf_counter() - began:.1f} s"
         return spinner
 
     return render
 
 
-def solve_status(progress: SolveProgress) -> Callable[[], Any]:
+def solve_status(progress: SolveProgress) -> Callable[[], RenderableType]:
     """A renderer of a running solve: elapsed time, nodes, nodes per second, the score's window
     proven so far or the move being scored, and the table's memory."""
     from rich.spinner import Spinner
 
     spinner = Spinner("dots")
 
-    def render() -> Any:
+    def render() -> RenderableType:
         from rich.table import Table
 
         seconds = progress.elapsed()

@@ -11,16 +11,15 @@ from the same cells, labels and winning line as the boards on tree diagrams
 from __future__ import annotations
 
 import html
-from typing import Any
 
-from .game import Game, State
+from .game import Game, M, S
 
 __all__ = ["board_html", "position_html"]
 
 _NOTE = "color:#666;font-size:90%"
 
 
-def _esc(value: Any) -> str:
+def _esc(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
@@ -28,7 +27,7 @@ def _q(style: str) -> str:
     return f'"{_esc(style)}"'
 
 
-def board_html(game: Game[Any, Any], state: State) -> str | None:
+def board_html(game: Game[S, M], state: S) -> str | None:
     """The board of ``state`` as an HTML table with its row and column labels and the
     winning line marked, or None for a game that does not draw its board as cells."""
     from .tree.board import board_attributes, board_labels
@@ -56,7 +55,7 @@ def board_html(game: Game[Any, Any], state: State) -> str | None:
     return f"<table style={_q('border-collapse:collapse')}>{''.join(rows)}</table>"
 
 
-def position_html(game: Game[Any, Any], state: State) -> str:
+def position_html(game: Game[S, M], state: S) -> str:
     """A position: its board (or, for a game without one, its text in ``<pre>``) and who is to move or has won."""
     board = board_html(game, state)
     picture = board if board is not None else f"<pre>{_esc(game.render(state))}</pre>"

@@ -14,9 +14,9 @@ Outcome(winner=0)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic
 
-from .game import Game, Outcome, State, play_text
+from .game import Game, M, Outcome, S, play_text
 from .plugin.registry import AlgorithmSpec
 from .search import SearchResult, search
 from .search.results import position
@@ -25,7 +25,7 @@ __all__ = ["Position"]
 
 
 @dataclass(frozen=True)
-class Position:
+class Position(Generic[S, M]):
     """A state of a game, with the game: ``Position.after(game, "B2 A1").solve()``.
 
     Positions are values (frozen, compared and hashed by game and state);
@@ -33,8 +33,8 @@ class Position:
     in Jupyter a position shows its board.
     """
 
-    game: Game[Any, Any]
-    state: State
+    game: Game[S, M]
+    state: S
 
     def __post_init__(self) -> None:
         if self.state is None:
@@ -42,16 +42,16 @@ class Position:
         position(self.game, self.state)
 
     @classmethod
-    def start(cls, game: Game[Any, Any]) -> Position:
+    def start(cls, game: Game[S, M]) -> Position[S, M]:
         """The game's starting position."""
         return cls(game, position(game))
 
     @classmethod
-    def after(cls, game: Game[Any, Any], moves: str) -> Position:
+    def after(cls, game: Game[S, M], moves: str) -> Position[S, M]:
         """The position after ``moves`` from the start, such as ``"B2 A1"`` (read as :func:`gametree.play_text` does)."""
         return cls(game, position(game, moves=moves))
 
-    def play(self, moves: str) -> Position:
+    def play(self, moves: str) -> Position[S, M]:
         """The position after ``moves`` (one move or several, such as ``"B2"`` or ``"B2 A1"``) from this one."""
         if not isinstance(moves, str):
             raise TypeError(f"moves: expected a string of moves such as 'B2 A1', not {type(moves).__name__}")

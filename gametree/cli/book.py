@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..game import GameError
 from ..plugin.registry import GameSpec
 from .common import check_workers, game_group, game_options, make_game, open_book, progress_bar, split_game_options, store_options, ENGINE_OPTION
+
+if TYPE_CHECKING:
+    from ..store import SolutionStore
 
 __all__ = ["book"]
 
@@ -190,7 +193,7 @@ def import_(path: str, **params: Any) -> None:
     click.echo(f"imported {count:,} entries of {entries.name} {entries.options} into {store.path}", err=True)
 
 
-def _open(params: dict[str, Any], *, readonly: bool = False) -> Any:
+def _open(params: dict[str, Any], *, readonly: bool = False) -> SolutionStore:
     from ..store import SolutionStore, StoreError, default_store_path
 
     if params.get("no_store"):

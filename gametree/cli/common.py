@@ -19,13 +19,16 @@ import re
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..game import Configurable, GameError, play_text
+from ..game import Configurable, Game, GameError, M, S, play_text
 from ..plugin.manager import build_registry, make_plugin_manager
 from ..plugin.registry import GameSpec, Option, PluginError, PluginLoadError, Registry
+
+if TYPE_CHECKING:
+    from ..store import GameEntries
 
 __all__ = [
     "ENGINE_OPTION",
@@ -225,7 +228,7 @@ def store_options(function: Callable[..., Any]) -> Callable[..., Any]:
     )(function)
 
 
-def open_book(spec: GameSpec, game: Any, given: dict[str, Any], params: dict[str, Any]) -> Any:
+def open_book(spec: GameSpec, game: object, given: dict[str, Any], params: dict[str, Any]) -> GameEntries | None:
     """The solution store's entries for this game and board (a :class:`gametree.store.GameEntries`), or
     None (``--no-store``, ``GAMETREE_STORE=none``, or a game whose positions cannot be stored).
     The books the game's plugin ships for this board are added to the store on first use (not
@@ -412,7 +415,7 @@ def game_group(name: str, help: str) -> Callable[[Callable[[GameSpec], click.Com
     return decorate
 
 
-def position_of(game: Any, moves: str) -> Any:
+def position_of(game: Game[S, M], moves: str) -> S:
     """The position after ``moves`` (in the game's notation); an illegal or malformed move is a one-line error."""
     try:
         return play_text(game, moves)

@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from ..game import Game, GameError, State, capabilities, play_text
+from ..game import Game, GameError, M, S, capabilities, play_text
 from ..plugin.registry import AlgorithmSpec, GameSpec, Option, Registry
 from .. import live as progress
 from ..search.results import SearchResult
@@ -257,7 +257,7 @@ def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any]) -> dict[st
     return options
 
 
-def _solve_live(algorithm: AlgorithmSpec, game: Any, state: State, options: dict[str, Any], *, show: bool, quiet: bool) -> Any:
+def _solve_live(algorithm: AlgorithmSpec, game: Game[S, M], state: S, options: dict[str, Any], *, show: bool, quiet: bool) -> SearchResult:
     """Run the search with live progress (``show``); an algorithm that reports its progress
     (the solver) also prints its value as soon as it is proven (unless ``quiet``) and keeps
     what it proved when Ctrl-C stops the scoring of the moves."""
@@ -280,7 +280,7 @@ def _solve_live(algorithm: AlgorithmSpec, game: Any, state: State, options: dict
         return _run(algorithm, game, state, options)
 
 
-def _run(algorithm: AlgorithmSpec, game: Any, state: State, options: dict[str, Any]) -> Any:
+def _run(algorithm: AlgorithmSpec, game: Game[S, M], state: S, options: dict[str, Any]) -> SearchResult:
     try:
         return algorithm.search(game, state, **options)
     except GameError as exc:
@@ -302,7 +302,7 @@ def _split_batch_line(compact: bool, line: str) -> tuple[str, int | None]:
     return line.strip(), None
 
 
-def _solve_batch(game: Any, algorithm: AlgorithmSpec, options: dict[str, Any], stream: Any, as_json: bool, *, keep_going: bool = False, show: bool = False) -> None:
+def _solve_batch(game: Game[S, M], algorithm: AlgorithmSpec, options: dict[str, Any], stream: Any, as_json: bool, *, keep_going: bool = False, show: bool = False) -> None:
     """Solve one position per line with one cache for the whole batch; only root scores.
 
     ``keep_going``: a bad line is reported (``FILE:LINE: error``, on standard error) and the
@@ -388,7 +388,7 @@ def _solve_batch(game: Any, algorithm: AlgorithmSpec, options: dict[str, Any], s
 
 
 def _solve_parallel(
-    game: Game[Any, Any], state: State, algorithm: str, options: dict[str, Any], params: dict[str, Any]
+    game: Game[S, M], state: S, algorithm: str, options: dict[str, Any], params: dict[str, Any]
 ) -> SearchResult:
     """``gametree solve --workers N`` / ``--scheduler ADDRESS``: one-line errors for the CLI."""
     from ..search.known import answer

@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..files import write_atomically
 from ..live import elapsed_status, live
-from ..game import GameError, State
+from ..game import Game, GameError, M, S
 from ..plugin.registry import Exporter, GameSpec, Registry
 from .common import GameGroup, game_group, game_options, make_game, position_of, registry_of, split_game_options
+
+if TYPE_CHECKING:
+    from ..tree import SearchTree
 
 __all__ = ["tree"]
 
@@ -157,7 +160,7 @@ def _tree_command(spec: GameSpec) -> click.Command:
     return command
 
 
-def _export(exporter: Any, tree: Any, spec: GameSpec, game: Any, params: dict[str, Any], compared: Any = None) -> bytes:
+def _export(exporter: Exporter, tree: SearchTree, spec: GameSpec, game: object, params: dict[str, Any], compared: SearchTree | None = None) -> bytes:
     """The tree in the exporter's format, titled with the position and the search's summary
     (with ``compared``, the minimax tree shown beside it)."""
     from ..tree.draw import RenderError
@@ -177,7 +180,7 @@ def _export(exporter: Any, tree: Any, spec: GameSpec, game: Any, params: dict[st
     return data.encode("utf-8") if isinstance(data, str) else bytes(data)
 
 
-def _mcts_tree(game: Any, state: State, params: dict[str, Any]) -> Any:
+def _mcts_tree(game: Game[S, M], state: S, params: dict[str, Any]) -> SearchTree:
     """Capture a Monte Carlo search tree (visits and values on the nodes)."""
     from ..tree import TreeTooLargeError, capture_mcts
 
@@ -193,7 +196,7 @@ def _mcts_tree(game: Any, state: State, params: dict[str, Any]) -> Any:
         raise click.ClickException(str(exc)) from None
 
 
-def _summary(tree: Any) -> str:
+def _summary(tree: SearchTree) -> str:
     from ..tree.draw import plural
 
     r = tree.result

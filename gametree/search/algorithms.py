@@ -17,7 +17,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..game import Game, State
+from ..game import Game, M, S
 from ..plugin import hookimpl
 from ..plugin.registry import AlgorithmSpec, Option, Registry
 from . import solver as exact_solver
@@ -140,8 +140,8 @@ def check_options(spec: AlgorithmSpec, options: dict[str, Any]) -> None:
 
 def search(
     algorithm: AlgorithmSpec | str,
-    game: Game[Any, Any],
-    state: State | None = None,
+    game: Game[S, M],
+    state: S | None = None,
     *,
     moves: str | None = None,
     **options: Any,
@@ -178,7 +178,7 @@ def _not_an_algorithm(algorithm: object) -> AlgorithmSpec:
 
 
 def run_algorithm(
-    game: Game[Any, Any], state: State | None = None, *, algorithm: AlgorithmSpec | str = "alphabeta", **options: Any
+    game: Game[S, M], state: S | None = None, *, algorithm: AlgorithmSpec | str = "alphabeta", **options: Any
 ) -> SearchResult:
     """Run a search by algorithm name or spec: ``run_algorithm(game, state, algorithm="solver", weak=True)``.
 
@@ -193,7 +193,7 @@ def run_algorithm(
 run = run_algorithm
 
 
-def prepare(algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: Game[Any, Any], **options: Any) -> Callable[[Any], SearchResult]:
+def prepare(algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: Game[S, M], **options: Any) -> Callable[[S], SearchResult]:
     """The algorithm bound to ``game`` and ``options``, for many positions in a row.
 
     ``prepare("solver", game, cache=table)(state)`` is ``solver(game, state, cache=table)``.
@@ -217,13 +217,13 @@ def prepare(algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: 
     return _prepare(spec, game, options)
 
 
-def _prepare(spec: AlgorithmSpec, game: Game[Any, Any], options: dict[str, Any]) -> Callable[[Any], SearchResult]:
+def _prepare(spec: AlgorithmSpec, game: Game[S, M], options: dict[str, Any]) -> Callable[[S], SearchResult]:
     if spec.prepare is not None:
         return spec.prepare(game, **options)
     return functools.partial(spec.search, game, **options)
 
 
-def prepare_scores(algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: Game[Any, Any], **options: Any) -> Callable[[Any], Scored]:
+def prepare_scores(algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: Game[S, M], **options: Any) -> Callable[[S], Scored]:
     """As :func:`prepare`, for when only each position's score matters: the callable returns :class:`Scored`.
 
     An algorithm that can prove a score without building a whole

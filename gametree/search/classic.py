@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Any
 
-from ..game import Game, State
+from ..game import Game, M, Move, S, State
 from .contract import SearchTimeout
 from .engine import INF, Engine
 from .progress import Phase, SolveProgress
@@ -22,8 +21,8 @@ __all__ = ["alphabeta", "iterative_deepening", "minimax", "root_search", "root_v
 
 
 def minimax(
-    game: Game[Any, Any],
-    state: State | None = None,
+    game: Game[S, M],
+    state: S | None = None,
     *,
     moves: str | None = None,
     depth: int | None = None,
@@ -64,7 +63,7 @@ def minimax(
     return result
 
 
-def root_values(engine: Engine, state: State, progress: SolveProgress | None = None) -> Root:
+def root_values(engine: Engine, state: State, progress: SolveProgress | None = None) -> Root[Move]:
     """Every root move's exact value (each with the whole window), the root counted as a node;
     ``progress`` is told of each move as it is scored."""
     game = engine.game
@@ -94,7 +93,7 @@ def _watched(engine: Engine, progress: SolveProgress | None) -> SolveProgress | 
     return progress
 
 
-def root_search(engine: Engine, state: State) -> Root:
+def root_search(engine: Engine, state: State) -> Root[Move]:
     """The root's value and one best move, from one search of the root."""
     engine.root.move = None
     value = engine.exact(state, 0)
@@ -110,8 +109,8 @@ def root_search(engine: Engine, state: State) -> Root:
 
 
 def alphabeta(
-    game: Game[Any, Any],
-    state: State | None = None,
+    game: Game[S, M],
+    state: S | None = None,
     *,
     moves: str | None = None,
     depth: int | None = None,
@@ -154,8 +153,8 @@ def alphabeta(
 
 
 def _alphabeta(
-    game: Game[Any, Any],
-    state: State,
+    game: Game[S, M],
+    state: S,
     *,
     depth: int | None,
     cache: TranspositionTable | bool | None,
@@ -182,8 +181,8 @@ def _alphabeta(
 
 
 def iterative_deepening(
-    game: Game[Any, Any],
-    state: State | None = None,
+    game: Game[S, M],
+    state: S | None = None,
     *,
     time_limit: float,
     moves: str | None = None,

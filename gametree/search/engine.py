@@ -33,9 +33,9 @@ import functools
 import sys
 import time
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, Literal, NamedTuple, ParamSpec, Protocol, TypeVar
+from typing import Any, Generic, Literal, NamedTuple, NoReturn, ParamSpec, Protocol, TypeVar
 
-from ..game import Game, Move, State, ThreatAware, capabilities, win_score
+from ..game import Game, M, Move, S, State, ThreatAware, capabilities, win_score
 from .contract import Counters, EngineName, RootReport, SearchTimeout, StopFlag
 from .frames import SPACIOUS_PLIES, spacious, too_deep
 from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, Bound, TranspositionTable
@@ -67,7 +67,7 @@ NodeKind = Literal["searched", "terminal", "heuristic", "cache", "bound"]
 #: search, stored but only narrowing the window, or answered it.
 CacheUse = Literal["miss", "shallow", "partial", "hit"]
 #: A table entry as the node reads it: lower and upper bound, best move, horizon.
-TableEntry = tuple[float, float, Any, int]
+TableEntry = tuple[float, float, Move, int]
 
 
 class Exit(NamedTuple):
@@ -206,19 +206,19 @@ class Reach:
         self.base, self.horizon = 0, UNLIMITED_DEPTH
 
 
-class ThreatMoves(NamedTuple):
+class ThreatMoves(NamedTuple, Generic[S, M]):
     """The threat-aware strategy's questions, bound once: does the side to move win now, its safe
     moves (ordered, and unordered for a node whose children are all settled from it), has it a safe
     move, and has the position after a move one (asked from its parent)."""
 
-    win_now: Callable[[State], bool]
-    safe: Callable[[State], Sequence[Any]]
-    unordered: Callable[[State], Sequence[Any]]
-    has_safe: Callable[[State], bool]
-    reply: Callable[[State, Any], bool]
+    win_now: Callable[[S], bool]
+    safe: Callable[[S], Sequence[M]]
+    unordered: Callable[[S], Sequence[M]]
+    has_safe: Callable[[S], bool]
+    reply: Callable[[S, M], bool]
 
 
-def threat_moves(game: Game[Any, Any], threats: ThreatAware) -> ThreatMoves:
+def threat_moves(game: Game[S, M], threats: ThreatAware[S, M]) -> ThreatMoves[S, M]:
     """The threat-aware questions of ``game``, from its fast versions where it has them."""
     fast = capabilities(game).fast_threats
     has_safe, play = threats.has_safe_move, game.play
@@ -227,13 +227,13 @@ def threat_moves(game: Game[Any, Any], threats: ThreatAware) -> ThreatMoves:
     else:
         unordered = threats.safe_moves
 
-        def reply(state: State, move: Move) -> bool:
+        def reply(state: S, move: M) -> bool:
             return has_safe(play(state, move))
 
     return ThreatMoves(threats.immediate_win, threats.safe_moves, unordered, has_safe, reply)
 
 
-def _no_threat_moves(*args: object) -> Any:
+def _no_threat_moves(*args: object) -> NoReturn:
     raise AssertionError("the threat-aware strategy is not in use")  # pragma: no cover
 
 
@@ -453,7 +453,7 @@ class Engine:
             obs.leave(exit)
             return exit.value
 
-        def cutoff(moves: Sequence[Any], move: Move, value: float, beta: float) -> None:
+        def cutoff(moves: Sequence[Move], move: Move, value: float, beta: float) -> None:
             counters.cutoffs += 1
             if obs is not None:
                 obs.prune(moves[list(moves).index(move) + 1 :], f"beta cutoff: {number(value)} >= {number(beta)}")

@@ -23,9 +23,9 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, NamedTuple, ParamSpec, Protocol, TypeVar
+from typing import NamedTuple, ParamSpec, Protocol, TypeVar
 
-from ..game import Game, Move, State, capabilities, end_score
+from ..game import Game, M, S, State, capabilities, end_score
 from .contract import Counters, EngineName, RootReport, SearchEngine
 from .results import Root, SearchResult, build_result, stats_of
 from .table import Bound
@@ -97,7 +97,7 @@ def _plain(value: object) -> bool:
     return value is None or isinstance(value, (int, str, bytes))
 
 
-def canonical_keyer(game: Game[Any, Any]) -> Callable[[State], StoreKey | None]:
+def canonical_keyer(game: Game[S, M]) -> Callable[[S], StoreKey | None]:
     """A position's key among known values: its canonical key (the same for its mirror images), storable."""
     caps = capabilities(game)
     canonical = caps.symmetric.canonical_key if caps.symmetric is not None else game.key
@@ -142,7 +142,7 @@ class Remembering:
         return self.engine.name
 
     @property
-    def game(self) -> Game[Any, Any]:
+    def game(self) -> Game[S, M]:
         return self.engine.game
 
     @property
@@ -260,7 +260,7 @@ def remember(engine: SearchEngine, state: State, score: float, bound: Bound = Bo
         engine.remember(state, score, bound)
 
 
-def record_result(known: KnownValues, game: Game[Any, Any], state: State, result: SearchResult) -> int:
+def record_result(known: KnownValues, game: Game[S, M], state: S, result: SearchResult) -> int:
     """Keep what a proven (not weak) search result says: the position's score and each scored move's
     (as its position's score for the side to move there); returns how many entries."""
     if not result.proven or result.weak:
@@ -274,7 +274,7 @@ def record_result(known: KnownValues, game: Game[Any, Any], state: State, result
 
 
 def answer(
-    known: KnownValues | None, game: Game[Any, Any], state: State, search: Callable[[], SearchResult], *, all_moves: bool = True
+    known: KnownValues | None, game: Game[S, M], state: S, search: Callable[[], SearchResult], *, all_moves: bool = True
 ) -> SearchResult:
     """The one path of a solve through known values: the answer from them alone if they hold it
     (:func:`stored_result`), else ``search()``, whose proven result is then recorded."""
@@ -294,7 +294,7 @@ def _exact_of(known: KnownValues, key: StoreKey | None) -> int | None:
 
 
 def stored_result(
-    game: Game[Any, Any], state: State, known: KnownValues, *, all_moves: bool = True, pv: bool = True
+    game: Game[S, M], state: S, known: KnownValues, *, all_moves: bool = True, pv: bool = True
 ) -> SearchResult | None:
     """The solve of ``state`` from known values alone (no search), or None if they lack a value
     that is needed (the position's, and every move's with ``all_moves``) or disagree with each other.
@@ -305,7 +305,7 @@ def stored_result(
     started = time.perf_counter()
     key_of = canonical_keyer(game)
 
-    def score_of(s: State) -> int | None:
+    def score_of(s: S) -> int | None:
         ended = end_score(game, s)  # a finished game: its score, stored or not
         return ended if ended is not None else _exact_of(known, key_of(s))
 
@@ -333,7 +333,7 @@ def stored_result(
 
 
 def _with_known_lines(
-    game: Game[Any, Any], state: State, root: Root, value: int, result: SearchResult, score_of: Callable[[State], int | None]
+    game: Game[S, M], state: S, root: Root[M], value: int, result: SearchResult, score_of: Callable[[S], int | None]
 ) -> SearchResult:
     """``result`` with its principal variation and each move's line length, as far as known values go."""
     best = root.moves[root.values.index(value)]
@@ -351,8 +351,8 @@ def _with_known_lines(
 
 
 def _known_line(
-    game: Game[Any, Any], state: State, first: Move, value: float, score_of: Callable[[State], int | None]
-) -> tuple[list[Move], bool]:
+    game: Game[S, M], state: S, first: M, value: float, score_of: Callable[[S], int | None]
+) -> tuple[list[M], bool]:
     """Moves keeping ``value`` from ``state`` (first ``first``), each the first in the game's order
     whose known score keeps it; and whether the line reaches the end of the game."""
     line = [first]

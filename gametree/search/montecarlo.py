@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..game import Game, Move, State, UnsupportedGameError, capabilities, win_score
+from ..game import Game, M, Move, S, State, UnsupportedGameError, capabilities, win_score
 from .engine import INF, clamp
 from .progress import SolveProgress
 from .results import MoveValue, SearchResult, assemble, position, start, stats_of
@@ -79,7 +79,7 @@ class MCTSNode:
         self.ply = ply
         self.height = height
         self.children: list[MCTSNode] = []
-        self.untried: list[Any] = []
+        self.untried: list[Move] = []
         self.visits = 0
         self.total = 0.0
         self.lo = -INF
@@ -273,8 +273,8 @@ def _check_options(iterations: int | None, time_limit: float | None, exploration
 
 
 def grow_tree(
-    game: Game[Any, Any],
-    state: State | None = None,
+    game: Game[S, M],
+    state: S | None = None,
     *,
     moves: str | None = None,
     iterations: int | None = None,
@@ -416,8 +416,8 @@ def result_of(game: Game[Any, Any], outcome: MCTSRun, depth: int | None = None) 
 
 
 def mcts(
-    game: Game[Any, Any],
-    state: State | None = None,
+    game: Game[S, M],
+    state: S | None = None,
     *,
     moves: str | None = None,
     iterations: int | None = None,
@@ -501,7 +501,7 @@ class MCTSPlayer:
         self.depth = depth
         self.exploration = exploration
 
-    def choose(self, game: Game[Any, Any], state: State, rng: random.Random) -> Any:
+    def choose(self, game: Game[S, M], state: S, rng: random.Random) -> Any:
         depth = self.depth
         if depth == "auto":
             depth = 0 if capabilities(game).heuristic is not None else None

@@ -40,10 +40,9 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..game import Game, Move, State, capabilities, win_score
+from ..game import Game, M, S, State, capabilities, win_score
 from ..runtime import Halter, ParallelError, Pending, Runner, make_runner, workers_limit_message
 from .compiled import EngineChoice, use_compiled
-from .contract import SearchTimeout
 from .engine import Engine
 from .results import MoveValue, SearchResult, SearchStats, assemble, build_result, freeze, start, stats_of, timed
 
@@ -79,25 +78,25 @@ WORKER_PRELOAD = (__name__, "gametree.search.algorithms")
 
 
 # -- splitting ---------------------------------------------------------------------------
-def _keyf(game: Game[Any, Any]) -> Callable[[State], Hashable]:
+def _keyf(game: Game[S, M]) -> Callable[[S], Hashable]:
     symmetric = capabilities(game).symmetric
     return symmetric.canonical_key if symmetric is not None else game.key
 
 
 @dataclass
-class Split:
+class Split(Generic[S]):
     """The subproblems at ``ply`` moves below the root: canonical key -> a representative position."""
 
     ply: int
-    subproblems: dict[Hashable, State]
+    subproblems: dict[Hashable, S]
     #: Positions enumerated above and at the split (for the statistics).
     nodes: int
 
 
 def _frontier(
-    game: Game[Any, Any], root: State, ply: int, keyf: Callable[[State], Hashable], limit: int
-) -> tuple[dict[Hashable, State], int] | None:
-    found: dict[Hashable, State] = {}
+    game: Game[S, M], root: S, ply: int, keyf: Callable[[S], Hashable], limit: int
+) -> tuple[dict[Hashable, S], int] | None:
+    found: dict[Hashable, S] = {}
     count = 0
     stack = [(root, 0)]
     while stack:
@@ -115,7 +114,7 @@ def _frontier(
     return found, count
 
 
-def split(game: Game[Any, Any], state: State, *, target: int, ply: int | None = None) -> Split:
+def split(game: Game[S, M], state: S, *, target: int, ply: int | None = None) -> Split[S]:
     """The shallowest split with at least ``target`` distinct subproblems (or the given ``ply``)."""
     keyf = _keyf(game)
     if ply is not None:
@@ -162,7 +161,7 @@ _tables: _PerThread[TranspositionTable] = _PerThread()
 _solvers: _PerThread[Solver] = _PerThread()
 
 
-def _table(game: Game[Any, Any], algorithm: str, entries: int) -> TranspositionTable:
+def _table(game: Game[S, M], algorithm: str, entries: int) -> TranspositionTable:
     """This worker's (thread's) table for the game, kept between subproblems."""
     from .table import TranspositionTable
 
@@ -190,7 +189,7 @@ class _Answer:
     stats: SearchStats
 
 
-def _worker_solver(game: Game[Any, Any], entries: int, engine: EngineChoice) -> Solver:
+def _worker_solver(game: Game[S, M], entries: int, engine: EngineChoice) -> Solver:
     """This worker's (thread's) exact solver for the game, kept between subproblems with its
     tables (the compiled engine's among them)."""
     from .solver import Solver
@@ -367,7 +366,7 @@ class _Search:
 
 
 def _carry(
-    game: Game[Any, Any], keyf: Callable[[State], Hashable], rep: State, line: Sequence[str], state: State
+    game: Game[S, M], keyf: Callable[[S], Hashable], rep: S, line: Sequence[str], state: S
 ) -> list[str]:
     """A line played from ``rep``, carried over to the symmetric position ``state``
     (move by move: the successor with the same canonical key)."""
@@ -376,7 +375,7 @@ def _carry(
     images = capabilities(game).images
     symmetries = images.symmetries if images is not None else None
 
-    def same(a: State, b: State) -> bool:
+    def same(a: S, b: S) -> bool:
         # A game may key deep positions as they are (canonical keys only near the root):
         # compare with the images themselves when the game can list them.
         if symmetries is None:
@@ -398,7 +397,7 @@ def _carry(
     return out
 
 
-def _plies(game: Game[Any, Any], start: State, line: Sequence[str]) -> int | None:
+def _plies(game: Game[S, M], start: S, line: Sequence[str]) -> int | None:
     state = start
     for text in line:
         state = game.play(state, game.parse_move(state, text))
@@ -406,8 +405,8 @@ def _plies(game: Game[Any, Any], start: State, line: Sequence[str]) -> int | Non
 
 
 def solve_parallel(
-    game: Game[Any, Any],
-    state: State | None = None,
+    game: Game[S, M],
+    state: S | None = None,
     *,
     workers: int = 2,
     algorithm: str = "solver",
@@ -473,10 +472,10 @@ def solve_parallel(
 
 
 def _result(
-    game: Game[Any, Any],
-    state: State,
+    game: Game[S, M],
+    state: S,
     algorithm: str,
-    moves: list[Move],
+    moves: list[M],
     answers: list[tuple[int, list[str]]],
     search: _Search,
     ply: int,

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from collections.abc import Callable
 from typing import Any, Literal
 
-from ..game import Game, State, capabilities, end_score
+from ..game import Game, M, S, State, capabilities, end_score
 from .compiled import EngineChoice
 from .known import Known, KnownValues, StoreKey, canonical_keyer, known_bounds
 from .solver import Solver
@@ -60,15 +60,15 @@ class Choice:
     seconds: float
 
 
-KeyOf = Callable[[State], StoreKey | None]
+KeyOf = Callable[[S], StoreKey | None]
 
 
-def _entry(book: KnownValues, key_of: KeyOf, state: State) -> Known | None:
+def _entry(book: KnownValues, key_of: KeyOf[S], state: S) -> Known | None:
     key = key_of(state)
     return None if key is None else book.entry(key)
 
 
-def _bounds(game: Game[Any, Any], book: KnownValues, key_of: KeyOf, state: State) -> tuple[int | None, int | None]:
+def _bounds(game: Game[S, M], book: KnownValues, key_of: KeyOf[S], state: S) -> tuple[int | None, int | None]:
     """What the store (or the end of the game) proves of ``state``'s score: lower and upper bounds."""
     ended = end_score(game, state)
     if ended is not None:
@@ -76,7 +76,7 @@ def _bounds(game: Game[Any, Any], book: KnownValues, key_of: KeyOf, state: State
     return known_bounds(_entry(book, key_of, state))
 
 
-def moves_to(game: Game[Any, Any], state: State, best: Any) -> list[Any]:
+def moves_to(game: Game[S, M], state: S, best: StoreKey | None) -> list[M]:
     """The moves from ``state`` to the position stored under the key ``best``, or to one of its
     symmetric images (a game's canonical key may tell images apart deep in the game: Connect
     Four's does, so a move chosen in one position is found again in its mirror image)."""
@@ -90,7 +90,7 @@ def moves_to(game: Game[Any, Any], state: State, best: Any) -> list[Any]:
     return found
 
 
-def stored_choice(game: Game[Any, Any], state: State, book: KnownValues) -> Choice | None:
+def stored_choice(game: Game[S, M], state: S, book: KnownValues) -> Choice | None:
     """The move(s) a perfect player can take from the store alone, or None.
 
     A position stored with a chosen move (``best``, what ``gametree book build
@@ -112,7 +112,7 @@ def stored_choice(game: Game[Any, Any], state: State, book: KnownValues) -> Choi
     # A move's score is minus its position's: bounds swap.
     scores = [(None if c_hi is None else -c_hi, None if c_lo is None else -c_lo) for c_lo, c_hi in children]
 
-    def done(picked: list[Any], value: int, exact: bool) -> Choice:
+    def done(picked: list[M], value: int, exact: bool) -> Choice:
         return Choice(tuple(game.format_move(state, m) for m in picked), value, exact, "store", time.perf_counter() - started)
 
     chosen = moves_to(game, state, entry.best) if entry.best is not None else []

@@ -17,9 +17,9 @@ import html
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any, Generic, Literal, NamedTuple
 
-from ..game import Game, GameOverError, Move, State, UnsupportedGameError, play_text
+from ..game import Game, GameOverError, M, Move, S, State, UnsupportedGameError, play_text
 from .contract import Counters, SearchEngine
 from .table import UNLIMITED_DEPTH, TranspositionTable
 
@@ -150,14 +150,14 @@ class Scored(NamedTuple):
     seconds: float
 
 
-class Root(NamedTuple):
+class Root(NamedTuple, Generic[M]):
     """The root moves searched and their values (a named tuple: cheaper to build than a frozen dataclass)."""
 
-    moves: list[Any]
+    moves: list[M]
     values: list[float]
 
 
-def check_game(game: Game[Any, Any]) -> None:
+def check_game(game: Game[S, M]) -> None:
     """Refuse a game minimax-style search cannot handle, naming the property that fails."""
     info = game.info
     for prop, ok in (
@@ -170,7 +170,7 @@ def check_game(game: Game[Any, Any]) -> None:
             raise UnsupportedGameError(f"minimax search needs a two-player, zero-sum, deterministic, perfect-information game ({prop} fails)")
 
 
-def start(game: Game[Any, Any], state: State, *, checked: bool = False) -> Any:
+def start(game: Game[S, M], state: S | None, *, checked: bool = False) -> S:
     """The state to search (the start if None), refused if the game is over; ``checked``: the game was checked before."""
     if not checked:
         check_game(game)
@@ -185,7 +185,7 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def position(game: Game[Any, Any], state: State | None = None, moves: str | None = None) -> Any:
+def position(game: Game[S, M], state: S | None = None, moves: str | None = None) -> S:
     """The position a search is asked about, its arguments checked: ``state`` (a state of
     ``game``, None for the start), or the start after ``moves`` (move texts, as
     :func:`gametree.play_text` reads them).
@@ -310,8 +310,8 @@ def value_and_winner(score: float, me: int, proven: bool) -> tuple[Value, int | 
 
 def assemble(
     algorithm: str,
-    game: Game[Any, Any],
-    state: State,
+    game: Game[S, M],
+    state: S,
     score: float,
     proven: bool,
     plies_to_end: int | None,
@@ -331,9 +331,9 @@ def assemble(
 
 def build_result(
     algorithm: str,
-    game: Game[Any, Any],
-    state: State,
-    root: Root,
+    game: Game[S, M],
+    state: S,
+    root: Root[Any],
     lines: SearchEngine | None,
     depth: int | None,
     stats: SearchStats,
@@ -392,10 +392,10 @@ def timed(result: SearchResult, started: float) -> SearchResult:
     return dataclasses.replace(result, stats=dataclasses.replace(result.stats, seconds=time.perf_counter() - started))
 
 
-def scores_of(solve: Callable[[Any], SearchResult]) -> Callable[[Any], Scored]:
+def scores_of(solve: Callable[[S], SearchResult]) -> Callable[[S], Scored]:
     """``solve`` with its results cut down to :class:`Scored`."""
 
-    def scored(state: State) -> Scored:
+    def scored(state: S) -> Scored:
         result = solve(state)
         return Scored(result.score, result.weak, result.stats.nodes, result.stats.seconds)
 

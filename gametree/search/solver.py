@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..game import Game, Move, State, UnsupportedGameError, win_score
+from ..game import Game, M, Move, S, State, UnsupportedGameError, win_score
 from ..runtime.alarm import Alarm
 from .classic import alphabeta
 from .compiled import CompiledEngine, EngineChoice, compiled_rules, use_compiled
@@ -245,7 +245,7 @@ class Solver:
 
     def _score_moves(
         self, engine: SearchEngine, state: State, value: float, best: Move, watch: SolveProgress, interruptible: bool
-    ) -> tuple[Root, CutShort | None]:
+    ) -> tuple[Root[Move], CutShort | None]:
         """Every move's exact score, knowing none beats ``value`` and ``best`` has it; stopped
         by a halt of the engine (the time is up) or (``interruptible``) by Ctrl-C."""
         game = self.game
@@ -320,7 +320,7 @@ class Solver:
         seconds = time.perf_counter() - started
         return Scored(_sign(value) if weak else value, weak, sum(counters.per_depth), seconds)
 
-    def _weak_root(self, engine: SearchEngine, state: State, all_moves: bool) -> Root:
+    def _weak_root(self, engine: SearchEngine, state: State, all_moves: bool) -> Root[Move]:
         """The root's value +1, 0 or -1 (win, draw or loss) and a best move, or every move's value."""
         game = self.game
         value = _sign(exact_score(engine, state, weak=True))
@@ -352,8 +352,8 @@ class Solver:
 
 
 def solver(
-    game: Game[Any, Any],
-    state: State | None = None,
+    game: Game[S, M],
+    state: S | None = None,
     *,
     moves: str | None = None,
     depth: int | None = None,
@@ -422,7 +422,7 @@ def _refuse_depth(depth: int | None) -> None:
 
 
 def prepare(
-    game: Game[Any, Any],
+    game: Game[S, M],
     *,
     depth: int | None = None,
     cache: TranspositionTable | bool | None = True,
@@ -430,14 +430,14 @@ def prepare(
     engine: EngineChoice = "auto",
     store: KnownValues | None = None,
     **options: Any,
-) -> Callable[[Any], SearchResult]:
+) -> Callable[[S], SearchResult]:
     """:func:`solver` bound to ``game`` and ``options``: a :class:`Solver`'s ``solve``, set up once."""
     _refuse_depth(depth)
     return functools.partial(Solver(game, cache=cache, symmetry=symmetry, engine=engine, store=store).solve, **options)
 
 
 def prepare_scores(
-    game: Game[Any, Any],
+    game: Game[S, M],
     *,
     depth: int | None = None,
     time_limit: float | None = None,
@@ -448,7 +448,7 @@ def prepare_scores(
     pv: bool = True,
     engine: EngineChoice = "auto",
     store: KnownValues | None = None,
-) -> Callable[[Any], Scored]:
+) -> Callable[[S], Scored]:
     """:func:`prepare` for the scores alone: a :class:`Solver`'s ``score``, set up once
     (see :func:`gametree.search.prepare_scores`).  ``all_moves`` and ``pv`` do not
     apply to a score; with a ``time_limit``, each position's solve has that long

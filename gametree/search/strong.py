@@ -27,9 +27,8 @@ import gc
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any
 
-from ..game import Game, State, UnsupportedGameError, capabilities, game_name, win_score
+from ..game import Game, M, S, UnsupportedGameError, capabilities, game_name, win_score
 from .results import check_game, position
 
 __all__ = ["DEFAULT_MAX_POSITIONS", "Progress", "StrongSolution", "solve_strongly"]
@@ -66,8 +65,8 @@ class StrongSolution:
 
 
 def solve_strongly(
-    game: Game[Any, Any],
-    state: State | None = None,
+    game: Game[S, M],
+    state: S | None = None,
     *,
     symmetry: bool = True,
     progress: Progress | None = None,
@@ -114,9 +113,9 @@ def solve_strongly(
 
 
 def _enumerate(
-    game: Game[Any, Any],
-    state: State,
-    canonical: Callable[[Any], Hashable] | None,
+    game: Game[S, M],
+    state: S,
+    canonical: Callable[[S], Hashable] | None,
     progress: Progress | None,
     max_positions: int,
 ) -> tuple[list[dict[Hashable, tuple[Hashable, ...]]], dict[Hashable, Hashable], list[int], dict[Hashable, int], dict[Hashable, int]]:
@@ -137,7 +136,7 @@ def _enumerate(
     per_ply: list[int] = []
     scores: dict[Hashable, int] = {}
     images: dict[Hashable, int] = {}
-    frontier: dict[Hashable, Any] = {key(state): state}
+    frontier: dict[Hashable, S] = {key(state): state}
     counted = 0  # positions up to the frontier's ply
     while frontier:
         depth = len(per_ply)
@@ -149,7 +148,7 @@ def _enumerate(
         stage = f"enumerating ply {ply}"
         magnitude = win_score(C, ply - 1)  # a game that ended with the move to this ply
         reps: dict[Hashable, tuple[Hashable, ...]] = {}
-        following: dict[Hashable, Any] = {}
+        following: dict[Hashable, S] = {}
         for done, (k, s) in enumerate(frontier.items()):
             if not done & _EVERY:
                 if counted + len(following) > max_positions:
@@ -194,7 +193,7 @@ def _enumerate(
 
 
 def _score(
-    game: Game[Any, Any],
+    game: Game[S, M],
     first_ply: int,
     layers: list[dict[Hashable, tuple[Hashable, ...]]],
     aliases: dict[Hashable, Hashable],

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from ..files import write_atomically
-from ..game import Game
+from ..game import Game, M, S
 from ..search.table import Bound
 from .sqlite import GameEntries, SolutionStore, StoreError
 
@@ -17,7 +17,7 @@ __all__ = ["BOOK_FORMAT", "export_book", "game_identity", "import_book"]
 BOOK_FORMAT = "gametree-book"
 
 
-def game_identity(game: Game[Any, Any]) -> dict[str, Any] | None:
+def game_identity(game: Game[S, M]) -> dict[str, Any] | None:
     """The options that recreate ``game`` (its ``options()``), or None if it does not say."""
     options = getattr(game, "options", None)
     if callable(options):

@@ -153,11 +153,11 @@ def render(source: str, format: str = "svg", *, seconds: float | None = None) ->
 
 
 # -- labels ---------------------------------------------------------------------------------
-def _esc(text: Any) -> str:
+def _esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _num(value: Any) -> str:
+def _num(value: float | None) -> str:
     if value is None:
         return "?"
     value = float(value)
@@ -218,7 +218,7 @@ def _short_cells(grid: list[list[str]]) -> list[list[str]]:
     return grid
 
 
-def _cell_set(text: Any) -> set[tuple[int, int]]:
+def _cell_set(text: object) -> set[tuple[int, int]]:
     out = set()
     for item in str(text or "").split():
         r, _, c = item.partition(",")

@@ -101,7 +101,7 @@ class SearchTree:
         except (OSError, ValueError, TypeError):  # (a missing asset file, data it cannot write)
             return None
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, Any]:
         from .draw import GraphvizMissingError
 
         text = f"<SearchTree: {self.result.algorithm}, {self.visited} nodes, value {self.result.value}>"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..game import Game, State, game_name
+from ..game import Game, M, S, game_name
 from ..search.montecarlo import MCTSNode, grow_tree, result_of
 from .board import board_attributes, board_labels, last_move_cell
 from .model import SearchTree, TreeTooLargeError, mark_pv
@@ -23,8 +23,8 @@ __all__ = ["capture_mcts"]
 
 
 def capture_mcts(
-    game: Game[Any, Any],
-    state: State | None = None,
+    game: Game[S, M],
+    state: S | None = None,
     *,
     iterations: int = 100,
     exploration: float | None = None,

@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from ..game import Game, Move, State, game_name
+from ..game import Game, M, Move, S, State, game_name
 from ..search.classic import root_search
 from ..search.engine import INF, Engine, Exit, SearchObserver
 from ..search.results import Root, build_result, freeze, start
@@ -45,7 +45,7 @@ def check_algorithm(algorithm: str) -> None:
         raise ValueError(f"cannot trace algorithm {algorithm!r}: tree capture supports minimax and alphabeta")
 
 
-def observed_root(engine: Engine, state: State, all_moves: bool) -> Root:
+def observed_root(engine: Engine, state: State, all_moves: bool) -> Root[Move]:
     """The root of :func:`gametree.minimax` / ``alphabeta``, with the root node reported too."""
     obs = engine.observer
     if not engine.prune or all_moves:
@@ -78,7 +78,7 @@ class NodeLimit:
     def child(self, move: Move) -> None:
         pass
 
-    def prune(self, moves: Sequence[Any], reason: str) -> None:
+    def prune(self, moves: Sequence[Move], reason: str) -> None:
         pass
 
     def leave(self, exit: Exit) -> None:
@@ -95,7 +95,7 @@ class TreeSearch(TypedDict, total=False):
     all_moves: bool
 
 
-def count_nodes(game: Game[Any, Any], state: State | None = None, *, limit: int = 2_000_000, **search: Unpack[TreeSearch]) -> int | None:
+def count_nodes(game: Game[S, M], state: S | None = None, *, limit: int = 2_000_000, **search: Unpack[TreeSearch]) -> int | None:
     """How many nodes the search (and so its tree) has, or None if more than ``limit``.
 
     Runs the search observed only by a counter, so asking is cheap, and stops
@@ -134,8 +134,8 @@ class TreeRecorder:
         self.positions = positions
         self.visits = 0
         self._ids = 0
-        self._stack: list[tuple[int, Any, str]] = []  # (node, state, moves from the root)
-        self._move: Any = None
+        self._stack: list[tuple[int, State, str]] = []  # (node, state, moves from the root)
+        self._move: Move = None
         self._order = 0
         self._cells = board_attributes(game) if positions else None
         self._move_cell = last_move_cell(game)
@@ -191,7 +191,7 @@ class TreeRecorder:
         self._move = move
         self._order = self.graph.out_degree(node)
 
-    def prune(self, moves: Sequence[Any], reason: str) -> None:
+    def prune(self, moves: Sequence[Move], reason: str) -> None:
         parent, state, path = self._stack[-1]
         data = self.graph.nodes[parent]
         data["cutoff"] = reason
@@ -221,8 +221,8 @@ class TreeRecorder:
 
 
 def capture(
-    game: Game[Any, Any],
-    state: State | None = None,
+    game: Game[S, M],
+    state: S | None = None,
     *,
     algorithm: str = "alphabeta",
     depth: int | None = None,
