@@ -8,6 +8,7 @@
 - :mod:`.exact`: Pons's null-window driver of an engine, proving exact scores;
 - :mod:`.solver`: the exact solver (engine choice, time limits, best moves, lines);
 - :mod:`.known`: known values (a solution store's) read and written by searches;
+- :mod:`.values`: proven values as types (``Win``, ``Loss``, ``Draw``);
 - :mod:`.frames`: room on CPython's frame stack for deep searches;
 - :mod:`.perfect`: perfect moves in bounded time (the store's books, a weak proof, exact scores);
 - :mod:`.montecarlo`: Monte Carlo tree search;
@@ -27,8 +28,13 @@ from .perfect import PerfectMover
 from .results import MoveValue, Scored, SearchResult, SearchStats, Value, position
 from .strong import StrongSolution, solve_strongly
 from .table import Bound, Entry, TranspositionTable
+from .values import Draw, ExactValue, Loss, Win
 
 __all__ = [
+    "Draw",
+    "ExactValue",
+    "Loss",
+    "Win",
     "ALGORITHMS",
     "Bound",
     "Entry",

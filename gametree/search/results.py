@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Literal, NamedTuple
 
 from ..game import Game, GameOverError, M, Move, S, State, UnsupportedGameError, play_text
+from .values import ExactValue, exact_value
 from .contract import Counters, SearchEngine
 from .table import UNLIMITED_DEPTH, TranspositionTable
 
@@ -131,6 +132,12 @@ class SearchResult:
     cut_short: CutShort | None = None
     #: Answered from a solution store, without a search (see :mod:`gametree.store`).
     from_store: bool = False
+
+    @property
+    def outcome(self) -> ExactValue | None:
+        """What the proven score says: :class:`~gametree.search.values.Win`, ``Loss`` or ``Draw``
+        with the plies to the end under perfect play (None: not proven, a heuristic guess)."""
+        return exact_value(self.score, self.plies_to_end) if self.proven else None
 
     def _repr_html_(self) -> str:
         """A small HTML summary for Jupyter (see :func:`result_html`)."""
