@@ -131,3 +131,31 @@ def test_search_never_imports_the_store() -> None:
                 assert target not in ("..store", "gametree.store") and not target.startswith(("..store.", "gametree.store.")), path
             elif isinstance(node, ast.Import):
                 assert not any(alias.name.startswith("gametree.store") for alias in node.names), path
+
+
+def test_search_options_are_one_object_for_the_api_and_the_command_line(registry) -> None:
+    """SearchOptions names every shared search option, checks its values when made, and gives an
+    algorithm the keywords it takes; an option asked of an algorithm that does not take it is refused."""
+    from gametree.plugin.registry import SEARCH_OPTIONS
+    from gametree.search import Limit, SearchOptions, alphabeta, search
+    from gametree.search.options import OptionNotTaken
+
+    assert set(SearchOptions().keywords()) == SEARCH_OPTIONS
+    for bad in ({"depth": -1}, {"time": 0}, {"time": float("inf")}, {"analysis": "3"}):
+        with pytest.raises(ValueError):
+            Limit(**bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown engine"):
+        SearchOptions(engine="fast")  # type: ignore[arg-type]
+    asked = SearchOptions(limit=Limit(depth=3), all_moves=False)
+    assert asked.asked() == {"depth", "all_moves"}
+    assert asked.for_algorithm("alphabeta", {"depth", "all_moves", "pv"}) == {"depth": 3, "all_moves": False}
+    with pytest.raises(OptionNotTaken, match="solver takes no depth"):
+        asked.for_algorithm("solver", {"all_moves", "weak"})
+    game = registry.game("connect4").create(width=5, height=4)
+    by_object = search("alphabeta", game, settings=asked)
+    by_keywords = alphabeta(game, depth=3, all_moves=False)
+    assert (by_object.score, by_object.best_moves, by_object.stats.nodes) == (
+        by_keywords.score,
+        by_keywords.best_moves,
+        by_keywords.stats.nodes,
+    )

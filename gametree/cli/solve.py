@@ -208,8 +208,33 @@ def _solve_command(spec: GameSpec) -> click.Command:
     return command
 
 
+#: The flag that asks for each search option (the command line's side of :class:`SearchOptions`).
+_FLAG_OF = {
+    "depth": "--depth",
+    "time_limit": "--time-limit",
+    "analysis_time": "--analysis-time",
+    "cache": "--no-cache/--cache-size",
+    "symmetry": "--no-symmetry",
+    "weak": "--weak",
+    "all_moves": "--best-only",
+}
+#: Options the command line passes with its own defaults to every algorithm that takes them.
+_CLI_DEFAULTS = frozenset({"depth", "time_limit", "analysis_time", "cache", "symmetry"})
+
+
+def _given(flag: str, params: dict[str, Any]) -> bool:
+    """Whether the user gave ``flag`` (a value other than its default)."""
+    if flag == "--analysis-time":
+        return bool(params.get("analysis_time", ANALYSIS_TIME) != ANALYSIS_TIME)
+    if flag == "--no-cache/--cache-size":
+        return bool(params.get("no_cache")) or params.get("cache_size", CACHE_SIZE) != CACHE_SIZE
+    value = params.get(flag.lstrip("-").replace("-", "_"))
+    return bool(value is not None and value is not False)
+
+
 def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any]) -> dict[str, Any]:
     """The search options the algorithm takes; a flag it does not take is an error, not ignored."""
+    from ..search.options import Limit, OptionNotTaken, SearchOptions
     from ..search.table import TranspositionTable, parse_cache_size
 
     cache: Any = None
@@ -221,31 +246,28 @@ def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any]) -> dict[st
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--cache-size") from None
     analysis = params.get("analysis_time", ANALYSIS_TIME)
-    # name: (value, given by the user?, flag)
-    wanted = {
-        "depth": (params.get("depth"), params.get("depth") is not None, "--depth"),
-        "time_limit": (params.get("time_limit"), params.get("time_limit") is not None, "--time-limit"),
-        "analysis_time": (analysis or None, analysis != ANALYSIS_TIME, "--analysis-time"),
-        "cache": (cache, bool(params.get("no_cache")) or params.get("cache_size", CACHE_SIZE) != CACHE_SIZE, "--no-cache/--cache-size"),
-        "symmetry": (not params.get("no_symmetry"), bool(params.get("no_symmetry")), "--no-symmetry"),
-        "weak": (bool(params.get("weak")), bool(params.get("weak")), "--weak"),
-        "all_moves": (not params.get("best_only"), bool(params.get("best_only")), "--best-only"),
-    }
-    options: dict[str, Any] = {}
-    for name, (value, given, flag) in wanted.items():
-        if name in algorithm.takes:
-            if given or name not in ("weak", "all_moves"):  # the algorithms' own defaults
-                options[name] = value
-        elif given:
-            if name == "depth":
-                raise click.UsageError(f"--depth does not apply to --algorithm {algorithm.name}: a depth limit makes a heuristic search (-a alphabeta --depth N)")
-            raise click.UsageError(f"{flag} does not apply to --algorithm {algorithm.name}")
     engine = params.get("engine")
-    if engine is not None:
-        if "engine" in algorithm.takes:
-            options["engine"] = engine
-        elif engine == "compiled":  # (python and auto: what an algorithm without the choice runs on)
-            raise click.UsageError(f"--engine compiled does not apply to --algorithm {algorithm.name}")
+    wanted = SearchOptions(
+        limit=Limit(depth=params.get("depth"), time=params.get("time_limit"), analysis=analysis or None),
+        cache=cache,
+        symmetry=not params.get("no_symmetry"),
+        weak=bool(params.get("weak")),
+        all_moves=not params.get("best_only"),
+        engine=engine or "auto",
+    )
+    given = {name for name, flag in _FLAG_OF.items() if _given(flag, params)}
+    if engine is not None and (engine == "compiled" or "engine" in algorithm.takes):
+        given.add("engine")  # (python and auto: what an algorithm without the choice runs on)
+    try:
+        # The command line's own defaults go to every algorithm that takes them (a 3M table, 3 s to score the moves).
+        options = wanted.for_algorithm(algorithm.name, algorithm.takes, asked=given, also=_CLI_DEFAULTS)
+    except OptionNotTaken as exc:
+        if exc.option == "depth":
+            raise click.UsageError(
+                f"--depth does not apply to --algorithm {algorithm.name}: a depth limit makes a heuristic search (-a alphabeta --depth N)"
+            ) from None
+        flag = "--engine compiled" if exc.option == "engine" else _FLAG_OF[exc.option]
+        raise click.UsageError(f"{flag} does not apply to --algorithm {algorithm.name}") from None
     if params.get("weak") and (params.get("depth") is not None or params.get("time_limit") is not None):
         raise click.UsageError("--weak proves the value: it does not combine with --depth or --time-limit")
     own = {option.name for option in algorithm.options}

@@ -8,6 +8,7 @@
 - :mod:`.exact`: Pons's null-window driver of an engine, proving exact scores;
 - :mod:`.solver`: the exact solver (engine choice, time limits, best moves, lines);
 - :mod:`.known`: known values (a solution store's) read and written by searches;
+- :mod:`.options`: what a search is asked (``Limit``, ``SearchOptions``), one object for the API and the CLI;
 - :mod:`.values`: proven values as types (``Win``, ``Loss``, ``Draw``);
 - :mod:`.frames`: room on CPython's frame stack for deep searches;
 - :mod:`.perfect`: perfect moves in bounded time (the store's books, a weak proof, exact scores);
@@ -24,6 +25,7 @@ from .algorithms import ALGORITHMS, prepare, prepare_scores, run, run_algorithm,
 from .classic import alphabeta, iterative_deepening, minimax
 from .solver import Solver, solver
 from .montecarlo import mcts
+from .options import Limit, SearchOptions
 from .perfect import PerfectMover
 from .results import MoveValue, Scored, SearchResult, SearchStats, Value, position
 from .strong import StrongSolution, solve_strongly
@@ -33,6 +35,7 @@ from .values import Draw, ExactValue, Loss, Win
 __all__ = [
     "Draw",
     "ExactValue",
+    "Limit",
     "Loss",
     "Win",
     "ALGORITHMS",
@@ -42,6 +45,7 @@ __all__ = [
     "PerfectMover",
     "Scored",
     "SearchResult",
+    "SearchOptions",
     "SearchStats",
     "Solver",
     "StrongSolution",

@@ -23,6 +23,7 @@ from ..plugin.registry import AlgorithmSpec, Option, Registry
 from . import solver as exact_solver
 from .classic import alphabeta, minimax
 from .montecarlo import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, mcts
+from .options import SearchOptions
 from .results import Scored, SearchResult, position, scores_of
 from .table import TranspositionTable
 
@@ -144,6 +145,7 @@ def search(
     state: S | None = None,
     *,
     moves: str | None = None,
+    settings: SearchOptions | None = None,
     **options: Any,
 ) -> SearchResult:
     """Search a position with an algorithm given by name (or spec), its options checked.
@@ -158,9 +160,12 @@ def search(
         game: The game.
         state: The position to search (default: the start).
         moves: Instead of ``state``, the moves from the start, such as ``"B2 A1"``.
-        **options: The algorithm's options (``AlgorithmSpec.takes`` and
-            ``AlgorithmSpec.options``): ``depth``, ``time_limit``, ``cache``,
-            ``all_moves``, ``pv``, ``iterations``, ...
+        settings: The shared limits and modes as one object
+            (:class:`gametree.search.options.SearchOptions`); what it asks for
+            that the algorithm does not take is refused.
+        **options: The algorithm's options as keywords (``AlgorithmSpec.takes``
+            and ``AlgorithmSpec.options``): ``depth``, ``time_limit``, ``cache``,
+            ``all_moves``, ``pv``, ``iterations``, ...; they win over ``settings``.
 
     Raises:
         ValueError: No algorithm has that name (the message lists them).
@@ -168,9 +173,19 @@ def search(
             those it takes), or an argument of the wrong type.
     """
     spec = spec_of(algorithm) if isinstance(algorithm, (str, AlgorithmSpec)) else _not_an_algorithm(algorithm)
-    check_options(spec, options)
-    result: SearchResult = spec.search(game, position(game, state, moves), **options)
+    merged = _merged(spec, settings, options)
+    check_options(spec, merged)
+    result: SearchResult = spec.search(game, position(game, state, moves), **merged)
     return result
+
+
+def _merged(spec: AlgorithmSpec, settings: SearchOptions | None, options: dict[str, Any]) -> dict[str, Any]:
+    """The keywords a search of ``spec`` gets: what ``settings`` asks for, then ``options``."""
+    if settings is None:
+        return options
+    if not isinstance(settings, SearchOptions):
+        raise TypeError(f"settings: expected a SearchOptions, not {type(settings).__name__}")
+    return {**settings.for_algorithm(spec.name, spec.takes), **options}
 
 
 def _not_an_algorithm(algorithm: object) -> AlgorithmSpec:
@@ -193,7 +208,13 @@ def run_algorithm(
 run = run_algorithm
 
 
-def prepare(algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: Game[S, M], **options: Any) -> Callable[[S], SearchResult]:
+def prepare(
+    algorithm: AlgorithmSpec | str | Callable[..., SearchResult],
+    game: Game[S, M],
+    *,
+    settings: SearchOptions | None = None,
+    **options: Any,
+) -> Callable[[S], SearchResult]:
     """The algorithm bound to ``game`` and ``options``, for many positions in a row.
 
     ``prepare("solver", game, cache=table)(state)`` is ``solver(game, state, cache=table)``.
@@ -204,6 +225,7 @@ def prepare(algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: 
         algorithm: A name (see :data:`ALGORITHMS`), an :class:`gametree.AlgorithmSpec`,
             or a search function (whose options are then not checked).
         game: The game.
+        settings: The shared limits and modes, as for :func:`search`.
         **options: The algorithm's options, as for :func:`search`.
 
     Raises:
@@ -212,9 +234,10 @@ def prepare(algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: 
             those it takes), or an option value of the wrong type.
     """
     spec = spec_of(algorithm)
+    merged = _merged(spec, settings, options)
     if isinstance(algorithm, (str, AlgorithmSpec)):
-        check_options(spec, options)
-    return _prepare(spec, game, options)
+        check_options(spec, merged)
+    return _prepare(spec, game, merged)
 
 
 def _prepare(spec: AlgorithmSpec, game: Game[S, M], options: dict[str, Any]) -> Callable[[S], SearchResult]:
