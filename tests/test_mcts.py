@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from gametree import UnsupportedGameError, alphabeta, play_text, solver
-from gametree.search.montecarlo import choose, grow_tree, mcts
+from gametree.search.montecarlo import Playouts, choose, grow_tree, mcts
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +92,7 @@ def test_never_plays_a_proven_loss_while_another_move_is_not(registry):
     seen = 0
     for i, state in enumerate(_random_positions(game, 25, 7, min_moves=3)):
         for budget in (30, 150):
-            tree = grow_tree(game, state, iterations=budget, seed=i)
+            tree = grow_tree(game, state, Playouts(iterations=budget, seed=i))
             children = tree.root.children
             lost = [ch for ch in children if -ch.lo < 0]  # proven: this move loses
             if lost and len(lost) < len(children):

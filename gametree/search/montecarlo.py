@@ -51,6 +51,7 @@ __all__ = [
     "MCTSPlayer",
     "MCTSRun",
     "choose",
+    "Playouts",
     "grow_tree",
     "mcts",
 ]
@@ -263,43 +264,52 @@ class _Search:
                 changed = self.bounds(n)
 
 
-def _check_options(iterations: int | None, time_limit: float | None, exploration: float) -> None:
-    if iterations is not None and iterations < 1:
-        raise ValueError(f"iterations must be at least 1, not {iterations}")
-    if time_limit is not None and not time_limit > 0:
-        raise ValueError(f"the time limit must be positive, not {time_limit}")
-    if not exploration >= 0:
-        raise ValueError(f"the exploration constant must be >= 0, not {exploration}")
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Playouts:
+    """How a Monte Carlo search grows its tree, checked when made.
+
+    It stops after ``iterations`` iterations or ``time_limit`` seconds, whichever
+    comes first (:data:`DEFAULT_ITERATIONS` when neither is given), or as soon as
+    the root's exact score is proven.  ``exploration``: UCT's constant (default
+    :data:`DEFAULT_EXPLORATION`); ``seed`` (an int or a ``random.Random``) makes a
+    run with an iteration budget repeatable; ``depth``: playouts cut after this
+    many random moves and scored by the game's heuristic; ``decisive``: a playout
+    takes a move that wins at once when there is one.
+    """
+
+    iterations: int | None = None
+    time_limit: float | None = None
+    exploration: float | None = None
+    seed: int | random.Random | None = None
+    depth: int | None = None
+    decisive: bool = True
+
+    def __post_init__(self) -> None:
+        if self.iterations is not None and self.iterations < 1:
+            raise ValueError(f"iterations must be at least 1, not {self.iterations}")
+        if self.time_limit is not None and not self.time_limit > 0:
+            raise ValueError(f"the time limit must be positive, not {self.time_limit}")
+        if self.exploration is not None and not self.exploration >= 0:
+            raise ValueError(f"the exploration constant must be >= 0, not {self.exploration}")
 
 
 def grow_tree(
     game: Game[S, M],
     state: S | None = None,
+    playouts: Playouts = Playouts(),
     *,
     moves: str | None = None,
-    iterations: int | None = None,
-    time_limit: float | None = None,
-    exploration: float | None = None,
-    seed: int | random.Random | None = None,
-    depth: int | None = None,
-    decisive: bool = True,
     progress: SolveProgress | None = None,
 ) -> MCTSRun:
-    """Grow a search tree from ``state``; the tree itself, for players and drawings.
-
-    Stops after ``iterations`` iterations or ``time_limit`` seconds, whichever
-    comes first (:data:`DEFAULT_ITERATIONS` when neither is given), or as soon
-    as the root's exact score is proven.  ``seed`` (an int or a
-    ``random.Random``) makes a run with an iteration budget repeatable.
-    ``moves``, ``progress`` and the other options are :func:`mcts`'s.
-    """
-    c = DEFAULT_EXPLORATION if exploration is None else exploration
-    _check_options(iterations, time_limit, c)
+    """Grow a search tree from ``state`` as ``playouts`` says; the tree itself, for players and
+    drawings.  ``moves`` and ``progress`` are :func:`mcts`'s."""
+    iterations, time_limit, seed = playouts.iterations, playouts.time_limit, playouts.seed
+    c = DEFAULT_EXPLORATION if playouts.exploration is None else playouts.exploration
     state = start(game, position(game, state, moves))
     if iterations is None and time_limit is None:
         iterations = DEFAULT_ITERATIONS
     rng = seed if isinstance(seed, random.Random) else random.Random(seed)
-    search = _Search(game, exploration=c, rng=rng, depth=depth, decisive=decisive)
+    search = _Search(game, exploration=c, rng=rng, depth=playouts.depth, decisive=playouts.decisive)
     if progress is not None:  # (the node count is read live, as the playouts go on)
         progress.engine, progress.phase = "python", "playouts"
         progress.count = lambda: search.nodes
@@ -456,16 +466,8 @@ def mcts(
         ValueError: ``iterations``, ``time_limit`` or ``exploration`` is out of range.
     """
     state = start(game, position(game, state, moves))
-    searched = grow_tree(
-        game,
-        state,
-        iterations=iterations,
-        time_limit=time_limit,
-        exploration=exploration,
-        seed=seed,
-        depth=depth,
-        progress=progress,
-    )
+    playouts = Playouts(iterations=iterations, time_limit=time_limit, exploration=exploration, seed=seed, depth=depth)
+    searched = grow_tree(game, state, playouts, progress=progress)
     if progress is not None:
         progress.phase = "done"
     return result_of(game, searched, depth)
@@ -505,15 +507,14 @@ class MCTSPlayer:
         depth = self.depth
         if depth == "auto":
             depth = 0 if capabilities(game).heuristic is not None else None
-        tree = grow_tree(
-            game,
-            state,
+        settings = Playouts(
             iterations=self.iterations,
             time_limit=self.seconds,
             exploration=self.exploration,
             seed=rng.getrandbits(64),
             depth=depth,  # type: ignore[arg-type]
         )
+        tree = grow_tree(game, state, settings)
         best = choose(tree.root)
         assert best is not None, "a run adds at least one node"
         return best.move

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..game import Game, M, S, game_name
-from ..search.montecarlo import MCTSNode, grow_tree, result_of
+from ..search.montecarlo import MCTSNode, Playouts, grow_tree, result_of
 from .board import board_attributes, board_labels, last_move_cell
 from .model import SearchTree, TreeTooLargeError, mark_pv
 
@@ -54,7 +54,7 @@ def capture_mcts(
 
     if max_nodes is not None and iterations + 1 > max_nodes:
         raise TreeTooLargeError(iterations + 1, max_nodes, exact=True)
-    outcome = grow_tree(game, state, iterations=iterations, exploration=exploration, seed=seed, depth=depth)
+    outcome = grow_tree(game, state, Playouts(iterations=iterations, exploration=exploration, seed=seed, depth=depth))
     result = result_of(game, outcome, depth)
     graph: nx.DiGraph[int] = nx.DiGraph()
     _add_nodes(graph, game, outcome.root, positions)
