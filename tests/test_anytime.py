@@ -12,6 +12,7 @@ import select
 import signal
 import threading
 import time
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -19,6 +20,9 @@ from gametree import play_text
 from gametree.play import Seat, Session, Terminal
 from gametree.search import solver
 from gametree.search.progress import SolveProgress
+
+if TYPE_CHECKING:
+    from conftest import GametreeCli
 
 ENGINES = ["python", pytest.param("compiled", marks=pytest.mark.skipif(not __import__("importlib").util.find_spec("numba"), reason="needs numba"))]
 
@@ -126,7 +130,8 @@ def _ctrl_c_allowed() -> None:
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_ctrl_c_while_moves_are_scored_keeps_what_was_proven(registry, engine, ctrl_c, wait_until):
-    """interruptible: Ctrl-C (SIGINT, while a move other than the best is searched) ends the scoring of the moves only."""
+    """interruptible: Ctrl-C (SIGINT, while a move other than the best is searched) ends the scoring of
+    the moves only."""
     game = registry.game("tictactoe").create(width=6, height=5, k=4)  # its moves take seconds to score
     progress = SolveProgress()
 
@@ -164,8 +169,8 @@ def test_cli_json_interrupted_is_partial_and_exits_130(gametree_cli, registry):
         solver(registry.game("tictactoe").create(width=6, height=5, k=4), engine="compiled", all_moves=False)
     # The live progress (--progress: on a terminal, beside --json) says when the value is proven and
     # the moves are being scored (about 10 s of work): then Ctrl-C.
-    args = ("solve", "tictactoe", "--width", "6", "--height", "5", "--k", "4", "--analysis-time", "0", "--json", "--progress")
-    command = gametree_cli.watched(*args)
+    args = ("solve", "tictactoe", "--width", "6", "--height", "5", "--k", "4", "--analysis-time", "0")
+    command = gametree_cli.watched(*args, "--json", "--progress")
     command.expect(lambda shown: "scoring moves" in shown, "the live progress scoring the moves")
     command.interrupt()
     status, out, err = command.finish(timeout=60)
@@ -174,7 +179,7 @@ def test_cli_json_interrupted_is_partial_and_exits_130(gametree_cli, registry):
     assert (data["score"], data["cut_short"]) == (10, "interrupt") and data["unscored"], data
 
 
-def _in_terminal(gametree_cli, *args: str, seconds: float = 60) -> str:
+def _in_terminal(gametree_cli: GametreeCli, *args: str, seconds: float = 60) -> str:
     """What ``gametree ARGS`` writes to a pseudo-terminal (standard output and error together)."""
     leader, follower = pty.openpty()
     process = gametree_cli.popen(*args, stdin=follower, stdout=follower, stderr=follower, close_fds=True)
@@ -199,7 +204,9 @@ def _in_terminal(gametree_cli, *args: str, seconds: float = 60) -> str:
 
 
 def test_cli_on_a_terminal_board_first_then_value_then_live_progress_then_table(gametree_cli):
-    text = _in_terminal(gametree_cli, "solve", "tictactoe", "--width", "6", "--height", "5", "--k", "4", "--analysis-time", "1.5")
+    text = _in_terminal(
+        gametree_cli, "solve", "tictactoe", "--width", "6", "--height", "5", "--k", "4", "--analysis-time", "1.5"
+    )
     board, proven, result = text.find("A . . . . . ."), text.find("Proven in"), text.find("Result:")
     assert 0 <= board < proven < result, text[-3000:]
     assert "scoring moves" in text[proven:result]  # the live display, on standard error

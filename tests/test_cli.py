@@ -37,17 +37,23 @@ def test_default_is_the_solver_and_best_only_skips_the_other_moves(gametree_cli)
     assert best["score"] == full["score"] == 6 and best["plies_to_end"] == 5
     assert best["best_moves"][0] in full["best_moves"] and best["pv"][0] == best["best_moves"][0]
     assert best["stats"]["nodes"] < full["stats"]["nodes"]
-    weak = json.loads(gametree_cli("solve", "tictactoe", "--size", "4", "--k", "3", "--best-only", "--weak", "--json").stdout)
+    weak = json.loads(
+        gametree_cli("solve", "tictactoe", "--size", "4", "--k", "3", "--best-only", "--weak", "--json").stdout
+    )
     assert (weak["weak"], weak["score"], weak["value"], weak["plies_to_end"]) == (True, 1, "win", None)
 
 
 def test_algorithms_and_options_agree(gametree_cli):
     a = json.loads(gametree_cli("solve", "tictactoe", "--moves", "B2", "--algorithm", "minimax", "--json").stdout)
     b = json.loads(gametree_cli("solve", "tictactoe", "--moves", "B2", "--no-cache", "--json").stdout)
-    c = json.loads(gametree_cli("solve", "tictactoe", "--moves", "B2", "--cache-size", "1MB", "--no-symmetry", "--json").stdout)
+    c = json.loads(
+        gametree_cli("solve", "tictactoe", "--moves", "B2", "--cache-size", "1MB", "--no-symmetry", "--json").stdout
+    )
     assert a["move_values"] == b["move_values"] == c["move_values"]
     assert a["stats"]["nodes"] > b["stats"]["nodes"] > c["stats"]["nodes"]
-    d = json.loads(gametree_cli("solve", "tictactoe", "--size", "4", "-a", "alphabeta", "--depth", "2", "--json").stdout)
+    d = json.loads(
+        gametree_cli("solve", "tictactoe", "--size", "4", "-a", "alphabeta", "--depth", "2", "--json").stdout
+    )
     assert d["proven"] is False and d["value"] == "unknown" and d["depth"] == 2
     # The solver proves exact values: a depth limit would silently make it another algorithm.
     refused = gametree_cli("solve", "tictactoe", "--size", "4", "--depth", "2", "--json")
@@ -55,11 +61,16 @@ def test_algorithms_and_options_agree(gametree_cli):
 
 
 def test_batch_from_stdin_and_file(gametree_cli, tmp_path):
-    out = gametree_cli("solve", "tictactoe", "--batch", "-", input="\nB2\nA1 B1 A2 B2\n# a comment\nB1 A3 C2 B3 C3\t-1\n")
+    out = gametree_cli(
+        "solve", "tictactoe", "--batch", "-", input="\nB2\nA1 B1 A2 B2\n# a comment\nB1 A3 C2 B3 C3\t-1\n"
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["B2 0", "A1 B1 A2 B2 3", "B1 A3 C2 B3 C3 -1"]
     assert "3 positions" in out.stderr and "1/1 matched" in out.stderr
-    weak = gametree_cli("solve", "tictactoe", "--algorithm", "solver", "--weak", "--batch", "-", "--json", input="B2\nB1 A3 C2 B3 C3\t-1\n")
+    weak = gametree_cli(
+        "solve", "tictactoe", "--algorithm", "solver", "--weak", "--batch", "-", "--json",
+        input="B2\nB1 A3 C2 B3 C3\t-1\n"
+    )
     assert weak.returncode == 0, weak.stderr
     assert [(d["score"], d["weak"]) for d in map(json.loads, weak.stdout.splitlines())] == [(0, True), (-1, True)]
     assert "1/1 matched the expected value (win, draw or loss)" in weak.stderr
@@ -141,12 +152,8 @@ def test_game_help_shows_its_own_flags(gametree_cli):
 
 def test_broken_pipe_is_quiet(gametree_cli):
     proc = subprocess.run(
-        f"{shlex.join(gametree_cli.argv('solve', 'tictactoe', '--size', '4', '--k', '3'))} | head -1",
-        shell=True,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=gametree_cli.env(),
+        f"{shlex.join(gametree_cli.argv('solve', 'tictactoe', '--size', '4', '--k', '3'))} | head -1", shell=True,
+        capture_output=True, text=True, timeout=120, env=gametree_cli.env()
     )
     assert "Traceback" not in proc.stderr
 
@@ -154,18 +161,28 @@ def test_broken_pipe_is_quiet(gametree_cli):
 def test_time_limit_gives_an_anytime_answer(gametree_cli):
     """alphabeta: iterative deepening's deepest answer; the solver: exact when proven in time,
     else its best guess marked unproven, with the range the score was proven to lie in."""
-    out = gametree_cli("solve", "tictactoe", "--size", "5", "--k", "4", "-a", "alphabeta", "--time-limit", "0.5", "--json")
+    out = gametree_cli(
+        "solve", "tictactoe", "--size", "5", "--k", "4", "-a", "alphabeta", "--time-limit", "0.5", "--json"
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["proven"] is False and data["value"] == "unknown" and data["depth"] >= 1 and data["best_moves"]
-    text = gametree_cli("solve", "tictactoe", "--size", "5", "--k", "4", "-a", "alphabeta", "--time-limit", "0.5").stdout
+    text = gametree_cli(
+        "solve", "tictactoe", "--size", "5", "--k", "4", "-a", "alphabeta", "--time-limit", "0.5"
+    ).stdout
     assert "unknown (heuristic score" in text
     # The Python engine cannot prove 5x5 k=4 (a draw) in 0.3 s: a best guess, with what was proven.
-    guess = json.loads(gametree_cli("solve", "tictactoe", "--size", "5", "--k", "4", "--engine", "python", "--time-limit", "0.3", "--json").stdout)
+    guess = json.loads(
+        gametree_cli(
+            "solve", "tictactoe", "--size", "5", "--k", "4", "--engine", "python", "--time-limit", "0.3", "--json"
+        ).stdout
+    )
     assert (guess["proven"], guess["value"], guess["algorithm"], guess["cut_short"]) == (False, "unknown", "solver", "time")
     low, high = guess["score_bounds"]
     assert low <= 0 <= high and guess["depth"] >= 1 and guess["best_moves"]
-    text = gametree_cli("solve", "tictactoe", "--size", "5", "--k", "4", "--engine", "python", "--time-limit", "0.3").stdout
+    text = gametree_cli(
+        "solve", "tictactoe", "--size", "5", "--k", "4", "--engine", "python", "--time-limit", "0.3"
+    ).stdout
     assert "unknown: not proven in time; score proven in [" in text
     exact = json.loads(gametree_cli("solve", "tictactoe", "--time-limit", "30", "--json").stdout)
     assert (exact["proven"], exact["value"], exact["cut_short"], exact["unscored"], len(exact["move_values"])) == (True, "draw", None, [], 9)

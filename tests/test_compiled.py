@@ -10,6 +10,8 @@ import signal
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import given, settings
@@ -21,6 +23,9 @@ from gametree.search.compiled import AUTO_PLIES, CompiledEngine, engines_of, use
 from gametree.search.engine import Engine
 from gametree_builtins.games.connect4 import ConnectFour
 
+if TYPE_CHECKING:
+    from conftest import GametreeCli
+
 pytest.importorskip("numba")
 
 
@@ -29,11 +34,7 @@ def same_answers(game, state=None, **options) -> None:  # type: ignore[no-untype
     python = run(game, state, algorithm="solver", engine="python", **options)
     compiled = run(game, state, algorithm="solver", engine="compiled", **options)
     assert (compiled.value, compiled.score, compiled.best_moves, compiled.pv, compiled.plies_to_end) == (
-        python.value,
-        python.score,
-        python.best_moves,
-        python.pv,
-        python.plies_to_end,
+        python.value, python.score, python.best_moves, python.pv, python.plies_to_end
     )
     assert [(m.move, m.score, m.plies_to_end, m.best) for m in compiled.move_values] == [(m.move, m.score, m.plies_to_end, m.best) for m in python.move_values]
     assert compiled.stats.nodes == sum(compiled.stats.nodes_per_depth) > 0
@@ -115,7 +116,7 @@ def test_the_default_table_grows_with_the_work() -> None:
     assert solver.solve(late, all_moves=False, pv=False).score == run(game, late, algorithm="solver", engine="python", all_moves=False).score
 
 
-def test_cli_engine_option(gametree_cli) -> None:
+def test_cli_engine_option(gametree_cli: GametreeCli) -> None:
     python = gametree_cli("solve", "connect4", "--width", "5", "--height", "4", "--json", "--engine", "python")
     compiled = gametree_cli("solve", "connect4", "--width", "5", "--height", "4", "--json", "--engine", "compiled")
     assert python.returncode == compiled.returncode == 0, (python.stderr, compiled.stderr)
@@ -124,8 +125,14 @@ def test_cli_engine_option(gametree_cli) -> None:
     for result, engine in ((a, "python"), (b, "compiled")):  # each run on the engine asked for
         assert result.pop("stats")["nodes"] == run(game, algorithm="solver", engine=engine).stats.nodes
     assert a == b
-    python_batch = gametree_cli("solve", "connect4", "--width", "5", "--height", "4", "--batch", "-", "--json", "--engine", "python", input="3\n")
-    compiled_batch = gametree_cli("solve", "connect4", "--width", "5", "--height", "4", "--batch", "-", "--json", "--engine", "compiled", input="3\n")
+    python_batch = gametree_cli(
+        "solve", "connect4", "--width", "5", "--height", "4", "--batch", "-", "--json", "--engine", "python",
+        input="3\n"
+    )
+    compiled_batch = gametree_cli(
+        "solve", "connect4", "--width", "5", "--height", "4", "--batch", "-", "--json", "--engine", "compiled",
+        input="3\n"
+    )
     state = play_text(game, "3")
     for out, engine in ((python_batch, "python"), (compiled_batch, "compiled")):
         assert json.loads(out.stdout)["nodes"] == Solver(game, engine=engine).score(state).nodes, out.stderr
@@ -139,14 +146,16 @@ def test_cli_engine_option(gametree_cli) -> None:
     assert {g["name"]: g["engines"] for g in games["games"]}["connect4"] == ["compiled", "python"]
 
 
-def test_batch_and_workers_use_the_compiled_engine(gametree_cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_batch_and_workers_use_the_compiled_engine(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     with open(os.path.join(os.path.dirname(__file__), "data", "connect4", "pons_middle_easy.txt")) as f:
         sample = f.read().splitlines()[:40]
     batch = tmp_path / "middle.txt"
     batch.write_text("\n".join(sample) + "\n")
     out = gametree_cli("solve", "connect4", "--batch", str(batch), "--engine", "compiled")
     assert out.returncode == 0 and "40/40 matched" in out.stderr, out.stderr
-    parallel = gametree_cli("solve", "connect4", "--width", "5", "--height", "4", "--workers", "2", "--engine", "compiled", "--json")
+    parallel = gametree_cli(
+        "solve", "connect4", "--width", "5", "--height", "4", "--workers", "2", "--engine", "compiled", "--json"
+    )
     single = run(ConnectFour(5, 4), algorithm="solver", engine="python")
     assert parallel.returncode == 0, parallel.stderr
     data = json.loads(parallel.stdout)
@@ -223,7 +232,7 @@ def test_ctrl_c_stops_a_compiled_search() -> None:
     assert out.strip() == "interrupted"
 
 
-def test_without_a_working_numba_everything_runs_on_python(gametree_cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_without_a_working_numba_everything_runs_on_python(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     """A numba that cannot be imported (here, one that raises): auto searches on the Python
     engine and gives the same answer; asking for the compiled engine is a one-line error."""
     (tmp_path / "numba").mkdir()

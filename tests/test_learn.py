@@ -101,7 +101,10 @@ def test_cli_learn_workers_and_play(gametree_cli, tmp_path):
     assert data["games"] == 400 and data["variant"] == "TicTacToe(width=3, height=3, k=3)"
     out = gametree_cli("learn", "tictactoe", "--games", "50", "-o", "-")
     assert json.loads(out.stdout)["games"] == 50
-    play = gametree_cli("play", "tictactoe", "--x", "learned", "--o", "random", "--games", "3", "--json", env={"GAMETREE_TABLE": str(one)})
+    play = gametree_cli(
+        "play", "tictactoe", "--x", "learned", "--o", "random", "--games", "3", "--json",
+        env={"GAMETREE_TABLE": str(one)}
+    )
     assert play.returncode == 0, play.stderr
     assert json.loads(play.stdout)["games"] == 3
     bad = gametree_cli("learn", "tictactoe", "--games", "0")
@@ -181,7 +184,10 @@ def test_a_bad_table_is_one_table_error_naming_the_file(tmp_path, content):
 def test_the_learned_player_reports_a_bad_table_in_one_line(gametree_cli, tmp_path, name):
     path = tmp_path / "bad.json"
     path.write_bytes(BAD_TABLES[name])
-    done = gametree_cli("play", "tictactoe", "--x", "learned", "--o", "random", "--games", "1", "--json", env={"GAMETREE_TABLE": str(path)})
+    done = gametree_cli(
+        "play", "tictactoe", "--x", "learned", "--o", "random", "--games", "1", "--json",
+        env={"GAMETREE_TABLE": str(path)}
+    )
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("Error: ") and str(path) in done.stderr, done.stderr
 
@@ -205,7 +211,9 @@ def test_strings_from_a_table_are_escaped_in_errors(gametree_cli, tmp_path, regi
         table.check(registry.game("tictactoe").create(size=3))
     assert str(caught.value).isprintable() and "learned for '\\x1b]0;pwned" in str(caught.value)
     # And through the command line, where click strips colour codes but not a window-title sequence.
-    done = gametree_cli("play", "tictactoe", "--x", "learned", "--o", "random", "--games", "1", env={"GAMETREE_TABLE": str(path)})
+    done = gametree_cli(
+        "play", "tictactoe", "--x", "learned", "--o", "random", "--games", "1", env={"GAMETREE_TABLE": str(path)}
+    )
     assert done.returncode == 1 and "\x1b" not in done.stderr and "\x07" not in done.stderr, repr(done.stderr)
     assert done.stderr.count("\n") == 1, done.stderr
 
@@ -296,7 +304,9 @@ def test_learn_refuses_more_workers_than_the_maximum(ttt3):
 
 def test_cli_learn_workers_maximum_is_one_line(gametree_cli, tmp_path):
     limit = _max_workers()
-    done = gametree_cli("learn", "tictactoe", "--games", "1", "--workers", str(limit + 1), "-o", str(tmp_path / "t.json"))
+    done = gametree_cli(
+        "learn", "tictactoe", "--games", "1", "--workers", str(limit + 1), "-o", str(tmp_path / "t.json")
+    )
     errors = [line for line in done.stderr.splitlines() if line.startswith("Error")]
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert len(errors) == 1 and "--workers" in errors[0] and f"at most {limit}" in errors[0], done.stderr

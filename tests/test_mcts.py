@@ -183,7 +183,9 @@ def test_captured_tree_has_visits_and_values(ttt3):
 
 
 def test_cli_tree_mcts(gametree_cli, tmp_path):
-    out = gametree_cli("tree", "tictactoe", "--moves", "B2 A1 C3", "-a", "mcts", "--iterations", "25", "--seed", "2", "-f", "json")
+    out = gametree_cli(
+        "tree", "tictactoe", "--moves", "B2 A1 C3", "-a", "mcts", "--iterations", "25", "--seed", "2", "-f", "json"
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["graph"]["algorithm"] == "mcts" and data["graph"]["iterations"] <= 25

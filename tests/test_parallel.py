@@ -8,20 +8,22 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from gametree import alphabeta, play_text, solver
 from gametree.search.parallel import ParallelError, solve_parallel, split
 
+if TYPE_CHECKING:
+    from conftest import GametreeCli
+
 
 def _answer(result):
     return (
-        result.value,
-        result.winner,
-        result.score,
-        result.best_moves,
-        [(mv.move, mv.score, mv.best, mv.plies_to_end) for mv in result.move_values],
+        result.value, result.winner, result.score, result.best_moves,
+        [(mv.move, mv.score, mv.best, mv.plies_to_end) for mv in result.move_values]
     )
 
 
@@ -217,7 +219,7 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15 of stat)
 
 
-def _assert_gone(pids: set[int], wait_until) -> None:
+def _assert_gone(pids: set[int], wait_until: Callable[..., None]) -> None:
     """The processes ``pids`` end (a hang guard of 120 s: they are asked to stop at once)."""
     wait_until(lambda: not any(_alive(pid) for pid in pids), f"the workers {sorted(pids)} ended")
 
@@ -230,11 +232,15 @@ def _kill_group(proc: subprocess.Popen[str]) -> None:
         pass
 
 
-def _start_with_workers(gametree_cli, wait_until, args: list[str], **options) -> tuple[subprocess.Popen[str], set[int]]:
+def _start_with_workers(
+    gametree_cli: GametreeCli, wait_until: Callable[..., None], args: list[str], **options: Any
+) -> tuple[subprocess.Popen[str], set[int]]:
     """The command in a session of its own, once its pool's two workers (the forkserver's
     children) are up and at work (each has used :data:`AT_WORK_SECONDS` of CPU time); the process
     and the workers' ids.  ``options`` go to :class:`subprocess.Popen`."""
-    proc = gametree_cli.popen(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **options)
+    proc = gametree_cli.popen(
+        *args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, **options
+    )
     workers: set[int] = set()
 
     def two_workers_at_work() -> bool:
@@ -271,7 +277,9 @@ def test_ctrl_c_stops_the_workers_cleanly(gametree_cli, wait_until):
 def test_sigterm_to_the_parent_ends_its_workers_too(gametree_cli, wait_until, tmp_path, command):
     """SIGTERM (or SIGHUP) to the command alone, as a service manager sends it: the command stops
     its workers, says so in one line and exits 128 + 15; no worker is left running."""
-    proc, workers = _start_with_workers(gametree_cli, wait_until, [a.replace("{out}", str(tmp_path / "table.json")) for a in command])
+    proc, workers = _start_with_workers(
+        gametree_cli, wait_until, [a.replace("{out}", str(tmp_path / "table.json")) for a in command]
+    )
     try:
         assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
         descendants = workers | _children(proc.pid)  # the workers, the forkserver, the resource tracker
@@ -290,7 +298,9 @@ def test_sigterm_to_the_parent_ends_its_workers_too(gametree_cli, wait_until, tm
 def test_a_worker_killed_ends_the_command_with_one_line(gametree_cli, wait_until, tmp_path, command):
     """A worker killed from outside (as the out-of-memory killer does) takes its task with it: the
     command notices, stops the other workers and says so in one line, instead of waiting forever."""
-    proc, workers = _start_with_workers(gametree_cli, wait_until, [a.replace("{out}", str(tmp_path / "table.json")) for a in command])
+    proc, workers = _start_with_workers(
+        gametree_cli, wait_until, [a.replace("{out}", str(tmp_path / "table.json")) for a in command]
+    )
     try:
         assert proc.poll() is None, proc.communicate()
         os.kill(min(workers), signal.SIGKILL)
@@ -348,11 +358,14 @@ def test_a_scheduler_killed_mid_solve_is_one_line(gametree_cli, wait_until, tmp_
     solve = None
     try:
         solve = gametree_cli.popen(
-            "solve", "connect4", "--engine", "python", "--scheduler", address, "--json", stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            "solve", "connect4", "--engine", "python", "--scheduler", address, "--json", stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True
         )
         # Connected, the subproblems sent: the scheduler has them on its worker (the solve takes far longer).
         with distributed.Client(address, timeout="120s") as watcher:
-            wait_until(lambda: solve.poll() is not None or any(watcher.processing().values()), "a subproblem on the worker")
+            wait_until(
+                lambda: solve.poll() is not None or any(watcher.processing().values()), "a subproblem on the worker"
+            )
         assert solve.poll() is None, solve.communicate()
         scheduler.kill()
         out, err = solve.communicate(timeout=90)

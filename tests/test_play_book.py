@@ -167,7 +167,10 @@ def test_a_book_for_play_stopped_midway_goes_on_to_the_same_book(registry, tmp_p
 
 def test_cli_book_for_play_and_its_refusals(gametree_cli, tmp_path):
     store = str(tmp_path / "s.sqlite")
-    out = gametree_cli("book", "build", "connect4", "--width", "4", "--height", "4", "--for-play", "0", "--player", "first", "--engine", "python", "--json", "--store", store)
+    out = gametree_cli(
+        "book", "build", "connect4", "--width", "4", "--height", "4", "--for-play", "0", "--player", "first",
+        "--engine", "python", "--json", "--store", store
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["build"] == "play:0:first" and data["proved"] == sum(data["per_ply"]) > 0

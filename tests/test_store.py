@@ -240,21 +240,29 @@ def test_cli_store_options_and_errors(gametree_cli, tmp_path):
     missing = gametree_cli("book", "info", "--store", str(tmp_path / "none.sqlite"))
     assert missing.returncode == 1 and "no store at" in missing.stderr
     assert gametree_cli("book", "build", "tictactoe", "--store", path).returncode == 2  # neither --plies nor --all
-    unreachable = gametree_cli("book", "build", "tictactoe", "--plies", "2", "--scheduler", "tcp://127.0.0.1:9", "--store", path)
+    unreachable = gametree_cli(
+        "book", "build", "tictactoe", "--plies", "2", "--scheduler", "tcp://127.0.0.1:9", "--store", path
+    )
     assert unreachable.returncode == 1 and unreachable.stderr.startswith("Error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
     assert len(unreachable.stderr.strip().splitlines()) == 1
 
 
 def test_cli_strong_solution_of_4x4_connect4_has_the_published_count(gametree_cli, tmp_path):
     path = str(tmp_path / "c4.sqlite")
-    built = gametree_cli("book", "build", "connect4", "--width", "4", "--height", "4", "--all", "--store", path, "--json")
+    built = gametree_cli(
+        "book", "build", "connect4", "--width", "4", "--height", "4", "--all", "--store", path, "--json"
+    )
     assert built.returncode == 0, built.stderr
     assert json.loads(built.stdout)["positions"] == 161_029
     info = json.loads(gametree_cli("book", "info", "--store", path, "--json").stdout)
     (entry,) = info["games"]
     assert entry["positions"] == 161_029 and [b["name"] for b in entry["builds"]] == ["all"]
     # Every position of the board is in the store: any solve of it is answered without a search.
-    solved = json.loads(gametree_cli("solve", "connect4", "--width", "4", "--height", "4", "--moves", "2 3 2", "--store", path, "--json").stdout)
+    solved = json.loads(
+        gametree_cli(
+            "solve", "connect4", "--width", "4", "--height", "4", "--moves", "2 3 2", "--store", path, "--json"
+        ).stdout
+    )
     assert solved["stats"]["nodes"] == 0 and solved["pv"] and solved["plies_to_end"] is not None
 
 

@@ -17,10 +17,14 @@ import sys
 import tomllib
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from gametree import Outcome, alphabeta, load, play_text
+
+if TYPE_CHECKING:
+    from conftest import GametreeCli
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "example-plugin"
@@ -48,12 +52,12 @@ def install_example(site: Path) -> dict[str, object]:
     return meta
 
 
-def games_json(gametree_cli, path: Path | None = None, *extra: str) -> dict[str, object]:
+def games_json(gametree_cli: GametreeCli, path: Path | None = None, *extra: str) -> dict[str, object]:
     return json.loads(gametree_cli(*extra, "games", "--json", path=path, check=True).stdout)
 
 
 # -- (a) the tutorial's example, installed -------------------------------------------------
-def test_example_distribution_is_listed_and_solved(gametree_cli, tmp_path: Path) -> None:
+def test_example_distribution_is_listed_and_solved(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     meta = install_example(tmp_path)
     assert meta["entry-points"]["gametree"] == {"hexapawn": "gametree_hexapawn"}
     data = games_json(gametree_cli, tmp_path)
@@ -100,7 +104,7 @@ def test_example_game_is_correct_in_process(monkeypatch: pytest.MonkeyPatch) -> 
     not all(importlib.util.find_spec(name) for name in ("pip", "setuptools", "wheel")),
     reason="building the example offline needs pip, setuptools and wheel in this environment",
 )
-def test_example_installs_with_pip(gametree_cli, tmp_path: Path) -> None:
+def test_example_installs_with_pip(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     target = tmp_path / "site"
     # pip builds in the source folder (setuptools leaves build/ and an .egg-info there): build a copy.
     source = shutil.copytree(EXAMPLE, tmp_path / "example-plugin", ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
@@ -114,7 +118,7 @@ def test_example_installs_with_pip(gametree_cli, tmp_path: Path) -> None:
 
 # -- (b) -p MODULE for a module that is only on the path ---------------------------------------
 TAKEAWAY = '''
-from typing import NamedTuple
+from typing import NamedTuple, TYPE_CHECKING
 from gametree import GameInfo, GameSpec, Option, Outcome, MoveParseError, hookimpl
 
 class S(NamedTuple):
@@ -146,13 +150,19 @@ def gametree_register_games(registry):
 '''
 
 
-def test_dash_p_loads_a_module_from_the_path(gametree_cli, tmp_path: Path) -> None:
+def test_dash_p_loads_a_module_from_the_path(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     (tmp_path / "my_takeaway.py").write_text(TAKEAWAY)
-    assert "takeaway" not in {g["name"] for g in games_json(gametree_cli, tmp_path)["games"]}  # not installed: not loaded
+    assert "takeaway" not in {
+        g["name"] for g in games_json(gametree_cli, tmp_path)["games"]
+    }  # not installed: not loaded
     games = {g["name"]: g for g in games_json(gametree_cli, tmp_path, "-p", "my_takeaway")["games"]}
     assert games["takeaway"]["source"] == "module my_takeaway (-p)" and "tictactoe" in games
     for pile, winner in ((10, 0), (12, 1), (7, 0)):  # a multiple of 4 loses for the side to move
-        solved = json.loads(gametree_cli("-p", "my_takeaway", "solve", "takeaway", "--pile", str(pile), "--json", path=tmp_path, check=True).stdout)
+        solved = json.loads(
+            gametree_cli(
+                "-p", "my_takeaway", "solve", "takeaway", "--pile", str(pile), "--json", path=tmp_path, check=True
+            ).stdout
+        )
         assert solved["winner"] == winner
     # A plugin asked for by name that cannot be loaded is an error, not a warning (as in pytest).
     missing = gametree_cli("-p", "no_such_module_xyz", "games", "--json")
@@ -160,7 +170,7 @@ def test_dash_p_loads_a_module_from_the_path(gametree_cli, tmp_path: Path) -> No
     assert missing.stderr.strip().splitlines() == ["Error: -p no_such_module_xyz: ModuleNotFoundError: No module named 'no_such_module_xyz'"]
 
 
-def test_dash_p_no_blocks_an_installed_plugin(gametree_cli, tmp_path: Path) -> None:
+def test_dash_p_no_blocks_an_installed_plugin(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     install_example(tmp_path)
     assert "hexapawn" not in {g["name"] for g in games_json(gametree_cli, tmp_path, "-p", "no:hexapawn")["games"]}
 
@@ -198,7 +208,7 @@ def gametree_register_gaems(registry):
 '''
 
 
-def test_broken_plugins_are_reported_and_the_rest_keeps_working(gametree_cli, tmp_path: Path) -> None:
+def test_broken_plugins_are_reported_and_the_rest_keeps_working(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     install(tmp_path, "broken-import", "1.0", {"broken_import": BROKEN_IMPORT}, {"brokenimport": "broken_import"})
     install(tmp_path, "half-game", "2.0", {"half_game": MALFORMED}, {"halfgame": "half_game"})
     install(tmp_path, "raises-in-hook", "3.0", {"raises_in_hook": RAISES_IN_HOOK}, {"raisesinhook": "raises_in_hook"})
@@ -255,7 +265,7 @@ def gametree_register_games(registry):
 '''
 
 
-def test_dash_p_plugin_calling_sys_exit_on_import_is_one_error_line(gametree_cli, tmp_path: Path) -> None:
+def test_dash_p_plugin_calling_sys_exit_on_import_is_one_error_line(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     (tmp_path / "exits_on_import.py").write_text(EXITS_ON_IMPORT)
     out = gametree_cli("-p", "exits_on_import", "games", "--json", path=tmp_path)
     assert out.returncode == 1 and out.stdout == "" and "Traceback" not in out.stderr
@@ -267,7 +277,7 @@ def test_dash_p_plugin_calling_sys_exit_on_import_is_one_error_line(gametree_cli
     assert len(lines) == 1 and lines[0].startswith("Error: -p exits_in_hook:") and "SystemExit: 4" in lines[0]
 
 
-def test_entry_point_plugin_calling_sys_exit_is_a_warning(gametree_cli, tmp_path: Path) -> None:
+def test_entry_point_plugin_calling_sys_exit_is_a_warning(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     install(tmp_path, "exits-on-import", "1.0", {"exits_on_import": EXITS_ON_IMPORT}, {"exitsonimport": "exits_on_import"})
     install(tmp_path, "exits-in-hook", "2.0", {"exits_in_hook": EXITS_IN_HOOK}, {"exitsinhook": "exits_in_hook"})
     solved = gametree_cli("solve", "tictactoe", "--json", path=tmp_path, check=True)
