@@ -123,11 +123,6 @@ def ctrl_c():
     signal.signal(signal.SIGINT, previous)
 
 
-def _ctrl_c_allowed() -> None:
-    """In a child process: SIGINT as a terminal gives it (not ignored, as in a background job)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 @pytest.mark.parametrize("engine", ENGINES)
 def test_ctrl_c_while_moves_are_scored_keeps_what_was_proven(registry, engine, ctrl_c, wait_until):
     """interruptible: Ctrl-C (SIGINT, while a move other than the best is searched) ends the scoring of
