@@ -357,9 +357,7 @@ def test_iterative_deepening_is_anytime(registry, ttt3):
     result = alphabeta(big, time_limit=0.3, all_moves=False)
     assert not result.proven and result.value == "unknown"
     assert result.depth is not None and result.depth >= 1
-    assert (
-        result.best_moves and result.depth < big.info.max_plies
-    )  # cut short by its time limit, not searched to the end
+    assert result.best_moves and result.depth < big.info.max_plies  # cut short by its limit, not searched to the end
     exact = alphabeta(ttt3, time_limit=60)
     assert exact.proven and exact.depth == 9 and exact.value == "draw" and exact.score == 0
     fast = run(ttt3, algorithm="solver", time_limit=60)
