@@ -10,10 +10,9 @@ import os
 import pty
 import select
 import signal
-import subprocess
-import sys
 import threading
 import time
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -23,11 +22,10 @@ from gametree.terminal import Terminal
 from gametree.search import solver
 from gametree.search.progress import SolveProgress
 
+if TYPE_CHECKING:
+    from conftest import GametreeCli
+
 ENGINES = ["python", pytest.param("compiled", marks=pytest.mark.skipif(not __import__("importlib").util.find_spec("numba"), reason="needs numba"))]
-
-
-def gametree(*args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gametree", *args], input=input, capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture(scope="module")
@@ -126,20 +124,20 @@ def ctrl_c():
     signal.signal(signal.SIGINT, previous)
 
 
-def _ctrl_c_allowed() -> None:
-    """In a child process: SIGINT as a terminal gives it (not ignored, as in a background job)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 @pytest.mark.parametrize("engine", ENGINES)
-def test_ctrl_c_while_moves_are_scored_keeps_what_was_proven(registry, engine, ctrl_c):
-    """interruptible: Ctrl-C (SIGINT, 0.3 s into the scoring of the moves) ends that stage only."""
+def test_ctrl_c_while_moves_are_scored_keeps_what_was_proven(registry, engine, ctrl_c, wait_until):
+    """interruptible: Ctrl-C (SIGINT, while a move other than the best is searched) ends the scoring of
+    the moves only."""
     game = registry.game("tictactoe").create(width=6, height=5, k=4)  # its moves take seconds to score
+    progress = SolveProgress()
 
-    def interrupt_soon(progress: SolveProgress) -> None:
-        threading.Timer(0.3, signal.raise_signal, (signal.SIGINT,)).start()
+    def interrupt_while_a_move_is_searched() -> None:  # (from another thread, as a terminal's Ctrl-C comes)
+        wait_until(lambda: progress.current is not None, "a move being scored")
+        searched = progress.nodes()
+        wait_until(lambda: progress.nodes() > searched, "the move's search counting nodes")
+        signal.raise_signal(signal.SIGINT)
 
-    progress = SolveProgress(on_root=interrupt_soon)
+    threading.Thread(target=interrupt_while_a_move_is_searched, daemon=True).start()
     # (analysis_time: should Ctrl-C not come, the test fails in 30 s instead of running for an hour)
     result = solver(game, engine=engine, interruptible=True, progress=progress, analysis_time=30)
     assert (result.proven, result.score, result.cut_short) == (True, 10, "interrupt")
@@ -148,42 +146,39 @@ def test_ctrl_c_while_moves_are_scored_keeps_what_was_proven(registry, engine, c
     assert all(mv.score <= 10 for mv in result.move_values) and "C3" in result.best_moves
 
 
-def test_cli_batch_keep_going_reports_bad_lines_and_solves_the_rest(registry, tmp_path):
+def test_cli_batch_keep_going_reports_bad_lines_and_solves_the_rest(gametree_cli, registry, tmp_path):
     batch = tmp_path / "positions.txt"
     batch.write_text("B2\nZ9\nA1 B1\nB2 B2\nC3, x\nA1 B2\n")
-    out = gametree("solve", "tictactoe", "--batch", str(batch), "--keep-going")
+    out = gametree_cli("solve", "tictactoe", "--batch", str(batch), "--keep-going")
     assert out.returncode == 1
     game = registry.game("tictactoe").create(size=3)
     assert out.stdout.splitlines() == [f"{moves} {solver(game, play_text(game, moves)).score}" for moves in ("B2", "A1 B1", "A1 B2")]
     errors = [line for line in out.stderr.splitlines() if line.startswith("Error:")]
     assert [line.split(":")[2] for line in errors] == ["2", "4", "5"] and all(str(batch) in line for line in errors)
     assert "3 positions" in out.stderr and "3 bad lines skipped" in out.stderr
-    stop = gametree("solve", "tictactoe", "--batch", str(batch))
+    stop = gametree_cli("solve", "tictactoe", "--batch", str(batch))
     assert stop.returncode == 1 and stop.stdout.splitlines() == ["B2 0"] and f"{batch}:2:" in stop.stderr
 
 
-def test_cli_json_interrupted_is_partial_and_exits_130(registry):
+def test_cli_json_interrupted_is_partial_and_exits_130(gametree_cli, registry):
     if __import__("importlib").util.find_spec("numba") is not None:  # numba's cache made here, for the command's first search
         solver(registry.game("tictactoe").create(width=6, height=5, k=4), engine="compiled", all_moves=False)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gametree", "solve", "tictactoe", "--width", "6", "--height", "5", "--k", "4", "--analysis-time", "0", "--json"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=_ctrl_c_allowed,
-    )
-    time.sleep(2.5)  # the value is proven in about a second; scoring the moves takes about 10 s
-    process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=60)
-    assert process.returncode == 130, err
+    # The live progress (--progress: on a terminal, beside --json) says when the value is proven and
+    # the moves are being scored (about 10 s of work): then Ctrl-C.
+    args = ("solve", "tictactoe", "--width", "6", "--height", "5", "--k", "4", "--analysis-time", "0")
+    command = gametree_cli.watched(*args, "--json", "--progress")
+    command.expect(lambda shown: "scoring moves" in shown, "the live progress scoring the moves")
+    command.interrupt()
+    status, out, err = command.finish(timeout=60)
+    assert status == 130, err
     data = json.loads(out)
     assert (data["score"], data["cut_short"]) == (10, "interrupt") and data["unscored"], data
 
 
-def _in_terminal(*args: str, seconds: float = 60) -> str:
+def _in_terminal(gametree_cli: GametreeCli, *args: str, seconds: float = 60) -> str:
     """What ``gametree ARGS`` writes to a pseudo-terminal (standard output and error together)."""
     leader, follower = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "gametree", *args], stdin=follower, stdout=follower, stderr=follower, close_fds=True)
+    process = gametree_cli.popen(*args, stdin=follower, stdout=follower, stderr=follower, close_fds=True)
     os.close(follower)
     chunks = []
     deadline = time.monotonic() + seconds
@@ -204,16 +199,18 @@ def _in_terminal(*args: str, seconds: float = 60) -> str:
     return b"".join(chunks).decode("utf-8", "replace")
 
 
-def test_cli_on_a_terminal_board_first_then_value_then_live_progress_then_table():
-    text = _in_terminal("solve", "tictactoe", "--width", "6", "--height", "5", "--k", "4", "--analysis-time", "1.5")
+def test_cli_on_a_terminal_board_first_then_value_then_live_progress_then_table(gametree_cli):
+    text = _in_terminal(
+        gametree_cli, "solve", "tictactoe", "--width", "6", "--height", "5", "--k", "4", "--analysis-time", "1.5"
+    )
     board, proven, result = text.find("A . . . . . ."), text.find("Proven in"), text.find("Result:")
     assert 0 <= board < proven < result, text[-3000:]
     assert "scoring moves" in text[proven:result]  # the live display, on standard error
     assert "Partial:" in text[result:] and "not scored" in text[result:]
 
 
-def test_cli_no_progress_off_a_terminal_and_with_json():
-    out = gametree("solve", "tictactoe", "--width", "6", "--height", "5", "--k", "4", "--best-only", "--json")
+def test_cli_no_progress_off_a_terminal_and_with_json(gametree_cli):
+    out = gametree_cli("solve", "tictactoe", "--width", "6", "--height", "5", "--k", "4", "--best-only", "--json")
     assert out.returncode == 0 and out.stderr == "" and json.loads(out.stdout)["score"] == 10
 
 

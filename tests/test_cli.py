@@ -3,33 +3,23 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import subprocess
-import sys
 
 import pytest
 
 
-def gametree(*args: str, input: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", "from gametree.cli import main; main()", *args],
-        input=input,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
-
-
-def test_solve_3x3_prints_everything():
-    out = gametree("solve", "tictactoe", "--size", "3")
+def test_solve_3x3_prints_everything(gametree_cli):
+    out = gametree_cli("solve", "tictactoe", "--size", "3")
     assert out.returncode == 0, out.stderr
     text = out.stdout
     for needle in ["A . . .", "draw in 9 plies", "Value of each move", "Best moves:", "Principal variation:", "nodes", "cutoffs", "nodes per depth"]:
         assert needle in text, needle
 
 
-def test_solve_json_has_all_fields():
-    out = gametree("solve", "tictactoe", "--size", "4", "--k", "3", "--moves", "B2 A1", "--json")
+def test_solve_json_has_all_fields(gametree_cli):
+    out = gametree_cli("solve", "tictactoe", "--size", "4", "--k", "3", "--moves", "B2 A1", "--json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["value"] == "win" and data["winner"] == 0 and data["proven"] is True
@@ -39,43 +29,54 @@ def test_solve_json_has_all_fields():
     assert len(data["move_values"]) == 14
 
 
-def test_default_is_the_solver_and_best_only_skips_the_other_moves():
-    full = json.loads(gametree("solve", "tictactoe", "--size", "4", "--k", "3", "--json").stdout)
-    best = json.loads(gametree("solve", "tictactoe", "--size", "4", "--k", "3", "--best-only", "--json").stdout)
+def test_default_is_the_solver_and_best_only_skips_the_other_moves(gametree_cli):
+    full = json.loads(gametree_cli("solve", "tictactoe", "--size", "4", "--k", "3", "--json").stdout)
+    best = json.loads(gametree_cli("solve", "tictactoe", "--size", "4", "--k", "3", "--best-only", "--json").stdout)
     assert full["algorithm"] == best["algorithm"] == "solver"
     assert len(full["move_values"]) == 16 and len(best["move_values"]) == 1
     assert best["score"] == full["score"] == 6 and best["plies_to_end"] == 5
     assert best["best_moves"][0] in full["best_moves"] and best["pv"][0] == best["best_moves"][0]
     assert best["stats"]["nodes"] < full["stats"]["nodes"]
-    weak = json.loads(gametree("solve", "tictactoe", "--size", "4", "--k", "3", "--best-only", "--weak", "--json").stdout)
+    weak = json.loads(
+        gametree_cli("solve", "tictactoe", "--size", "4", "--k", "3", "--best-only", "--weak", "--json").stdout
+    )
     assert (weak["weak"], weak["score"], weak["value"], weak["plies_to_end"]) == (True, 1, "win", None)
 
 
-def test_algorithms_and_options_agree():
-    a = json.loads(gametree("solve", "tictactoe", "--moves", "B2", "--algorithm", "minimax", "--json").stdout)
-    b = json.loads(gametree("solve", "tictactoe", "--moves", "B2", "--no-cache", "--json").stdout)
-    c = json.loads(gametree("solve", "tictactoe", "--moves", "B2", "--cache-size", "1MB", "--no-symmetry", "--json").stdout)
+def test_algorithms_and_options_agree(gametree_cli):
+    a = json.loads(gametree_cli("solve", "tictactoe", "--moves", "B2", "--algorithm", "minimax", "--json").stdout)
+    b = json.loads(gametree_cli("solve", "tictactoe", "--moves", "B2", "--no-cache", "--json").stdout)
+    c = json.loads(
+        gametree_cli("solve", "tictactoe", "--moves", "B2", "--cache-size", "1MB", "--no-symmetry", "--json").stdout
+    )
     assert a["move_values"] == b["move_values"] == c["move_values"]
     assert a["stats"]["nodes"] > b["stats"]["nodes"] > c["stats"]["nodes"]
-    d = json.loads(gametree("solve", "tictactoe", "--size", "4", "-a", "alphabeta", "--depth", "2", "--json").stdout)
+    d = json.loads(
+        gametree_cli("solve", "tictactoe", "--size", "4", "-a", "alphabeta", "--depth", "2", "--json").stdout
+    )
     assert d["proven"] is False and d["value"] == "unknown" and d["depth"] == 2
     # The solver proves exact values: a depth limit would silently make it another algorithm.
-    refused = gametree("solve", "tictactoe", "--size", "4", "--depth", "2", "--json")
+    refused = gametree_cli("solve", "tictactoe", "--size", "4", "--depth", "2", "--json")
     assert refused.returncode == 2 and "a depth limit makes a heuristic search (-a alphabeta --depth N)" in refused.stderr
 
 
-def test_batch_from_stdin_and_file(tmp_path):
-    out = gametree("solve", "tictactoe", "--batch", "-", input="\nB2\nA1 B1 A2 B2\n# a comment\nB1 A3 C2 B3 C3\t-1\n")
+def test_batch_from_stdin_and_file(gametree_cli, tmp_path):
+    out = gametree_cli(
+        "solve", "tictactoe", "--batch", "-", input="\nB2\nA1 B1 A2 B2\n# a comment\nB1 A3 C2 B3 C3\t-1\n"
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["B2 0", "A1 B1 A2 B2 3", "B1 A3 C2 B3 C3 -1"]
     assert "3 positions" in out.stderr and "1/1 matched" in out.stderr
-    weak = gametree("solve", "tictactoe", "--algorithm", "solver", "--weak", "--batch", "-", "--json", input="B2\nB1 A3 C2 B3 C3\t-1\n")
+    weak = gametree_cli(
+        "solve", "tictactoe", "--algorithm", "solver", "--weak", "--batch", "-", "--json",
+        input="B2\nB1 A3 C2 B3 C3\t-1\n"
+    )
     assert weak.returncode == 0, weak.stderr
     assert [(d["score"], d["weak"]) for d in map(json.loads, weak.stdout.splitlines())] == [(0, True), (-1, True)]
     assert "1/1 matched the expected value (win, draw or loss)" in weak.stderr
     wrong = tmp_path / "wrong.txt"
     wrong.write_text("B2, 5\n")
-    out = gametree("solve", "tictactoe", "--batch", str(wrong))
+    out = gametree_cli("solve", "tictactoe", "--batch", str(wrong))
     assert out.returncode == 1 and "0/1 matched" in out.stderr
 
 
@@ -114,85 +115,90 @@ def test_batch_from_stdin_and_file(tmp_path):
         (["solve", "tictactoe", "--best-only", "--workers", "2"], "drop --best-only"),
     ],
 )
-def test_bad_input_is_one_line_and_nonzero(args, message):
-    out = gametree(*args)
+def test_bad_input_is_one_line_and_nonzero(gametree_cli, args, message):
+    out = gametree_cli(*args)
     assert out.returncode != 0
     assert message in out.stderr
     assert "Traceback" not in out.stderr
     assert len([line for line in out.stderr.splitlines() if line.startswith("Error")]) == 1
 
 
-def test_batch_errors_name_the_line(tmp_path):
+def test_batch_errors_name_the_line(gametree_cli, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("B2\nB2 B2\n")
-    out = gametree("solve", "tictactoe", "--batch", str(bad))
+    out = gametree_cli("solve", "tictactoe", "--batch", str(bad))
     assert out.returncode == 1 and "bad.txt:2: move 2 ('B2'): B2 is already taken" in out.stderr
     binary = tmp_path / "binary.txt"
     binary.write_bytes(b"\xff\xfe\x00garbage")
-    out = gametree("solve", "tictactoe", "--batch", str(binary))
+    out = gametree_cli("solve", "tictactoe", "--batch", str(binary))
     assert out.returncode == 1 and "cannot read" in out.stderr and "Traceback" not in out.stderr
 
 
-def test_games_lists_options_and_sources():
-    out = gametree("games", "--json")
+def test_games_lists_options_and_sources(gametree_cli):
+    out = gametree_cli("games", "--json")
     data = json.loads(out.stdout)
     ttt = next(g for g in data["games"] if g["name"] == "tictactoe")
     assert {o["name"] for o in ttt["options"]} == {"size", "width", "height", "k"}
     assert "entry point gametree_builtins.games.tictactoe" in ttt["source"]
     assert {"minimax", "alphabeta"} <= set(data["algorithms"])
-    human = gametree("games")
+    human = gametree_cli("games")
     assert human.returncode == 0 and "tictactoe" in human.stdout and "--size" in human.stdout
 
 
-def test_game_help_shows_its_own_flags():
-    out = gametree("solve", "tictactoe", "--help")
+def test_game_help_shows_its_own_flags(gametree_cli):
+    out = gametree_cli("solve", "tictactoe", "--help")
     assert out.returncode == 0 and "--size" in out.stdout and "--k" in out.stdout and "--batch" in out.stdout
 
 
-def test_broken_pipe_is_quiet():
+def test_broken_pipe_is_quiet(gametree_cli):
     proc = subprocess.run(
-        f"{sys.executable} -c 'from gametree.cli import main; main()' solve tictactoe --size 4 --k 3 | head -1",
-        shell=True,
-        capture_output=True,
-        text=True,
-        timeout=120,
+        f"{shlex.join(gametree_cli.argv('solve', 'tictactoe', '--size', '4', '--k', '3'))} | head -1", shell=True,
+        capture_output=True, text=True, timeout=120, env=gametree_cli.env()
     )
     assert "Traceback" not in proc.stderr
 
 
-def test_time_limit_gives_an_anytime_answer():
+def test_time_limit_gives_an_anytime_answer(gametree_cli):
     """alphabeta: iterative deepening's deepest answer; the solver: exact when proven in time,
     else its best guess marked unproven, with the range the score was proven to lie in."""
-    out = gametree("solve", "tictactoe", "--size", "5", "--k", "4", "-a", "alphabeta", "--time-limit", "0.5", "--json")
+    out = gametree_cli(
+        "solve", "tictactoe", "--size", "5", "--k", "4", "-a", "alphabeta", "--time-limit", "0.5", "--json"
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["proven"] is False and data["value"] == "unknown" and data["depth"] >= 1 and data["best_moves"]
-    text = gametree("solve", "tictactoe", "--size", "5", "--k", "4", "-a", "alphabeta", "--time-limit", "0.5").stdout
+    text = gametree_cli(
+        "solve", "tictactoe", "--size", "5", "--k", "4", "-a", "alphabeta", "--time-limit", "0.5"
+    ).stdout
     assert "unknown (heuristic score" in text
     # The Python engine cannot prove 5x5 k=4 (a draw) in 0.3 s: a best guess, with what was proven.
-    guess = json.loads(gametree("solve", "tictactoe", "--size", "5", "--k", "4", "--engine", "python", "--time-limit", "0.3", "--json").stdout)
+    guess = json.loads(
+        gametree_cli(
+            "solve", "tictactoe", "--size", "5", "--k", "4", "--engine", "python", "--time-limit", "0.3", "--json"
+        ).stdout
+    )
     assert (guess["proven"], guess["value"], guess["algorithm"], guess["cut_short"]) == (False, "unknown", "solver", "time")
     low, high = guess["score_bounds"]
     assert low <= 0 <= high and guess["depth"] >= 1 and guess["best_moves"]
-    text = gametree("solve", "tictactoe", "--size", "5", "--k", "4", "--engine", "python", "--time-limit", "0.3").stdout
+    text = gametree_cli(
+        "solve", "tictactoe", "--size", "5", "--k", "4", "--engine", "python", "--time-limit", "0.3"
+    ).stdout
     assert "unknown: not proven in time; score proven in [" in text
-    exact = json.loads(gametree("solve", "tictactoe", "--time-limit", "30", "--json").stdout)
+    exact = json.loads(gametree_cli("solve", "tictactoe", "--time-limit", "30", "--json").stdout)
     assert (exact["proven"], exact["value"], exact["cut_short"], exact["unscored"], len(exact["move_values"])) == (True, "draw", None, [], 9)
 
 
-def test_ctrl_c_ends_cleanly():
-    import signal
-    import time
+def nodes_counted(shown: str) -> bool:
+    """Whether the live progress on the terminal counts search nodes ("1.2k nodes"): the search runs."""
+    return any(float(n) > 0 for n in re.findall(r"([0-9.]+)[kMG]? nodes", shown))
 
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from gametree.cli import main; main()", "solve", "tictactoe", "--size", "6", "--k", "5"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # (not ignored, as in a background job)
-    )
-    time.sleep(2.0)  # well into the search (start-up takes a fraction of that)
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+
+def test_ctrl_c_ends_cleanly(gametree_cli):
+    # Standard error on a terminal, as a person at one has it: the live progress shows, and the
+    # Ctrl-C comes once it counts nodes (well into a search that takes far longer than the test).
+    command = gametree_cli.watched("solve", "tictactoe", "--size", "6", "--k", "5")
+    command.expect(nodes_counted, "the live progress counting nodes")
+    command.interrupt()
+    status, _, err = command.finish(timeout=60)
+    assert status == 130, err
     assert "interrupted" in err and "Traceback" not in err

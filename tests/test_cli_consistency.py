@@ -13,10 +13,10 @@ import re
 import select
 import struct
 import subprocess
-import sys
 import termios
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import pytest
@@ -24,21 +24,13 @@ import pytest
 import gametree
 from gametree.game import Configurable
 
+if TYPE_CHECKING:
+    from conftest import CliResult, GametreeCli
+
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
-def gametree_cli(*args: str, env: dict[str, str] | None = None, input: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", "from gametree.cli import main; main()", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        input=input,
-        env={**os.environ, **(env or {})},
-    )
-
-
-def one_line_error(out: subprocess.CompletedProcess[str], *needles: str) -> str:
+def one_line_error(out: CliResult, *needles: str) -> str:
     """The error line of a failed command: one line on standard error, no traceback."""
     assert out.returncode != 0, out.stdout
     lines = out.stderr.strip().splitlines()
@@ -48,20 +40,20 @@ def one_line_error(out: subprocess.CompletedProcess[str], *needles: str) -> str:
     return lines[0]
 
 
-def on_terminal(*args: str, columns: int = 80, input: str = "", env: dict[str, str] | None = None) -> tuple[int, str, str]:
+def on_terminal(
+    gametree_cli: GametreeCli, *args: str, columns: int = 80, input: str = "", env: dict[str, str] | None = None
+) -> tuple[int, str, str]:
     """Run the command with standard output on a pseudo-terminal of ``columns`` columns (and COLUMNS
     unset, so the terminal's own size counts); standard error is a pipe unless ``stderr_too``.
     Returns the exit status, what the terminal showed (colours removed) and standard error."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
-    environ = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR")}
-    environ.update({"TERM": "xterm-256color", **(env or {})})
-    process = subprocess.Popen(
-        [sys.executable, "-c", "from gametree.cli import main; main()", *args],
+    process = gametree_cli.popen(
+        *args,
+        env={"COLUMNS": None, "LINES": None, "NO_COLOR": None, "TERM": "xterm-256color", **(env or {})},
         stdin=subprocess.PIPE,
         stdout=slave,
         stderr=subprocess.PIPE,
-        env=environ,
     )
     os.close(slave)
     assert process.stdin is not None and process.stderr is not None
@@ -88,13 +80,13 @@ def on_terminal(*args: str, columns: int = 80, input: str = "", env: dict[str, s
 
 
 # -- 1. options before or after the game's name ------------------------------------------------------
-def _answer(out: subprocess.CompletedProcess[str]) -> dict[str, object]:
+def _answer(out: CliResult) -> dict[str, object]:
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     return {k: data[k] for k in ("game", "options", "moves", "value", "best_moves", "pv")}
 
 
-def test_solve_takes_options_before_the_game():
+def test_solve_takes_options_before_the_game(gametree_cli):
     after = gametree_cli("solve", "tictactoe", "--size", "4", "--k", "3", "--moves", "B2 A1", "--json")
     before = gametree_cli("solve", "--size", "4", "--moves", "B2 A1", "--json", "tictactoe", "--k", "3")
     joined = gametree_cli("solve", "--size=4", "--k=3", "--moves=B2 A1", "-a", "solver", "--json", "tictactoe")
@@ -102,7 +94,7 @@ def test_solve_takes_options_before_the_game():
     assert _answer(before)["moves"] == "B2 A1" and _answer(before)["options"] == {"width": 4, "height": 4, "k": 3}
 
 
-def test_an_option_value_that_names_a_game_is_a_value():
+def test_an_option_value_that_names_a_game_is_a_value(gametree_cli):
     """``--moves nim tictactoe``: nim is the value of --moves (the game is tictactoe, which cannot read it)."""
     out = gametree_cli("solve", "--moves", "nim", "tictactoe")
     one_line_error(out, "move 1 ('nim')", "cannot read 'nim'")
@@ -110,7 +102,7 @@ def test_an_option_value_that_names_a_game_is_a_value():
     one_line_error(out, "Invalid value for '--heaps': 'connect4'")
 
 
-def test_tree_and_learn_take_options_before_the_game(tmp_path):
+def test_tree_and_learn_take_options_before_the_game(gametree_cli, tmp_path):
     target = tmp_path / "t.dot"
     out = gametree_cli("tree", "-o", str(target), "--moves", "B2 A1 C3 A3", "-f", "dot", "tictactoe", "--no-legend")
     assert out.returncode == 0, out.stderr
@@ -121,7 +113,7 @@ def test_tree_and_learn_take_options_before_the_game(tmp_path):
     assert table["games"] == 5 and table["seed"] == 2 and table["variant"] == "TicTacToe(width=2, height=2, k=2)"
 
 
-def test_play_takes_options_before_after_or_without_the_game():
+def test_play_takes_options_before_after_or_without_the_game(gametree_cli):
     common = ("--x", "random", "--o", "easy", "--seed", "3", "--games", "4", "--json")
     after = gametree_cli("play", "tictactoe", *common)
     before = gametree_cli("play", *common, "tictactoe")
@@ -143,7 +135,7 @@ def test_play_takes_options_before_after_or_without_the_game():
     assert json.loads(nim.stdout)["records"][0]["moves"] == ["1:1"]
 
 
-def test_help_before_the_game_is_the_groups_help():
+def test_help_before_the_game_is_the_groups_help(gametree_cli):
     for args in (["solve", "--help"], ["solve", "--help", "tictactoe"], ["solve", "--moves", "B2", "-h", "tictactoe"], ["play", "--x", "random", "--help"]):
         out = gametree_cli(*args)
         assert out.returncode == 0, out.stderr
@@ -155,7 +147,7 @@ def test_help_before_the_game_is_the_groups_help():
     assert "gametree play tictactoe --help" in " ".join(out.stdout.split())  # where the options are
 
 
-def test_a_misspelt_or_missing_game_is_one_line():
+def test_a_misspelt_or_missing_game_is_one_line(gametree_cli):
     one_line_error(gametree_cli("solve", "--size", "4", "tictactoee"), "unknown game 'tictactoee'", "installed: connect4, nim, tictactoe")
     one_line_error(gametree_cli("tree", "--moves", "B2", "--depth", "2", "tictactoee"), "unknown game 'tictactoee'")
     one_line_error(gametree_cli("solve", "--moves", "B2"), "no game named", "tictactoe")
@@ -166,14 +158,14 @@ def test_a_misspelt_or_missing_game_is_one_line():
 
 # -- 2. play --table ------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def table_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def table_file(gametree_cli: GametreeCli, tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("tables") / "ttt.json"
     out = gametree_cli("learn", "tictactoe", "-n", "3000", "--seed", "0", "-o", str(path))
     assert out.returncode == 0, out.stderr
     return path
 
 
-def test_play_table_gives_the_learned_player_its_table(table_file, tmp_path):
+def test_play_table_gives_the_learned_player_its_table(gametree_cli, table_file, tmp_path):
     # --table wins over $GAMETREE_TABLE (here a file that is not there).
     env = {"GAMETREE_TABLE": str(tmp_path / "absent.json")}
     out = gametree_cli("play", "--x", "learned", "--o", "random", "--table", str(table_file), "--games", "20", "--seed", "1", "--json", env=env)
@@ -194,7 +186,7 @@ def test_play_table_gives_the_learned_player_its_table(table_file, tmp_path):
         ("directory", "cannot read the learned table"),
     ],
 )
-def test_play_table_refuses_a_bad_file_in_one_line(tmp_path, content, needle):
+def test_play_table_refuses_a_bad_file_in_one_line(gametree_cli, tmp_path, content, needle):
     path = tmp_path / "table.json"
     if content == "directory":
         path.mkdir()
@@ -204,7 +196,7 @@ def test_play_table_refuses_a_bad_file_in_one_line(tmp_path, content, needle):
     one_line_error(out, needle, str(path))
 
 
-def test_play_table_refuses_another_boards_table_and_players_without_tables(table_file):
+def test_play_table_refuses_another_boards_table_and_players_without_tables(gametree_cli, table_file):
     out = gametree_cli("play", "tictactoe", "--size", "4", "--k", "3", "--o", "learned", "--x", "random", "--table", str(table_file), "--json")
     one_line_error(out, str(table_file), "learned for 'TicTacToe(width=3, height=3, k=3)'")
     out = gametree_cli("play", "--x", "random", "--o", "easy", "--table", str(table_file), "--json")
@@ -234,13 +226,13 @@ def test_the_learned_player_takes_a_table():
         (["nim", "--heaps", " 1, 2"], {"heaps": "1,2", "misere": False}),
     ],
 )
-def test_solve_json_reports_the_resolved_options(args, options):
+def test_solve_json_reports_the_resolved_options(gametree_cli, args, options):
     out = gametree_cli("solve", *args, "--json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["options"] == options
 
 
-def test_learned_tables_record_the_resolved_options():
+def test_learned_tables_record_the_resolved_options(gametree_cli):
     out = gametree_cli("learn", "tictactoe", "--size", "2", "-n", "5", "-o", "-")
     assert json.loads(out.stdout)["options"] == {"width": 2, "height": 2, "k": 2}
 
@@ -317,14 +309,14 @@ def test_wrap_for_terminal_breaks_long_lines_between_words(monkeypatch):
     assert wrap_for_terminal(message, FakeTerminal()) == message  # no size to fit
 
 
-def test_error_lines_fit_an_80_column_terminal(tmp_path):
+def test_error_lines_fit_an_80_column_terminal(gametree_cli, tmp_path):
     args = ("tree", "tictactoe", "--max-nodes", "10", "-o", str(tmp_path / "t.dot"))
     piped = one_line_error(gametree_cli(*args))
     assert len(piped) > 80
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-    environ = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
-    out = subprocess.run([sys.executable, "-c", "from gametree.cli import main; main()", *args], stderr=slave, stdout=subprocess.DEVNULL, env=environ, timeout=120)
+    environ = gametree_cli.env({"COLUMNS": None})
+    out = subprocess.run(gametree_cli.argv(*args), stderr=slave, stdout=subprocess.DEVNULL, env=environ, timeout=120)
     os.close(slave)
     shown = b""
     while select.select([master], [], [], 0.2)[0]:
@@ -340,8 +332,8 @@ def test_error_lines_fit_an_80_column_terminal(tmp_path):
     _fits(ANSI.sub("", shown.decode()).replace("\r", ""), piped)  # (without the progress line's cursor controls)
 
 
-def test_play_messages_fit_an_80_column_terminal():
-    status, shown, _ = on_terminal("play", "connect4", "--width", "5", "--height", "5", input="quit\n")
+def test_play_messages_fit_an_80_column_terminal(gametree_cli):
+    status, shown, _ = on_terminal(gametree_cli, "play", "connect4", "--width", "5", "--height", "5", input="quit\n")
     assert status == 0, shown
     lines = shown.split("\n")
     assert all(len(line.rstrip()) <= 80 for line in lines), [line for line in lines if len(line.rstrip()) > 80]
@@ -365,15 +357,17 @@ def test_terminal_say_breaks_between_words(monkeypatch, fancy):
 
 # -- 5. tree: no markup or binary to a terminal ------------------------------------------------------
 @pytest.mark.parametrize("fmt, ending", [(None, ".svg"), ("svg", ".svg"), ("png", ".png"), ("graphml", ".graphml")])
-def test_tree_refuses_markup_and_binary_to_a_terminal(fmt, ending):
-    status, shown, stderr = on_terminal("tree", "tictactoe", "--moves", "B2 A1 C3 A3", *(["-f", fmt] if fmt else []))
+def test_tree_refuses_markup_and_binary_to_a_terminal(gametree_cli, fmt, ending):
+    status, shown, stderr = on_terminal(
+        gametree_cli, "tree", "tictactoe", "--moves", "B2 A1 C3 A3", *(["-f", fmt] if fmt else [])
+    )
     assert status == 2 and shown == ""
     lines = stderr.strip().splitlines()
     assert len(lines) == 1 and f"-o tree{ending}" in lines[0] and "Traceback" not in stderr, stderr
 
 
-def test_tree_writes_text_formats_to_a_terminal_and_anything_to_a_pipe():
-    status, shown, stderr = on_terminal("tree", "tictactoe", "--moves", "B2 A1 C3 A3", "-f", "dot")
+def test_tree_writes_text_formats_to_a_terminal_and_anything_to_a_pipe(gametree_cli):
+    status, shown, stderr = on_terminal(gametree_cli, "tree", "tictactoe", "--moves", "B2 A1 C3 A3", "-f", "dot")
     assert status == 0 and shown.startswith("digraph"), stderr
     out = gametree_cli("tree", "tictactoe", "--moves", "B2 A1 C3 A3", "-f", "graphml")
     assert out.returncode == 0 and "<graphml" in out.stdout, out.stderr

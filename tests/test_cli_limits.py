@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import pytest
@@ -19,26 +18,13 @@ from gametree import Option
 from gametree.search.montecarlo import MCTSPlayer
 from gametree.search.table import BYTES_PER_ENTRY, parse_cache_size
 
+if TYPE_CHECKING:
+    from conftest import CliResult, GametreeCli
+
 HUGE = "9" * 5000  # over the interpreter's 4,300-digit limit of int()
 
 
-def gametree(*args: str, path: Path | None = None, env: dict[str, str] | None = None, input: str | None = None) -> subprocess.CompletedProcess[str]:
-    """The real command line in a fresh interpreter, with ``path`` on PYTHONPATH."""
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("GAMETREE_") or k in ("GAMETREE_CACHE_DIR", "GAMETREE_STORE")}  # (never the user's own store)
-    if path is not None:
-        environment["PYTHONPATH"] = os.pathsep.join([str(path), *filter(None, [environment.get("PYTHONPATH")])])
-    environment.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-c", "from gametree.cli import main; main()", *args],
-        capture_output=True,
-        text=True,
-        env=environment,
-        input=input,
-        timeout=120,
-    )
-
-
-def assert_one_line_error(out: subprocess.CompletedProcess[str], *needles: str) -> str:
+def assert_one_line_error(out: CliResult, *needles: str) -> str:
     """A non-zero exit with exactly one ``Error:`` line (containing ``needles``) and no traceback; that line."""
     assert out.returncode != 0, out.stdout
     assert "Traceback" not in out.stderr, out.stderr[-2000:]
@@ -50,15 +36,15 @@ def assert_one_line_error(out: subprocess.CompletedProcess[str], *needles: str) 
 
 
 # -- F8: --workers has a maximum ----------------------------------------------------------------
-def test_workers_has_a_maximum_named_in_the_error():
+def test_workers_has_a_maximum_named_in_the_error(gametree_cli):
     from gametree.runtime import max_workers
 
     limit = max_workers()
     assert limit >= 8 and limit >= 4 * (os.cpu_count() or 1)
-    out = gametree("solve", "tictactoe", "--workers", "1000000000")
+    out = gametree_cli("solve", "tictactoe", "--workers", "1000000000")
     assert out.returncode == 2
     assert_one_line_error(out, "--workers", f"at most {limit}")
-    out = gametree("solve", "tictactoe", "--workers", str(limit + 1), "--moves", "A1 B1 A2 B2")
+    out = gametree_cli("solve", "tictactoe", "--workers", str(limit + 1), "--moves", "A1 B1 A2 B2")
     assert_one_line_error(out, "--workers", f"at most {limit}")
 
 
@@ -91,8 +77,8 @@ def test_cache_size_limits_are_documented_and_inclusive():
 
 
 @pytest.mark.parametrize("size", ["9" * 400, "0kb", "1"])
-def test_cache_size_errors_on_the_command_line(size):
-    out = gametree("solve", "tictactoe", "--cache-size", size)
+def test_cache_size_errors_on_the_command_line(gametree_cli, size):
+    out = gametree_cli("solve", "tictactoe", "--cache-size", size)
     assert out.returncode == 2
     assert_one_line_error(out, "--cache-size")
 
@@ -181,8 +167,8 @@ def test_an_illegal_move_is_still_exit_1(command):
         ("connect4", f"1 {HUGE}"),
     ],
 )
-def test_a_move_number_over_4300_digits_is_a_one_line_error(game, moves):
-    line = assert_one_line_error(gametree("solve", game, "--moves", moves), "move")
+def test_a_move_number_over_4300_digits_is_a_one_line_error(gametree_cli, game, moves):
+    line = assert_one_line_error(gametree_cli("solve", game, "--moves", moves), "move")
     assert len(line) < 300  # the token is shortened, not echoed whole
 
 
@@ -196,8 +182,8 @@ def test_a_huge_bad_token_gives_a_short_message(game, token):
     assert len(message) < 300 and "..." in message, message[:300]
 
 
-def test_a_huge_bad_token_in_a_batch_gives_a_short_line():
-    out = gametree("solve", "tictactoe", "--batch", "-", input="?" * 1_000_000 + "\n")
+def test_a_huge_bad_token_in_a_batch_gives_a_short_line(gametree_cli):
+    out = gametree_cli("solve", "tictactoe", "--batch", "-", input="?" * 1_000_000 + "\n")
     line = assert_one_line_error(out, "<stdin>:1", "...")
     assert len(line) < 300
 
@@ -226,14 +212,14 @@ def test_play_text_turns_a_games_value_error_into_a_short_move_parse_error():
 
 # -- F13: --delay ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("delay, needle", [("inf", "finite"), ("nan", "finite"), ("1e308", "0<=x<=60"), ("61", "0<=x<=60"), ("-1", "0<=x<=60")])
-def test_play_refuses_absurd_delays(delay, needle):
-    out = gametree("play", "tictactoe", "--x", "random", "--o", "random", "--json", "--delay", delay)
+def test_play_refuses_absurd_delays(gametree_cli, delay, needle):
+    out = gametree_cli("play", "tictactoe", "--x", "random", "--o", "random", "--json", "--delay", delay)
     assert out.returncode == 2
     assert_one_line_error(out, "--delay", needle)
 
 
-def test_play_accepts_a_delay_up_to_a_minute():
-    out = gametree("play", "tictactoe", "--x", "random", "--o", "random", "--seed", "1", "--json", "--delay", "60")
+def test_play_accepts_a_delay_up_to_a_minute(gametree_cli):
+    out = gametree_cli("play", "tictactoe", "--x", "random", "--o", "random", "--seed", "1", "--json", "--delay", "60")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["game"] == "tictactoe"
 
@@ -250,17 +236,17 @@ def test_play_accepts_a_delay_up_to_a_minute():
         ["-a", "mcts", "--exploration", "-inf"],
     ],
 )
-def test_solve_refuses_non_finite_numbers(args):
-    out = gametree("solve", "tictactoe", "--moves", "B2", *args)
+def test_solve_refuses_non_finite_numbers(gametree_cli, args):
+    out = gametree_cli("solve", "tictactoe", "--moves", "B2", *args)
     assert out.returncode == 2
     assert_one_line_error(out, args[-2], "finite")
 
 
 @pytest.mark.parametrize("batch", [False, True])
 @pytest.mark.parametrize("args, needle", [(["--exploration", "-1"], "exploration"), (["--iterations", "0"], "iterations")])
-def test_an_algorithm_refusing_an_option_value_is_a_one_line_error(args, needle, batch):
+def test_an_algorithm_refusing_an_option_value_is_a_one_line_error(gametree_cli, args, needle, batch):
     more = ["--batch", "-"] if batch else ["--moves", "B2"]
-    out = gametree("solve", "tictactoe", "-a", "mcts", *args, *more, input="B2\n" if batch else None)
+    out = gametree_cli("solve", "tictactoe", "-a", "mcts", *args, *more, input="B2\n" if batch else None)
     assert_one_line_error(out, needle)
 
 
@@ -300,43 +286,45 @@ def test_mcts_seconds_from_the_environment(monkeypatch):
 
 
 @pytest.mark.parametrize("value", ["abc", "-1", "0", "nan"])
-def test_play_reports_a_bad_mcts_seconds_in_one_line(value):
-    out = gametree("play", "tictactoe", "--x", "mcts", "--o", "random", "--json", env={"GAMETREE_MCTS_SECONDS": value})
+def test_play_reports_a_bad_mcts_seconds_in_one_line(gametree_cli, value):
+    out = gametree_cli(
+        "play", "tictactoe", "--x", "mcts", "--o", "random", "--json", env={"GAMETREE_MCTS_SECONDS": value}
+    )
     assert_one_line_error(out, "GAMETREE_MCTS_SECONDS", "mcts")
 
 
 # -- S4: a -p plugin that fails is an error ------------------------------------------------------------
-def test_a_dash_p_module_that_cannot_be_imported_is_an_error():
-    out = gametree("-p", "no_such_module_xyz", "games", "--json")
+def test_a_dash_p_module_that_cannot_be_imported_is_an_error(gametree_cli):
+    out = gametree_cli("-p", "no_such_module_xyz", "games", "--json")
     assert out.stdout == ""
     assert_one_line_error(out, "no_such_module_xyz", "ModuleNotFoundError")
-    out = gametree("-p", "no_such_module_xyz", "solve", "tictactoe", "--moves", "A1 B1 A2 B2")
+    out = gametree_cli("-p", "no_such_module_xyz", "solve", "tictactoe", "--moves", "A1 B1 A2 B2")
     assert_one_line_error(out, "no_such_module_xyz")
 
 
-def test_a_dash_p_module_that_raises_on_import_or_in_its_hook_is_an_error(tmp_path):
+def test_a_dash_p_module_that_raises_on_import_or_in_its_hook_is_an_error(gametree_cli, tmp_path):
     (tmp_path / "raises_on_import.py").write_text("raise RuntimeError('broken on purpose')\n")
     (tmp_path / "raises_in_hook.py").write_text(
         "from gametree import hookimpl\n\n@hookimpl\ndef gametree_register_games(registry):\n    raise RuntimeError('hook broken on purpose')\n"
     )
-    out = gametree("-p", "raises_on_import", "games", path=tmp_path)
+    out = gametree_cli("-p", "raises_on_import", "games", path=tmp_path)
     assert_one_line_error(out, "raises_on_import", "broken on purpose")
-    out = gametree("-p", "raises_in_hook", "games", path=tmp_path)
+    out = gametree_cli("-p", "raises_in_hook", "games", path=tmp_path)
     assert_one_line_error(out, "raises_in_hook", "hook broken on purpose")
 
 
-def test_a_broken_entry_point_plugin_stays_a_warning(tmp_path):
+def test_a_broken_entry_point_plugin_stays_a_warning(gametree_cli, tmp_path):
     (tmp_path / "broken_ep.py").write_text("raise RuntimeError('broken on purpose')\n")
     info = tmp_path / "broken_ep-0.1.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken_ep\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text("[gametree]\nbroken_ep = broken_ep\n")
-    out = gametree("games", "--json", path=tmp_path)
+    out = gametree_cli("games", "--json", path=tmp_path)
     assert out.returncode == 0, out.stderr
     assert [e["name"] for e in json.loads(out.stdout)["errors"]] == ["broken_ep"]
     assert "warning: plugin broken_ep" in out.stderr
     # -p no:NAME still switches a plugin off without complaint.
-    out = gametree("-p", "no:broken_ep", "games", "--json", path=tmp_path)
+    out = gametree_cli("-p", "no:broken_ep", "games", "--json", path=tmp_path)
     assert out.returncode == 0 and json.loads(out.stdout)["errors"] == []
 
 
@@ -364,9 +352,9 @@ def gametree_register_players(registry):
         ("play", "tictactoe", "--x", "random", "--o", "random", "--seed", "1", "--json"),
     ],
 )
-def test_a_plugin_printing_does_not_corrupt_json_output(tmp_path, args):
+def test_a_plugin_printing_does_not_corrupt_json_output(gametree_cli, tmp_path, args):
     (tmp_path / "chatty.py").write_text(CHATTY)
-    out = gametree("-p", "chatty", *args, path=tmp_path)
+    out = gametree_cli("-p", "chatty", *args, path=tmp_path)
     assert out.returncode == 0, out.stderr
     json.loads(out.stdout)  # nothing but the result
     for line in ("chatty: imported", "chatty: registering games", "chatty: registering players"):
@@ -430,21 +418,24 @@ def gametree_register_players(registry):
 """
 
 
-def test_a_bug_in_a_plugins_code_is_one_line_naming_where(tmp_path: Path) -> None:
+def test_a_bug_in_a_plugins_code_is_one_line_naming_where(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     """An exception nobody expected, here from a game's legal_moves: one line that says what and
     in which file and function it was raised (the plugin's), and how to see the traceback."""
     (tmp_path / "buggy_plugin.py").write_text(_BUGGY)
-    out = gametree("-p", "buggy_plugin", "solve", "buggy", path=tmp_path)
+    out = gametree_cli("-p", "buggy_plugin", "solve", "buggy", path=tmp_path)
     line = assert_one_line_error(out, "unexpected RuntimeError: a bug in the game, on purpose", "in legal_moves", "buggy_plugin.py:", "GAMETREE_DEBUG=1")
     assert out.returncode == 1, line
-    debug = gametree("-p", "buggy_plugin", "solve", "buggy", path=tmp_path, env={"GAMETREE_DEBUG": "1"})
+    debug = gametree_cli("-p", "buggy_plugin", "solve", "buggy", path=tmp_path, env={"GAMETREE_DEBUG": "1"})
     assert "Traceback" in debug.stderr and "a bug in the game, on purpose" in debug.stderr
-    player = gametree("-p", "buggy_plugin", "play", "tictactoe", "--x", "nohuman", "--o", "random", path=tmp_path)
+    player = gametree_cli("-p", "buggy_plugin", "play", "tictactoe", "--x", "nohuman", "--o", "random", path=tmp_path)
     assert_one_line_error(player, "player nohuman (from ", "buggy_plugin", "needs a 'human' attribute")
 
 
-def test_drawing_that_takes_too_long_is_stopped_with_one_line(tmp_path: Path) -> None:
+def test_drawing_that_takes_too_long_is_stopped_with_one_line(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     """The drawing program is given GAMETREE_RENDER_SECONDS (default 120 s), then stopped."""
-    out = gametree("tree", "tictactoe", "--moves", "A1 B2 C3", "-o", str(tmp_path / "t.svg"), env={"GAMETREE_RENDER_SECONDS": "0.001"})
+    out = gametree_cli(
+        "tree", "tictactoe", "--moves", "A1 B2 C3", "-o", str(tmp_path / "t.svg"),
+        env={"GAMETREE_RENDER_SECONDS": "0.001"}
+    )
     assert_one_line_error(out, "took more than 0.001 s to draw the svg", "-f dot")
     assert not (tmp_path / "t.svg").exists()

@@ -10,7 +10,8 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import given, settings
@@ -22,6 +23,9 @@ from gametree.search.compiled import AUTO_PLIES, CompiledEngine, engines_of, use
 from gametree.search.engine import Engine
 from gametree_builtins.games.connect4 import ConnectFour
 
+if TYPE_CHECKING:
+    from conftest import GametreeCli
+
 pytest.importorskip("numba")
 
 
@@ -30,11 +34,7 @@ def same_answers(game, state=None, **options) -> None:  # type: ignore[no-untype
     python = run(game, state, algorithm="solver", engine="python", **options)
     compiled = run(game, state, algorithm="solver", engine="compiled", **options)
     assert (compiled.value, compiled.score, compiled.best_moves, compiled.pv, compiled.plies_to_end) == (
-        python.value,
-        python.score,
-        python.best_moves,
-        python.pv,
-        python.plies_to_end,
+        python.value, python.score, python.best_moves, python.pv, python.plies_to_end
     )
     assert [(m.move, m.score, m.plies_to_end, m.best) for m in compiled.move_values] == [(m.move, m.score, m.plies_to_end, m.best) for m in python.move_values]
     assert compiled.stats.nodes == sum(compiled.stats.nodes_per_depth) > 0
@@ -116,42 +116,46 @@ def test_the_default_table_grows_with_the_work() -> None:
     assert solver.solve(late, all_moves=False, pv=False).score == run(game, late, algorithm="solver", engine="python", all_moves=False).score
 
 
-def _gametree(*args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gametree", *args], capture_output=True, text=True, timeout=300, **kwargs)  # type: ignore[call-overload,no-any-return]
-
-
-def test_cli_engine_option() -> None:
-    python = _gametree("solve", "connect4", "--width", "5", "--height", "4", "--json", "--engine", "python")
-    compiled = _gametree("solve", "connect4", "--width", "5", "--height", "4", "--json", "--engine", "compiled")
+def test_cli_engine_option(gametree_cli: GametreeCli) -> None:
+    python = gametree_cli("solve", "connect4", "--width", "5", "--height", "4", "--json", "--engine", "python")
+    compiled = gametree_cli("solve", "connect4", "--width", "5", "--height", "4", "--json", "--engine", "compiled")
     assert python.returncode == compiled.returncode == 0, (python.stderr, compiled.stderr)
     a, b = json.loads(python.stdout), json.loads(compiled.stdout)
     game = ConnectFour(5, 4)
     for result, engine in ((a, "python"), (b, "compiled")):  # each run on the engine asked for
         assert result.pop("stats")["nodes"] == run(game, algorithm="solver", engine=engine).stats.nodes
     assert a == b
-    python_batch = _gametree("solve", "connect4", "--width", "5", "--height", "4", "--batch", "-", "--json", "--engine", "python", input="3\n")
-    compiled_batch = _gametree("solve", "connect4", "--width", "5", "--height", "4", "--batch", "-", "--json", "--engine", "compiled", input="3\n")
+    python_batch = gametree_cli(
+        "solve", "connect4", "--width", "5", "--height", "4", "--batch", "-", "--json", "--engine", "python",
+        input="3\n"
+    )
+    compiled_batch = gametree_cli(
+        "solve", "connect4", "--width", "5", "--height", "4", "--batch", "-", "--json", "--engine", "compiled",
+        input="3\n"
+    )
     state = play_text(game, "3")
     for out, engine in ((python_batch, "python"), (compiled_batch, "compiled")):
         assert json.loads(out.stdout)["nodes"] == Solver(game, engine=engine).score(state).nodes, out.stderr
-    assert _gametree("solve", "connect4", "-a", "minimax", "--depth", "2", "--engine", "python").returncode == 0
-    refused = _gametree("solve", "nim", "--engine", "compiled")
+    assert gametree_cli("solve", "connect4", "-a", "minimax", "--depth", "2", "--engine", "python").returncode == 0
+    refused = gametree_cli("solve", "nim", "--engine", "compiled")
     assert refused.returncode == 1 and refused.stderr.strip().splitlines() == ["Error: Nim on heaps 3,4,5 has no compiled rules: use --engine python (or auto)"]
-    wrong = _gametree("solve", "connect4", "-a", "minimax", "--engine", "compiled")
+    wrong = gametree_cli("solve", "connect4", "-a", "minimax", "--engine", "compiled")
     assert wrong.returncode == 2 and "--engine compiled does not apply to --algorithm minimax" in wrong.stderr
-    games = json.loads(_gametree("games", "--json").stdout)
+    games = json.loads(gametree_cli("games", "--json").stdout)
     assert {g["name"]: g["engines"] for g in games["games"]}["nim"] == ["python"]
     assert {g["name"]: g["engines"] for g in games["games"]}["connect4"] == ["compiled", "python"]
 
 
-def test_batch_and_workers_use_the_compiled_engine(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_batch_and_workers_use_the_compiled_engine(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     with open(os.path.join(os.path.dirname(__file__), "data", "connect4", "pons_middle_easy.txt")) as f:
         sample = f.read().splitlines()[:40]
     batch = tmp_path / "middle.txt"
     batch.write_text("\n".join(sample) + "\n")
-    out = _gametree("solve", "connect4", "--batch", str(batch), "--engine", "compiled")
+    out = gametree_cli("solve", "connect4", "--batch", str(batch), "--engine", "compiled")
     assert out.returncode == 0 and "40/40 matched" in out.stderr, out.stderr
-    parallel = _gametree("solve", "connect4", "--width", "5", "--height", "4", "--workers", "2", "--engine", "compiled", "--json")
+    parallel = gametree_cli(
+        "solve", "connect4", "--width", "5", "--height", "4", "--workers", "2", "--engine", "compiled", "--json"
+    )
     single = run(ConnectFour(5, 4), algorithm="solver", engine="python")
     assert parallel.returncode == 0, parallel.stderr
     data = json.loads(parallel.stdout)
@@ -185,12 +189,18 @@ def test_a_second_process_loads_the_compiled_search_from_the_disk_cache(tmp_path
 
 _INTERRUPTED = textwrap.dedent(
     """
-    import sys
+    import sys, threading, time
     from gametree.search import Solver
     from gametree_builtins.games.connect4 import ConnectFour
     solver = Solver(ConnectFour(), engine="compiled")
-    solver.engine  # built and loaded: the search starts at once
-    print("ready", flush=True)
+    engine = solver.engine  # built and loaded: the search starts at once
+
+    def searching():  # the compiled search releases the GIL: this thread sees its nodes counted
+        while engine.nodes_now() == 0:
+            time.sleep(0.01)  # a polling interval (how often to look), not a guess of how long anything takes
+        print("searching", flush=True)
+
+    threading.Thread(target=searching, daemon=True).start()
     try:
         solver.solve(all_moves=False)
     except KeyboardInterrupt:
@@ -212,8 +222,8 @@ def test_ctrl_c_stops_a_compiled_search() -> None:
     )
     try:
         assert child.stdout is not None
-        assert child.stdout.readline().strip() == "ready"
-        time.sleep(1.0)  # into the compiled search (the empty 7x6 board takes minutes)
+        # Once the compiled search has counted nodes (the empty 7x6 board takes minutes): Ctrl-C.
+        assert child.stdout.readline().strip() == "searching"
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=60)
     finally:
@@ -222,16 +232,15 @@ def test_ctrl_c_stops_a_compiled_search() -> None:
     assert out.strip() == "interrupted"
 
 
-def test_without_a_working_numba_everything_runs_on_python(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_without_a_working_numba_everything_runs_on_python(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     """A numba that cannot be imported (here, one that raises): auto searches on the Python
     engine and gives the same answer; asking for the compiled engine is a one-line error."""
     (tmp_path / "numba").mkdir()
     (tmp_path / "numba" / "__init__.py").write_text("raise ImportError('numba broken on purpose')\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    auto = _gametree("solve", "connect4", "--width", "5", "--height", "4", "--json", env=env)
+    auto = gametree_cli("solve", "connect4", "--width", "5", "--height", "4", "--json", path=tmp_path)
     assert auto.returncode == 0, auto.stderr
     assert json.loads(auto.stdout)["score"] == run(ConnectFour(5, 4), algorithm="solver", engine="python", all_moves=False).score
-    compiled = _gametree("solve", "connect4", "--width", "5", "--height", "4", "--engine", "compiled", env=env)
+    compiled = gametree_cli("solve", "connect4", "--width", "5", "--height", "4", "--engine", "compiled", path=tmp_path)
     assert compiled.returncode == 1
     assert compiled.stderr.strip().splitlines() == ["Error: the compiled engine cannot be loaded (numba broken on purpose): use --engine python"]
 

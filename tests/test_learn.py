@@ -91,24 +91,23 @@ def test_learned_player_errors_are_play_errors(ttt3, registry, table, tmp_path):
         LearnedPlayer(table).choose(big, big.initial_state(), random.Random(0))
 
 
-def _gametree(*args, **kwargs):
-    return subprocess.run([sys.executable, "-c", "from gametree.cli import main; main()", *args], capture_output=True, text=True, timeout=120, **kwargs)
-
-
-def test_cli_learn_workers_and_play(tmp_path):
+def test_cli_learn_workers_and_play(gametree_cli, tmp_path):
     one, two = tmp_path / "one.json", tmp_path / "two.json"
-    a = _gametree("learn", "tictactoe", "--games", "400", "--seed", "3", "-o", str(one))
-    b = _gametree("learn", "tictactoe", "--games", "400", "--seed", "3", "--workers", "2", "-o", str(two))
+    a = gametree_cli("learn", "tictactoe", "--games", "400", "--seed", "3", "-o", str(one))
+    b = gametree_cli("learn", "tictactoe", "--games", "400", "--seed", "3", "--workers", "2", "-o", str(two))
     assert a.returncode == 0 and b.returncode == 0, a.stderr + b.stderr
     assert one.read_bytes() == two.read_bytes() and "400 random games" in a.stderr
     data = json.loads(one.read_text())
     assert data["games"] == 400 and data["variant"] == "TicTacToe(width=3, height=3, k=3)"
-    out = _gametree("learn", "tictactoe", "--games", "50", "-o", "-")
+    out = gametree_cli("learn", "tictactoe", "--games", "50", "-o", "-")
     assert json.loads(out.stdout)["games"] == 50
-    play = _gametree("play", "tictactoe", "--x", "learned", "--o", "random", "--games", "3", "--json", env={**os.environ, "GAMETREE_TABLE": str(one)})
+    play = gametree_cli(
+        "play", "tictactoe", "--x", "learned", "--o", "random", "--games", "3", "--json",
+        env={"GAMETREE_TABLE": str(one)}
+    )
     assert play.returncode == 0, play.stderr
     assert json.loads(play.stdout)["games"] == 3
-    bad = _gametree("learn", "tictactoe", "--games", "0")
+    bad = gametree_cli("learn", "tictactoe", "--games", "0")
     assert bad.returncode == 2 and "--games" in bad.stderr
 
 
@@ -182,10 +181,13 @@ def test_a_bad_table_is_one_table_error_naming_the_file(tmp_path, content):
 
 
 @pytest.mark.parametrize("name", ["deeply nested", "not UTF-8", "1e400 (inf)", "more wins than games"])
-def test_the_learned_player_reports_a_bad_table_in_one_line(tmp_path, name):
+def test_the_learned_player_reports_a_bad_table_in_one_line(gametree_cli, tmp_path, name):
     path = tmp_path / "bad.json"
     path.write_bytes(BAD_TABLES[name])
-    done = _gametree("play", "tictactoe", "--x", "learned", "--o", "random", "--games", "1", "--json", env={**os.environ, "GAMETREE_TABLE": str(path)})
+    done = gametree_cli(
+        "play", "tictactoe", "--x", "learned", "--o", "random", "--games", "1", "--json",
+        env={"GAMETREE_TABLE": str(path)}
+    )
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("Error: ") and str(path) in done.stderr, done.stderr
 
@@ -193,7 +195,7 @@ def test_the_learned_player_reports_a_bad_table_in_one_line(tmp_path, name):
 _EVIL = "\x1b]0;pwned\x07\x1b[2J\x9b31m\u202e"  # a window title, clear screen, an 8-bit CSI, right-to-left override
 
 
-def test_strings_from_a_table_are_escaped_in_errors(tmp_path, registry):
+def test_strings_from_a_table_are_escaped_in_errors(gametree_cli, tmp_path, registry):
     path = tmp_path / "evil.json"
     path.write_bytes(_table_bytes(version=_EVIL * 40))
     with pytest.raises(TableError) as caught:
@@ -209,7 +211,9 @@ def test_strings_from_a_table_are_escaped_in_errors(tmp_path, registry):
         table.check(registry.game("tictactoe").create(size=3))
     assert str(caught.value).isprintable() and "learned for '\\x1b]0;pwned" in str(caught.value)
     # And through the command line, where click strips colour codes but not a window-title sequence.
-    done = _gametree("play", "tictactoe", "--x", "learned", "--o", "random", "--games", "1", env={**os.environ, "GAMETREE_TABLE": str(path)})
+    done = gametree_cli(
+        "play", "tictactoe", "--x", "learned", "--o", "random", "--games", "1", env={"GAMETREE_TABLE": str(path)}
+    )
     assert done.returncode == 1 and "\x1b" not in done.stderr and "\x07" not in done.stderr, repr(done.stderr)
     assert done.stderr.count("\n") == 1, done.stderr
 
@@ -228,12 +232,12 @@ def _limit_file_size(limit: int):
 
 
 @posix_only
-def test_cli_learn_keeps_the_old_table_when_the_disk_fills(tmp_path):
+def test_cli_learn_keeps_the_old_table_when_the_disk_fills(gametree_cli, tmp_path):
     path = tmp_path / "t.json"
-    assert _gametree("learn", "tictactoe", "--games", "20", "-o", str(path)).returncode == 0
+    assert gametree_cli("learn", "tictactoe", "--games", "20", "-o", str(path)).returncode == 0
     old = path.read_bytes()
     assert 0 < len(old) < 4096
-    done = _gametree("learn", "tictactoe", "--games", "400", "-o", str(path), preexec_fn=_limit_file_size(4096))
+    done = gametree_cli("learn", "tictactoe", "--games", "400", "-o", str(path), preexec_fn=_limit_file_size(4096))
     assert done.returncode == 1 and done.stderr.startswith(f"Error: cannot write {path}: ") and done.stderr.count("\n") == 1, done.stderr
     assert path.read_bytes() == old and os.listdir(tmp_path) == ["t.json"]
 
@@ -298,9 +302,11 @@ def test_learn_refuses_more_workers_than_the_maximum(ttt3):
         learn(ttt3, games=1, workers=limit + 1)
 
 
-def test_cli_learn_workers_maximum_is_one_line(tmp_path):
+def test_cli_learn_workers_maximum_is_one_line(gametree_cli, tmp_path):
     limit = _max_workers()
-    done = _gametree("learn", "tictactoe", "--games", "1", "--workers", str(limit + 1), "-o", str(tmp_path / "t.json"))
+    done = gametree_cli(
+        "learn", "tictactoe", "--games", "1", "--workers", str(limit + 1), "-o", str(tmp_path / "t.json")
+    )
     errors = [line for line in done.stderr.splitlines() if line.startswith("Error")]
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert len(errors) == 1 and "--workers" in errors[0] and f"at most {limit}" in errors[0], done.stderr

@@ -6,10 +6,12 @@ limit fails the test instead of eating the machine."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from conftest import CliResult, GametreeCli
 
 #: Address space of each command (the 100x100 board and an interpreter need well under 1 GiB).
 MEMORY_CAP = 2 << 30
@@ -21,21 +23,12 @@ def _cap_memory() -> None:  # pragma: no cover - runs in the child
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP, MEMORY_CAP))
 
 
-def gametree(*args: str, input: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def capped(gametree_cli: GametreeCli, *args: str, input: str | None = None) -> CliResult:
     """The real command line in a fresh interpreter with capped memory (on POSIX)."""
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("GAMETREE_") or k in ("GAMETREE_CACHE_DIR", "GAMETREE_STORE")}  # (never the user's own store)
-    return subprocess.run(
-        [sys.executable, "-c", "from gametree.cli import main; main()", *args],
-        capture_output=True,
-        text=True,
-        env=environment,
-        input=input,
-        timeout=timeout,
-        preexec_fn=_cap_memory if os.name == "posix" else None,
-    )
+    return gametree_cli(*args, input=input, preexec_fn=_cap_memory if os.name == "posix" else None)
 
 
-def one_line_error(out: subprocess.CompletedProcess[str]) -> str:
+def one_line_error(out: CliResult) -> str:
     """The one ``Error:`` line of a command that failed cleanly."""
     assert out.returncode != 0, out.stdout[-2000:]
     assert "Traceback" not in out.stderr and "RecursionError" not in out.stderr, out.stderr[-2000:]
@@ -56,25 +49,30 @@ def one_line_error(out: subprocess.CompletedProcess[str]) -> str:
         (["--k", "8"], "Invalid value for '--k': 8 cannot fit on a 7x6 board"),
     ],
 )
-def test_connect4_board_limits_are_one_line_errors(args: list[str], message: str) -> None:
+def test_connect4_board_limits_are_one_line_errors(gametree_cli: GametreeCli, args: list[str], message: str) -> None:
     """F6: refused before anything is built, as tic-tac-toe and Nim refuse theirs: a usage error
     (exit 2, as click's own checks), naming the option and the command's help."""
-    out = gametree("solve", "connect4", *args, timeout=30)
+    out = capped(gametree_cli, "solve", "connect4", *args)
     error = one_line_error(out)
     assert out.returncode == 2 and error.startswith(f"Error: {message}") and error.endswith("(see 'gametree solve connect4 --help')"), error
 
 
-def test_connect4_100x100_to_the_end_is_refused_and_a_depth_limit_is_searched() -> None:
+def test_connect4_100x100_to_the_end_is_refused_and_a_depth_limit_is_searched(gametree_cli: GametreeCli) -> None:
     """F12: the board is legal, but a search to the end would recurse 10,000 plies deep."""
-    error = one_line_error(gametree("solve", "connect4", "--width", "100", "--height", "100"))
+    error = one_line_error(capped(gametree_cli, "solve", "connect4", "--width", "100", "--height", "100"))
     assert "too large for a search to the end" in error and "--depth" in error
-    out = gametree("solve", "connect4", "--width", "100", "--height", "100", "-a", "alphabeta", "--depth", "1", "--best-only")
+    out = capped(
+        gametree_cli, "solve", "connect4", "--width", "100", "--height", "100", "-a", "alphabeta", "--depth", "1",
+        "--best-only"
+    )
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr[-2000:]
 
 
-def test_play_connect4_100x100_hint_is_a_message_and_the_game_goes_on() -> None:
+def test_play_connect4_100x100_hint_is_a_message_and_the_game_goes_on(gametree_cli: GametreeCli) -> None:
     """F12 in ``gametree play``: 'hint' (a full solve) says why it cannot, and the game goes on."""
-    out = gametree("play", "connect4", "--width", "100", "--height", "100", "--o", "random", input="hint\nquit\n")
+    out = capped(
+        gametree_cli, "play", "connect4", "--width", "100", "--height", "100", "--o", "random", input="hint\nquit\n"
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "Traceback" not in out.stderr and "RecursionError" not in out.stderr, out.stderr[-2000:]
     # The hint's exact solve recurses until Python's limit says no, or its 1.5 s run out first
@@ -85,8 +83,10 @@ def test_play_connect4_100x100_hint_is_a_message_and_the_game_goes_on() -> None:
     assert out.stdout.rstrip().endswith("Goodbye.")
 
 
-def test_play_connect4_100x100_against_perfect_is_a_one_line_error() -> None:
+def test_play_connect4_100x100_against_perfect_is_a_one_line_error(gametree_cli: GametreeCli) -> None:
     """F12 in ``gametree play``: the 'perfect' player cannot solve the board: a one-line error."""
-    out = gametree("play", "connect4", "--width", "100", "--height", "100", "--o", "perfect", input="50\nquit\n")
+    out = capped(
+        gametree_cli, "play", "connect4", "--width", "100", "--height", "100", "--o", "perfect", input="50\nquit\n"
+    )
     error = one_line_error(out)
     assert "too large for a search to the end" in error

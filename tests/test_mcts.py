@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 
 import pytest
 
@@ -153,20 +151,16 @@ def test_time_limit_and_bad_options(ttt3):
 
 
 # -- command line ---------------------------------------------------------------------------
-def _gametree(*args):
-    return subprocess.run([sys.executable, "-c", "from gametree.cli import main; main()", *args], capture_output=True, text=True, timeout=60)
-
-
-def test_cli_mcts_json_is_repeatable_and_wrong_flags_are_one_line():
+def test_cli_mcts_json_is_repeatable_and_wrong_flags_are_one_line(gametree_cli):
     args = ("solve", "tictactoe", "--moves", "B2", "-a", "mcts", "--iterations", "300", "--seed", "5", "--exploration", "0.7", "--json")
-    first, second = _gametree(*args), _gametree(*args)
+    first, second = gametree_cli(*args), gametree_cli(*args)
     assert first.returncode == 0, first.stderr
     data = json.loads(first.stdout)
     assert data["algorithm"] == "mcts" and data["stats"]["iterations"] <= 300
     assert data["move_values"] == json.loads(second.stdout)["move_values"]
     assert all("visits" in mv and "mean" in mv for mv in data["move_values"])
     for args, flag in ((("-a", "solver", "--iterations", "5"), "--iterations"), (("-a", "mcts", "--no-cache"), "--no-cache")):
-        out = _gametree("solve", "tictactoe", *args)
+        out = gametree_cli("solve", "tictactoe", *args)
         assert out.returncode == 2 and flag in out.stderr and "Traceback" not in out.stderr
 
 
@@ -188,13 +182,15 @@ def test_captured_tree_has_visits_and_values(ttt3):
     assert "visits" in tree.to_dot()
 
 
-def test_cli_tree_mcts(tmp_path):
-    out = _gametree("tree", "tictactoe", "--moves", "B2 A1 C3", "-a", "mcts", "--iterations", "25", "--seed", "2", "-f", "json")
+def test_cli_tree_mcts(gametree_cli, tmp_path):
+    out = gametree_cli(
+        "tree", "tictactoe", "--moves", "B2 A1 C3", "-a", "mcts", "--iterations", "25", "--seed", "2", "-f", "json"
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["graph"]["algorithm"] == "mcts" and data["graph"]["iterations"] <= 25
     assert all("visits" in node for node in data["nodes"])
-    too_big = _gametree("tree", "tictactoe", "-a", "mcts", "--iterations", "1000", "-f", "json")
+    too_big = gametree_cli("tree", "tictactoe", "-a", "mcts", "--iterations", "1000", "-f", "json")
     assert too_big.returncode == 1 and "--max-nodes" in too_big.stderr and "Traceback" not in too_big.stderr
 
 

@@ -12,14 +12,15 @@ import sys
 import tomllib
 import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
+if TYPE_CHECKING:
+    from conftest import GametreeCli
+
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
-
-#: ``gametree ...`` as the console script runs it (there is no ``python -m gametree``).
-GAMETREE = [sys.executable, "-c", "from gametree.cli import main; main()"]
 
 JUNK = "raise RuntimeError('the user\\'s own {name}, not gametree\\'s')\n"
 
@@ -35,7 +36,8 @@ def user_folder(tmp_path: Path) -> Path:
 
 
 def run_in(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run with ``folder`` as the working folder and first on the path (``PYTHONPATH=.``)."""
+    """Run with ``folder`` as the working folder and first on the path (``PYTHONPATH=.``); the
+    ``gametree`` command runs the same way: ``gametree_cli(..., cwd=folder, path=folder)``."""
     env = {**os.environ, "PYTHONPATH": str(folder)}
     return subprocess.run(list(args), cwd=folder, env=env, capture_output=True, text=True, timeout=120)
 
@@ -47,16 +49,16 @@ def test_the_user_folder_really_shadows_top_level_games(user_folder: Path) -> No
         assert proc.returncode != 0 and f"the user's own {package}/__init__.py" in proc.stderr, proc.stderr
 
 
-def test_solve_ignores_the_users_games_and_plugins_folders(user_folder: Path) -> None:
-    proc = run_in(user_folder, *GAMETREE, "solve", "tictactoe", "--size", "3", "--json")
+def test_solve_ignores_the_users_games_and_plugins_folders(gametree_cli: GametreeCli, user_folder: Path) -> None:
+    proc = gametree_cli("solve", "tictactoe", "--size", "3", "--json", cwd=user_folder, path=user_folder)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["value"] == "draw" and result["score"] == 0 and result["winner"] is None
     assert "the user's own" not in proc.stderr
 
 
-def test_games_lists_the_builtins_beside_the_users_folders(user_folder: Path) -> None:
-    proc = run_in(user_folder, *GAMETREE, "games", "--json")
+def test_games_lists_the_builtins_beside_the_users_folders(gametree_cli: GametreeCli, user_folder: Path) -> None:
+    proc = gametree_cli("games", "--json", cwd=user_folder, path=user_folder)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     sources = {g["name"]: g["source"] for g in data["games"]}
@@ -64,7 +66,7 @@ def test_games_lists_the_builtins_beside_the_users_folders(user_folder: Path) ->
         assert sources[game].endswith(f"(entry point gametree_builtins.games.{game})"), sources
     assert data["errors"] == []  # the players and exporters plugins loaded too
 
-    human = run_in(user_folder, *GAMETREE, "games")
+    human = gametree_cli("games", cwd=user_folder, path=user_folder)
     assert human.returncode == 0, human.stderr
     assert all(game in human.stdout for game in ("tictactoe", "connect4", "nim"))
     assert "failed" not in human.stdout + human.stderr

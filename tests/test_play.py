@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from click.testing import CliRunner
@@ -20,6 +20,9 @@ from gametree import PluginError, alphabeta, play_text
 from gametree.cli import cli
 from gametree.play import GameRecord, Player, play_game, play_match
 from gametree.terminal import Terminal, board_rows
+
+if TYPE_CHECKING:
+    from conftest import GametreeCli
 
 KINDS = ("human", "random", "easy", "medium", "hard", "perfect")
 
@@ -294,7 +297,7 @@ def test_board_rows_mark_last_move_and_winning_line(ttt3):
     assert styles[:3] == ["win"] * 3 and styles[3:5] == ["player1", "player1"] and styles.count("empty") == 4
 
 
-def test_spinner_only_for_slow_moves():
+def test_spinner_only_for_slow_moves(wait_until):
     from rich.console import Console
 
     out = io.StringIO()
@@ -302,7 +305,13 @@ def test_spinner_only_for_slow_moves():
     ui._console = Console(file=out, force_terminal=True, width=60)
     assert ui.think(lambda: 7, "quick one") == 7
     assert "quick one" not in out.getvalue()
-    assert ui.think(lambda: time.sleep(1.2) or 42, "slow one") == 42
+
+    def slow() -> int:
+        """A move that takes as long as it takes for the spinner to show (fails after 120 s)."""
+        wait_until(lambda: "slow one" in out.getvalue(), "the spinner of a slow move")
+        return 42
+
+    assert ui.think(slow, "slow one") == 42
     assert "slow one" in out.getvalue()
     with pytest.raises(ZeroDivisionError):
         ui.think(lambda: 1 / 0, "failing")
@@ -544,15 +553,17 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 class Terminal_:
     """The real command in a pseudo-terminal (the child gets it as its controlling terminal)."""
 
-    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+    def __init__(self, gametree_cli: GametreeCli, *args: str, env: dict[str, str] | None = None) -> None:
         import pty
 
-        environ = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-        environ.update({"TERM": "xterm-256color", "COLUMNS": "100", "LINES": "40"}, **(env or {}))
+        argv = gametree_cli.argv(*args)
+        environ = gametree_cli.env(
+            {"NO_COLOR": None, "TERM": "xterm-256color", "COLUMNS": "100", "LINES": "40", **(env or {})}
+        )
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # pragma: no cover - the child
             try:
-                os.execve(sys.executable, [sys.executable, "-c", "from gametree.cli import main; main()", *args], environ)
+                os.execve(argv[0], argv, environ)
             finally:
                 os._exit(127)
         self.raw = b""
@@ -573,7 +584,7 @@ class Terminal_:
         self.raw += data
         return bool(data)
 
-    def expect(self, pattern: str, timeout: float = 30) -> str:
+    def expect(self, pattern: str, timeout: float = 120) -> str:
         end = time.monotonic() + timeout
         while True:
             match = re.compile(pattern, re.M).search(self.text, self.seen)
@@ -586,7 +597,19 @@ class Terminal_:
     def send(self, text: str) -> None:
         os.write(self.fd, text.encode())
 
-    def wait(self, timeout: float = 30) -> int:
+    def reading(self) -> bool:
+        """Whether the command is asleep in the kernel, not on a lock: after a prompt, blocked in
+        the read(2) of input() (from /proc: its state, and the kernel function it waits in)."""
+        try:
+            with open(f"/proc/{self.pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+            with open(f"/proc/{self.pid}/wchan") as f:
+                waits_in = f.read()
+        except OSError:
+            return False
+        return state == "S" and "futex" not in waits_in
+
+    def wait(self, timeout: float = 120) -> int:
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             pid, status = os.waitpid(self.pid, os.WNOHANG)
@@ -600,16 +623,17 @@ class Terminal_:
         raise AssertionError(f"still running; output so far:\n{self.text}")
 
 
-def test_pty_colours_and_ctrl_c():
-    term = Terminal_("play", "--seed", "1")
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc to see the command wait for input")
+def test_pty_colours_and_ctrl_c(gametree_cli, wait_until):
+    term = Terminal_(gametree_cli, "play", "--seed", "1")
     term.expect(r"How to play: .*B2")
     term.expect(r"X to move: ")
     term.send("B2\r")
     term.expect(r"O \(perfect\) plays \S+")
     term.expect(r"X to move: ")
     # A person is never this quick: a SIGINT that lands between the prompt and the read(2) inside
-    # input() is only noticed after the next line (a CPython race), so give input() time to block.
-    time.sleep(0.3)
+    # input() is only noticed after the next line (a CPython race), so wait for input() to block.
+    wait_until(term.reading, "the command waiting for input")
     term.send("\x03")
     term.expect(r"Interrupted\. Goodbye\.")
     assert term.wait() == 130
@@ -618,8 +642,8 @@ def test_pty_colours_and_ctrl_c():
     assert "Traceback" not in term.text and "[O]" not in term.text  # no plain-text markers on a styled board
 
 
-def test_pty_no_color_play_again_undo_and_ctrl_d():
-    term = Terminal_("play", "--moves", "A1 B1 A2 B2", "--seed", "1", env={"NO_COLOR": "1"})
+def test_pty_no_color_play_again_undo_and_ctrl_d(gametree_cli):
+    term = Terminal_(gametree_cli, "play", "--moves", "A1 B1 A2 B2", "--seed", "1", env={"NO_COLOR": "1"})
     term.expect(r"X to move: ")
     term.send("A3\r")
     term.expect(r"You win after 5 moves!")
@@ -648,8 +672,8 @@ def test_pty_no_color_play_again_undo_and_ctrl_d():
     assert "Tally after 2 games: X (you) 1 win, O (perfect) 1 win, 0 draws" in term.text
 
 
-def test_pty_ctrl_d_at_a_move_prompt():
-    term = Terminal_("play", "tictactoe", "--x", "perfect", "--o", "human", "--seed", "1")
+def test_pty_ctrl_d_at_a_move_prompt(gametree_cli):
+    term = Terminal_(gametree_cli, "play", "tictactoe", "--x", "perfect", "--o", "human", "--seed", "1")
     term.expect(r"X \(perfect\) plays \S+")
     term.expect(r"O to move: ")
     term.send("\x04")
@@ -658,9 +682,12 @@ def test_pty_ctrl_d_at_a_move_prompt():
     assert "Traceback" not in term.text and "Play again" not in term.text
 
 
-def test_pty_undo_at_the_end_when_there_is_nothing_to_take_back():
+def test_pty_undo_at_the_end_when_there_is_nothing_to_take_back(gametree_cli):
     # The computer wins with its first move from this position: no move of yours to take back.
-    term = Terminal_("play", "--x", "perfect", "--o", "human", "--moves", "A1 B1 A2 B2", "--seed", "1", env={"NO_COLOR": "1"})
+    term = Terminal_(
+        gametree_cli, "play", "--x", "perfect", "--o", "human", "--moves", "A1 B1 A2 B2", "--seed", "1",
+        env={"NO_COLOR": "1"}
+    )
     term.expect(r"X \(perfect\) plays A3")
     term.expect(r"X \(perfect\) wins after 5 moves\.")
     term.expect(r"Play again\? \[Y/n\] ")

@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
-import subprocess
-import sys
 
 import pytest
 
@@ -19,10 +17,6 @@ from gametree.search.table import Bound
 from gametree.store import SCHEMA_VERSION, SolutionStore, StoreError, export_book, import_book
 
 EXACT, AT_LEAST, AT_MOST = Bound.EXACT, Bound.LOWER, Bound.UPPER
-
-
-def gametree(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "gametree", *args], capture_output=True, text=True, timeout=300, env=env)
 
 
 @pytest.fixture
@@ -175,13 +169,16 @@ def test_a_book_for_play_stopped_midway_goes_on_to_the_same_book(registry, tmp_p
         assert list(book.entries()) == list(whole.entries_of("connect4", game.options()).entries())
 
 
-def test_cli_book_for_play_and_its_refusals(tmp_path):
+def test_cli_book_for_play_and_its_refusals(gametree_cli, tmp_path):
     store = str(tmp_path / "s.sqlite")
-    out = gametree("book", "build", "connect4", "--width", "4", "--height", "4", "--for-play", "0", "--player", "first", "--engine", "python", "--json", "--store", store)
+    out = gametree_cli(
+        "book", "build", "connect4", "--width", "4", "--height", "4", "--for-play", "0", "--player", "first",
+        "--engine", "python", "--json", "--store", store
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["build"] == "play:0:first" and data["proved"] == sum(data["per_ply"]) > 0
-    info = json.loads(gametree("book", "info", "--json", "--store", store).stdout)
+    info = json.loads(gametree_cli("book", "info", "--json", "--store", store).stdout)
     assert info["games"][0]["builds"][0]["name"] == "play:0:first"
     # (each position searched has its move chosen; so have some the store proved; a mirror image shares its image's)
     assert data["proved"] <= info["games"][0]["chosen_moves"] <= data["proved"] + data["had"] and info["games"][0]["bounds"] > 0
@@ -190,18 +187,16 @@ def test_cli_book_for_play_and_its_refusals(tmp_path):
         (["--for-play", "1", "--workers", "2"], "--for-play works in one process"),
         (["--for-play", "-1"], "-1"),
     ]:
-        out = gametree("book", "build", "connect4", "--width", "4", "--height", "4", *bad, "--store", store)
+        out = gametree_cli("book", "build", "connect4", "--width", "4", "--height", "4", *bad, "--store", store)
         assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr, out.stderr
 
 
-def test_perfect_seconds_from_the_environment(tmp_path):
-    import os
-
-    env = {**os.environ, "GAMETREE_PERFECT_SECONDS": "soon", "GAMETREE_STORE": "none"}
-    out = gametree("play", "tictactoe", "--x", "perfect", "--o", "random", "--json", env=env)
+def test_perfect_seconds_from_the_environment(gametree_cli, tmp_path):
+    env = {"GAMETREE_PERFECT_SECONDS": "soon", "GAMETREE_STORE": "none"}
+    out = gametree_cli("play", "tictactoe", "--x", "perfect", "--o", "random", "--json", env=env)
     assert out.returncode != 0 and "GAMETREE_PERFECT_SECONDS='soon'" in out.stderr and "Traceback" not in out.stderr
     env["GAMETREE_PERFECT_SECONDS"] = "0"
-    out = gametree("play", "tictactoe", "--x", "perfect", "--o", "random", "--json", "--seed", "3", env=env)
+    out = gametree_cli("play", "tictactoe", "--x", "perfect", "--o", "random", "--json", "--seed", "3", env=env)
     assert out.returncode == 0 and json.loads(out.stdout)["wins"][1] == 0
 
 

@@ -11,37 +11,23 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import shutil
 import subprocess
 import sys
 import tomllib
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from gametree import Outcome, alphabeta, load, play_text
 
+if TYPE_CHECKING:
+    from conftest import GametreeCli
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "example-plugin"
-
-
-def gametree(*args: str, path: Path | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """Run the real command line in a fresh interpreter, with ``path`` on PYTHONPATH."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GAMETREE_") or k == "GAMETREE_STORE"}  # (never the user's own store)
-    if path is not None:
-        env["PYTHONPATH"] = os.pathsep.join([str(path), *filter(None, [env.get("PYTHONPATH")])])
-    done = subprocess.run(
-        [sys.executable, "-c", "from gametree.cli import main; main()", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-    if check:
-        assert done.returncode == 0, done.stderr
-    return done
 
 
 def install(site: Path, dist: str, version: str, modules: dict[str, str], entry_points_: dict[str, str]) -> None:
@@ -66,32 +52,32 @@ def install_example(site: Path) -> dict[str, object]:
     return meta
 
 
-def games_json(path: Path | None = None, *extra: str) -> dict[str, object]:
-    return json.loads(gametree(*extra, "games", "--json", path=path).stdout)
+def games_json(gametree_cli: GametreeCli, path: Path | None = None, *extra: str) -> dict[str, object]:
+    return json.loads(gametree_cli(*extra, "games", "--json", path=path, check=True).stdout)
 
 
 # -- (a) the tutorial's example, installed -------------------------------------------------
-def test_example_distribution_is_listed_and_solved(tmp_path: Path) -> None:
+def test_example_distribution_is_listed_and_solved(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     meta = install_example(tmp_path)
     assert meta["entry-points"]["gametree"] == {"hexapawn": "gametree_hexapawn"}
-    data = games_json(tmp_path)
+    data = games_json(gametree_cli, tmp_path)
     games = {g["name"]: g for g in data["games"]}
     assert "hexapawn" in games and "tictactoe" in games
     assert games["hexapawn"]["source"].startswith("gametree-hexapawn 0.1.0")
     assert [o["name"] for o in games["hexapawn"]["options"]] == ["width", "height"]
     assert data["errors"] == []
 
-    solved = json.loads(gametree("solve", "hexapawn", "--json", path=tmp_path).stdout)
+    solved = json.loads(gametree_cli("solve", "hexapawn", "--json", path=tmp_path, check=True).stdout)
     assert solved["winner"] == 1 and solved["value"] == "loss"  # Gardner: the second player (Black) wins
     assert len(solved["pv"]) == solved["plies_to_end"]
-    wider = json.loads(gametree("solve", "hexapawn", "--width", "4", "--json", path=tmp_path).stdout)
+    wider = json.loads(gametree_cli("solve", "hexapawn", "--width", "4", "--json", path=tmp_path, check=True).stdout)
     assert wider["winner"] == 0  # on 4x3 the first player wins
 
-    human = gametree("solve", "hexapawn", path=tmp_path).stdout
+    human = gametree_cli("solve", "hexapawn", path=tmp_path, check=True).stdout
     assert "Black wins" in human and "b1-b2" in human
 
     # Without the distribution on the path the game is simply not there.
-    assert "hexapawn" not in {g["name"] for g in games_json()["games"]}
+    assert "hexapawn" not in {g["name"] for g in games_json(gametree_cli)["games"]}
 
 
 def test_example_game_is_correct_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -118,7 +104,7 @@ def test_example_game_is_correct_in_process(monkeypatch: pytest.MonkeyPatch) -> 
     not all(importlib.util.find_spec(name) for name in ("pip", "setuptools", "wheel")),
     reason="building the example offline needs pip, setuptools and wheel in this environment",
 )
-def test_example_installs_with_pip(tmp_path: Path) -> None:
+def test_example_installs_with_pip(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     target = tmp_path / "site"
     # pip builds in the source folder (setuptools leaves build/ and an .egg-info there): build a copy.
     source = shutil.copytree(EXAMPLE, tmp_path / "example-plugin", ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
@@ -127,12 +113,12 @@ def test_example_installs_with_pip(tmp_path: Path) -> None:
         check=True,
         timeout=300,
     )
-    assert "hexapawn" in {g["name"] for g in games_json(target)["games"]}
+    assert "hexapawn" in {g["name"] for g in games_json(gametree_cli, target)["games"]}
 
 
 # -- (b) -p MODULE for a module that is only on the path ---------------------------------------
 TAKEAWAY = '''
-from typing import NamedTuple
+from typing import NamedTuple, TYPE_CHECKING
 from gametree import GameInfo, GameSpec, Option, Outcome, MoveParseError, hookimpl
 
 class S(NamedTuple):
@@ -164,23 +150,29 @@ def gametree_register_games(registry):
 '''
 
 
-def test_dash_p_loads_a_module_from_the_path(tmp_path: Path) -> None:
+def test_dash_p_loads_a_module_from_the_path(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     (tmp_path / "my_takeaway.py").write_text(TAKEAWAY)
-    assert "takeaway" not in {g["name"] for g in games_json(tmp_path)["games"]}  # not installed: not loaded
-    games = {g["name"]: g for g in games_json(tmp_path, "-p", "my_takeaway")["games"]}
+    assert "takeaway" not in {
+        g["name"] for g in games_json(gametree_cli, tmp_path)["games"]
+    }  # not installed: not loaded
+    games = {g["name"]: g for g in games_json(gametree_cli, tmp_path, "-p", "my_takeaway")["games"]}
     assert games["takeaway"]["source"] == "module my_takeaway (-p)" and "tictactoe" in games
     for pile, winner in ((10, 0), (12, 1), (7, 0)):  # a multiple of 4 loses for the side to move
-        solved = json.loads(gametree("-p", "my_takeaway", "solve", "takeaway", "--pile", str(pile), "--json", path=tmp_path).stdout)
+        solved = json.loads(
+            gametree_cli(
+                "-p", "my_takeaway", "solve", "takeaway", "--pile", str(pile), "--json", path=tmp_path, check=True
+            ).stdout
+        )
         assert solved["winner"] == winner
     # A plugin asked for by name that cannot be loaded is an error, not a warning (as in pytest).
-    missing = gametree("-p", "no_such_module_xyz", "games", "--json", check=False)
+    missing = gametree_cli("-p", "no_such_module_xyz", "games", "--json")
     assert missing.returncode == 1 and missing.stdout == ""
     assert missing.stderr.strip().splitlines() == ["Error: -p no_such_module_xyz: ModuleNotFoundError: No module named 'no_such_module_xyz'"]
 
 
-def test_dash_p_no_blocks_an_installed_plugin(tmp_path: Path) -> None:
+def test_dash_p_no_blocks_an_installed_plugin(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     install_example(tmp_path)
-    assert "hexapawn" not in {g["name"] for g in games_json(tmp_path, "-p", "no:hexapawn")["games"]}
+    assert "hexapawn" not in {g["name"] for g in games_json(gametree_cli, tmp_path, "-p", "no:hexapawn")["games"]}
 
 
 # -- (c) broken plugins are reported by name; the rest keeps working ---------------------------
@@ -216,13 +208,13 @@ def gametree_register_gaems(registry):
 '''
 
 
-def test_broken_plugins_are_reported_and_the_rest_keeps_working(tmp_path: Path) -> None:
+def test_broken_plugins_are_reported_and_the_rest_keeps_working(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     install(tmp_path, "broken-import", "1.0", {"broken_import": BROKEN_IMPORT}, {"brokenimport": "broken_import"})
     install(tmp_path, "half-game", "2.0", {"half_game": MALFORMED}, {"halfgame": "half_game"})
     install(tmp_path, "raises-in-hook", "3.0", {"raises_in_hook": RAISES_IN_HOOK}, {"raisesinhook": "raises_in_hook"})
     install(tmp_path, "misspelt", "4.0", {"misspelt_hook": MISSPELT_HOOK}, {"misspelt": "misspelt_hook"})
 
-    data = games_json(tmp_path)
+    data = games_json(gametree_cli, tmp_path)
     names = {g["name"] for g in data["games"]}
     assert {"tictactoe", "connect4", "nim"} <= names
     errors = {e["name"]: e for e in data["errors"]}
@@ -232,17 +224,17 @@ def test_broken_plugins_are_reported_and_the_rest_keeps_working(tmp_path: Path) 
     assert "registration failed on purpose" in errors["raisesinhook"]["error"]
     assert "gametree_register_gaems" in errors["misspelt"]["error"]
 
-    listing = gametree("games", path=tmp_path)
+    listing = gametree_cli("games", path=tmp_path, check=True)
     assert "tictactoe" in listing.stdout
     for name in ("brokenimport", "raisesinhook", "misspelt"):
         assert f"plugin {name}" in listing.stdout + listing.stderr
 
-    solved = gametree("solve", "tictactoe", "--json", path=tmp_path)
+    solved = gametree_cli("solve", "tictactoe", "--json", path=tmp_path, check=True)
     assert json.loads(solved.stdout)["value"] == "draw"
 
     # The malformed game registers (its factory only runs when it is used), then fails by name.
     assert "halfgame" in names
-    bad = gametree("solve", "halfgame", path=tmp_path, check=False)
+    bad = gametree_cli("solve", "halfgame", path=tmp_path)
     assert bad.returncode != 0 and "Traceback" not in bad.stderr
     message = bad.stderr.strip().splitlines()[-1]
     assert "halfgame" in message and "malformed" in message and "half-game 2.0" in message
@@ -273,26 +265,26 @@ def gametree_register_games(registry):
 '''
 
 
-def test_dash_p_plugin_calling_sys_exit_on_import_is_one_error_line(tmp_path: Path) -> None:
+def test_dash_p_plugin_calling_sys_exit_on_import_is_one_error_line(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     (tmp_path / "exits_on_import.py").write_text(EXITS_ON_IMPORT)
-    out = gametree("-p", "exits_on_import", "games", "--json", path=tmp_path, check=False)
+    out = gametree_cli("-p", "exits_on_import", "games", "--json", path=tmp_path)
     assert out.returncode == 1 and out.stdout == "" and "Traceback" not in out.stderr
     assert out.stderr.strip().splitlines() == ["Error: -p exits_on_import: SystemExit: 3"]
     (tmp_path / "exits_in_hook.py").write_text(EXITS_IN_HOOK)
-    out = gametree("-p", "exits_in_hook", "solve", "tictactoe", "--json", path=tmp_path, check=False)
+    out = gametree_cli("-p", "exits_in_hook", "solve", "tictactoe", "--json", path=tmp_path)
     assert out.returncode == 1 and out.stdout == "" and "Traceback" not in out.stderr
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: -p exits_in_hook:") and "SystemExit: 4" in lines[0]
 
 
-def test_entry_point_plugin_calling_sys_exit_is_a_warning(tmp_path: Path) -> None:
+def test_entry_point_plugin_calling_sys_exit_is_a_warning(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     install(tmp_path, "exits-on-import", "1.0", {"exits_on_import": EXITS_ON_IMPORT}, {"exitsonimport": "exits_on_import"})
     install(tmp_path, "exits-in-hook", "2.0", {"exits_in_hook": EXITS_IN_HOOK}, {"exitsinhook": "exits_in_hook"})
-    solved = gametree("solve", "tictactoe", "--json", path=tmp_path)
+    solved = gametree_cli("solve", "tictactoe", "--json", path=tmp_path, check=True)
     assert json.loads(solved.stdout)["value"] == "draw"
     warnings = solved.stderr.strip().splitlines()
     assert "warning: plugin exitsonimport (from exits-on-import 1.0) failed: SystemExit: 3" in warnings
     assert any(w.startswith("warning: plugin exitsinhook") and "SystemExit: 4" in w for w in warnings), warnings
     assert len(warnings) == 2 and "Traceback" not in solved.stderr
-    errors = {e["name"]: e["error"] for e in games_json(tmp_path)["errors"]}
+    errors = {e["name"]: e["error"] for e in games_json(gametree_cli, tmp_path)["errors"]}
     assert errors["exitsonimport"] == "SystemExit: 3" and "SystemExit: 4" in errors["exitsinhook"]

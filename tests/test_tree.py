@@ -513,16 +513,9 @@ def test_a_third_party_exporter_plugin(tmp_path, monkeypatch):
     assert lines and all(len(line.split()) == 3 for line in lines)
 
 
-def test_cli_end_to_end_subprocess(tmp_path):
-    import subprocess
-
+def test_cli_end_to_end_subprocess(gametree_cli, tmp_path):
     out = tmp_path / "tree.svg"
-    done = subprocess.run(
-        [sys.executable, "-c", "from gametree.cli import main; main()", "tree", "tictactoe", "--size", "3", "--moves", "A1 B2 C3", "-o", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = gametree_cli("tree", "tictactoe", "--size", "3", "--moves", "A1 B2 C3", "-o", str(out))
     assert done.returncode == 0, done.stderr
     assert done.stderr.startswith(f"wrote {out} (svg")
     ET.fromstring(out.read_bytes())
@@ -553,10 +546,9 @@ def test_docs_diagrams_are_up_to_date():
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX resource limits")
-def test_cli_output_survives_a_full_disk(tmp_path):
+def test_cli_output_survives_a_full_disk(gametree_cli, tmp_path):
     import resource
     import signal
-    import subprocess
 
     def limit_file_size() -> None:  # files stop at 8 KiB with EFBIG, as on a full disk
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
@@ -564,13 +556,7 @@ def test_cli_output_survives_a_full_disk(tmp_path):
 
     out = tmp_path / "tree.dot"
     out.write_text("digraph old {}\n")
-    done = subprocess.run(
-        [sys.executable, "-c", "from gametree.cli import main; main()", "tree", "tictactoe", "--moves", "A1 B2 C3 A3", "-o", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        preexec_fn=limit_file_size,
-    )
+    done = gametree_cli("tree", "tictactoe", "--moves", "A1 B2 C3 A3", "-o", str(out), preexec_fn=limit_file_size)
     assert done.returncode == 1 and done.stderr.startswith(f"Error: cannot write {out}: ") and done.stderr.count("\n") == 1, done.stderr
     assert out.read_text() == "digraph old {}\n" and os.listdir(tmp_path) == ["tree.dot"]
 
