@@ -252,30 +252,27 @@ class Solver:
         moves = list(game.legal_moves(state))
         watch.total = len(moves)
         scores: dict[int, float] = {}
-        for i, m in enumerate(moves):
-            if m == best:
-                scores[i] = value
-                remember(engine, game.play(state, m), -value)
-                watch.moved(game.format_move(state, m), value)
         cut: CutShort | None = None
-        for i, m in enumerate(moves):
-            if i in scores:
-                continue
-            text = game.format_move(state, m)
-            watch.current = text
-            try:
-                child = game.play(state, m)
-                scores[i] = -exact_score(engine, child, 1, at_least=-value)
-                remember(engine, child, -scores[i])
-            except SearchTimeout:
-                cut = "time"
-                break
-            except KeyboardInterrupt as exc:
-                if not interruptible or type(exc) is not KeyboardInterrupt:  # (a termination signal ends the run)
-                    raise
-                cut = "interrupt"
-                break
-            watch.moved(text, scores[i])
+        try:  # (Ctrl-C anywhere in the loop, not only inside a search, keeps what was proven)
+            for i, m in enumerate(moves):
+                if m == best:
+                    scores[i] = value
+                    remember(engine, game.play(state, m), -value)
+                    watch.moved(game.format_move(state, m), value)
+            for i, m in enumerate(moves):
+                if i not in scores:
+                    watch.current = text = game.format_move(state, m)
+                    child = game.play(state, m)
+                    score = -exact_score(engine, child, 1, at_least=-value)
+                    scores[i] = score
+                    remember(engine, child, -score)
+                    watch.moved(text, score)
+        except SearchTimeout:
+            cut = "time"
+        except KeyboardInterrupt as exc:
+            if not interruptible or type(exc) is not KeyboardInterrupt:  # (a termination signal ends the run)
+                raise
+            cut = "interrupt"
         done = sorted(scores)
         return Root([moves[i] for i in done], [scores[i] for i in done]), cut
 
