@@ -85,7 +85,13 @@ from machine import report as machine_report
 #: Our engines on Pons's sets, and the name each is printed under.
 ENGINES = ("compiled", "auto", "python")
 #: Empty boards: (game, width, height, k); the quick ones.
-BOARDS = (("connect4", 6, 5, 4), ("connect4", 7, 5, 4), ("connect4", 6, 6, 4), ("tictactoe", 5, 5, 4), ("tictactoe", 6, 4, 4))
+BOARDS = (
+    ("connect4", 6, 5, 4),
+    ("connect4", 7, 5, 4),
+    ("connect4", 6, 6, 4),
+    ("tictactoe", 5, 5, 4),
+    ("tictactoe", 6, 4, 4),
+)
 QUICK_BOARDS = (("connect4", 6, 5, 4), ("tictactoe", 5, 5, 4), ("tictactoe", 6, 4, 4))
 STONES = (12, 24)
 
@@ -185,15 +191,24 @@ def ratio(ours: float, theirs: float) -> str:
 
 def bench_sets(step: int, repeat: int, time_limit: float) -> int:
     failures = 0
-    print(f"1. Pons's 7x6 test sets, whole process ({'all positions' if step == 1 else f'every {step}th position'}; one table for each set)")
-    print(f"'process s' is the whole command's wall time, the best of {repeat} run{'s' if repeat > 1 else ''}; 'slowest' the slowest;"
-          " 'search ms' and 'nodes' are means per position; ratios are ours / BitBully (above 1: ours slower)")
-    print(f"{'set':<7} {'solver':<19} {'matched':>9} {'search ms':>9} {'nodes':>9} {'process s':>9} {'slowest':>8} {'ms/pos':>7} {'peak MB':>7}"
-          f" {'process ratio':>13} {'search ratio':>12}")
+    print(
+        f"1. Pons's 7x6 test sets, whole process ({'all positions' if step == 1 else f'every {step}th position'}; one table for each set)"
+    )
+    print(
+        f"'process s' is the whole command's wall time, the best of {repeat} run{'s' if repeat > 1 else ''}; 'slowest' the slowest;"
+        " 'search ms' and 'nodes' are means per position; ratios are ours / BitBully (above 1: ours slower)"
+    )
+    print(
+        f"{'set':<7} {'solver':<19} {'matched':>9} {'search ms':>9} {'nodes':>9} {'process s':>9} {'slowest':>8} {'ms/pos':>7} {'peak MB':>7}"
+        f" {'process ratio':>13} {'search ratio':>12}"
+    )
     for name, file in SETS.items():
         lines = [line for line in (DATA / file).read_text().splitlines() if line.strip()][::step]
         path = write_lines(lines)
-        commands = {f"gametree {e}": [*gametree_command(), "solve", "connect4", "--engine", e, "--batch", path, "--json"] for e in ENGINES}
+        commands = {
+            f"gametree {e}": [*gametree_command(), "solve", "connect4", "--engine", e, "--batch", path, "--json"]
+            for e in ENGINES
+        }
         commands["BitBully"] = bitbully_command(path, fresh=False)
         runs: dict[str, list[dict[str, object]]] = {label: [] for label in commands}
         try:
@@ -221,10 +236,18 @@ def bench_sets(step: int, repeat: int, time_limit: float) -> int:
             best = s["best"]
             wall = float(best["wall"])
             note = f"  TIMEOUT after {time_limit:g} s" if best["timed_out"] else ""
-            ratios = f"{'':>13} {'':>12}" if label == "BitBully" else (
-                f" {ratio(wall, float(theirs['best']['wall'])):>12} {ratio(s['search_ms'], theirs['search_ms']):>12}")
-            print(f"{name:<7} {label:<19} {s['matched']:>4}/{len(lines):<4} {s['search_ms']:>9.3f} {s['nodes']:>9.1f} {wall:>9.3f} {s['slowest']:>8.3f}"
-                  f" {1000 * wall / len(lines):>7.3f} {float(best['peak_mb']):>7.0f} {ratios}{note}", flush=True)
+            ratios = (
+                f"{'':>13} {'':>12}"
+                if label == "BitBully"
+                else (
+                    f" {ratio(wall, float(theirs['best']['wall'])):>12} {ratio(s['search_ms'], theirs['search_ms']):>12}"
+                )
+            )
+            print(
+                f"{name:<7} {label:<19} {s['matched']:>4}/{len(lines):<4} {s['search_ms']:>9.3f} {s['nodes']:>9.1f} {wall:>9.3f} {s['slowest']:>8.3f}"
+                f" {1000 * wall / len(lines):>7.3f} {float(best['peak_mb']):>7.0f} {ratios}{note}",
+                flush=True,
+            )
     print()
     return failures
 
@@ -270,13 +293,19 @@ def bench_random(count: int, seed: int, repeat: int, time_limit: float, warm: st
     finally:
         os.unlink(path)
     stones = [len(p) for p in positions]
-    print(f"2. {count} random 7x6 positions, {min(stones)} to {max(stones)} stones (mean {statistics.mean(stones):.1f}; seed {seed}), one process per engine;"
-          " each position from scratch: ours a fresh Solver(engine='compiled') per position, BitBully mtdf after reset_transposition_table()")
-    print(f"per-position times are a clock around score / mtdf, the best of {repeat} run{'s' if repeat > 1 else ''}; ratios are ours / BitBully")
+    print(
+        f"2. {count} random 7x6 positions, {min(stones)} to {max(stones)} stones (mean {statistics.mean(stones):.1f}; seed {seed}), one process per engine;"
+        " each position from scratch: ours a fresh Solver(engine='compiled') per position, BitBully mtdf after reset_transposition_table()"
+    )
+    print(
+        f"per-position times are a clock around score / mtdf, the best of {repeat} run{'s' if repeat > 1 else ''}; ratios are ours / BitBully"
+    )
     failures = 0
     timed_out = [f"{key[0]} ({key[1]})" for key, done in runs.items() if any(r["timed_out"] for r in done)]
     if timed_out:
-        print(f"TIMEOUT after {time_limit:g} s: {', '.join(timed_out)} (figures below cover the positions every run solved)")
+        print(
+            f"TIMEOUT after {time_limit:g} s: {', '.join(timed_out)} (figures below cover the positions every run solved)"
+        )
         failures += 1
     solved = min(len(r["rows"]) for done in runs.values() for r in done)  # type: ignore[arg-type]
 
@@ -291,9 +320,12 @@ def bench_random(count: int, seed: int, repeat: int, time_limit: float, warm: st
         ours, theirs = column(("ours", mode), "seconds"), column(("BitBully", mode), "seconds")
         agree = [len(a | b) == 1 for a, b in zip(scores(("ours", mode)), scores(("BitBully", mode)))]
         return {
-            "ours": ours, "theirs": theirs, "agree": agree,
+            "ours": ours,
+            "theirs": theirs,
+            "agree": agree,
             "per": [o / max(t, 1e-9) for o, t in zip(ours, theirs)],
-            "ours_nodes": column(("ours", mode), "nodes", max), "theirs_nodes": column(("BitBully", mode), "nodes", max),
+            "ours_nodes": column(("ours", mode), "nodes", max),
+            "theirs_nodes": column(("BitBully", mode), "nodes", max),
         }
 
     fresh, keep = summary("fresh"), summary("keep")
@@ -303,11 +335,15 @@ def bench_random(count: int, seed: int, repeat: int, time_limit: float, warm: st
     ours_nodes, theirs_nodes = fresh["ours_nodes"], fresh["theirs_nodes"]
     both = [sorted(a | b) for a, b in zip(scores(("ours", "fresh")), scores(("BitBully", "fresh")))]
     if table:
-        print(f"{'#':>3} {'stones':>6} {'score':>5} {'ours ms':>9} {'BitBully ms':>11} {'ratio':>7} {'ours nodes':>11} {'BitBully nodes':>14}")
+        print(
+            f"{'#':>3} {'stones':>6} {'score':>5} {'ours ms':>9} {'BitBully ms':>11} {'ratio':>7} {'ours nodes':>11} {'BitBully nodes':>14}"
+        )
         for i in range(solved):
-            print(f"{i + 1:>3} {len(positions[i]):>6} {both[i][0]:>+5} {1000 * ours[i]:>9.3f} {1000 * theirs[i]:>11.3f}"  # type: ignore[index]
-                  f" {per[i]:>7.2f} {int(ours_nodes[i]):>11,} {int(theirs_nodes[i]):>14,}"  # type: ignore[index]
-                  f"{'' if fresh['agree'][i] else '  MISMATCH ' + str(both[i])}")  # type: ignore[index]
+            print(
+                f"{i + 1:>3} {len(positions[i]):>6} {both[i][0]:>+5} {1000 * ours[i]:>9.3f} {1000 * theirs[i]:>11.3f}"  # type: ignore[index]
+                f" {per[i]:>7.2f} {int(ours_nodes[i]):>11,} {int(theirs_nodes[i]):>14,}"  # type: ignore[index]
+                f"{'' if fresh['agree'][i] else '  MISMATCH ' + str(both[i])}"
+            )  # type: ignore[index]
     walls = {key: [float(r["wall"]) for r in done] for key, done in runs.items()}  # type: ignore[arg-type]
     setup = {key: min(sum(float(row["setup"]) for row in r["rows"]) for r in done) for key, done in runs.items()}  # type: ignore[attr-defined]
 
@@ -318,18 +354,26 @@ def bench_random(count: int, seed: int, repeat: int, time_limit: float, warm: st
         worst = max(range(solved), key=p.__getitem__)
         print(f"  scores agree:         {sum(s['agree'])}/{solved}")  # type: ignore[arg-type]
         print(f"  total search time:    ours {o:.3f} s, BitBully {t:.3f} s, ratio {ratio(o, t)}")
-        print(f"  per-position ratio:   median {statistics.median(p):.2f}, best {min(p):.2f}, worst {p[worst]:.2f}"
-              f" (#{worst + 1}: {1000 * s['ours'][worst]:.3f} ms vs {1000 * s['theirs'][worst]:.3f} ms)")  # type: ignore[index]
+        print(
+            f"  per-position ratio:   median {statistics.median(p):.2f}, best {min(p):.2f}, worst {p[worst]:.2f}"
+            f" (#{worst + 1}: {1000 * s['ours'][worst]:.3f} ms vs {1000 * s['theirs'][worst]:.3f} ms)"
+        )  # type: ignore[index]
         print(f"  total nodes:          ours {on:,}, BitBully {tn:,}, ratio {ratio(on, tn)}")
         ow, tw = walls[("ours", label)], walls[("BitBully", label)]
-        print(f"  whole process (best): ours {min(ow):.3f} s, BitBully {min(tw):.3f} s, ratio {ratio(min(ow), min(tw))}"
-              f"  (slowest: {max(ow):.3f} s, {max(tw):.3f} s; start-up and warm-up included)")
+        print(
+            f"  whole process (best): ours {min(ow):.3f} s, BitBully {min(tw):.3f} s, ratio {ratio(min(ow), min(tw))}"
+            f"  (slowest: {max(ow):.3f} s, {max(tw):.3f} s; start-up and warm-up included)"
+        )
 
     print("fresh table per position:")
     totals(fresh, "fresh")
-    print(f"  outside the clock:    ours {setup[('ours', 'fresh')]:.3f} s building the Solvers, BitBully {setup[('BitBully', 'fresh')]:.3f} s resetting its table"
-          " (in the process times); ours maps a new table per position, whose pages fault in at first touch, inside the clock")
-    print("one table kept across the positions (ours one Solver for all, BitBully no reset; later positions may hit earlier ones' entries):")
+    print(
+        f"  outside the clock:    ours {setup[('ours', 'fresh')]:.3f} s building the Solvers, BitBully {setup[('BitBully', 'fresh')]:.3f} s resetting its table"
+        " (in the process times); ours maps a new table per position, whose pages fault in at first touch, inside the clock"
+    )
+    print(
+        "one table kept across the positions (ours one Solver for all, BitBully no reset; later positions may hit earlier ones' entries):"
+    )
     totals(keep, "keep")
     print(flush=True)
     return failures
@@ -344,7 +388,9 @@ def expected_value(game: str, width: int, height: int, k: int) -> tuple[str, int
         with (DATA / "small_boards.csv").open() as f:
             for row in csv.DictReader(f):
                 if (int(row["width"]), int(row["height"])) == (width, height):
-                    return {"first": "win", "second": "loss", "draw": "draw"}[row["winner"]], int(row["empty_board_score"])
+                    return {"first": "win", "second": "loss", "draw": "draw"}[row["winner"]], int(
+                        row["empty_board_score"]
+                    )
     for w, h, kk, expected, *_ in TICTACTOE_CASES.values():
         if game == "tictactoe" and (w, h, kk) == (width, height, k):
             return expected
@@ -352,14 +398,32 @@ def expected_value(game: str, width: int, height: int, k: int) -> tuple[str, int
 
 
 def board_command(game: str, width: int, height: int, k: int) -> list[str]:
-    return [*gametree_command(), "solve", game, "--width", str(width), "--height", str(height), "--k", str(k), "--engine", "compiled", "--best-only", "--json"]
+    return [
+        *gametree_command(),
+        "solve",
+        game,
+        "--width",
+        str(width),
+        "--height",
+        str(height),
+        "--k",
+        str(k),
+        "--engine",
+        "compiled",
+        "--best-only",
+        "--json",
+    ]
 
 
 def bench_boards(boards: tuple[tuple[str, int, int, int], ...], time_limit: float) -> int:
     failures = 0
-    print("3. Empty boards from scratch, our compiled engine ('gametree solve GAME --engine compiled --best-only --json', a fresh process each)")
+    print(
+        "3. Empty boards from scratch, our compiled engine ('gametree solve GAME --engine compiled --best-only --json', a fresh process each)"
+    )
     print("'search s' is the search's own time (stats.seconds), 'process s' the whole command's")
-    print(f"{'board':<20} {'value':<5} {'score':>5} {'best':>4} {'plies':>5} {'nodes':>14} {'search s':>9} {'process s':>9} {'peak MB':>7}  published")
+    print(
+        f"{'board':<20} {'value':<5} {'score':>5} {'best':>4} {'plies':>5} {'nodes':>14} {'search s':>9} {'process s':>9} {'peak MB':>7}  published"
+    )
     for game, width, height, k in boards:
         name = f"{game} {width}x{height}" + (f" k={k}" if game == "tictactoe" else "")
         expected = expected_value(game, width, height, k)
@@ -368,25 +432,48 @@ def bench_boards(boards: tuple[tuple[str, int, int, int], ...], time_limit: floa
         rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
         if timed_out or not rows:
             failures += 1
-            why = f"TIMEOUT after {time_limit:g} s" if timed_out else f"FAILED: {err.strip().splitlines()[-1] if err.strip() else 'no output'}"
+            why = (
+                f"TIMEOUT after {time_limit:g} s"
+                if timed_out
+                else f"FAILED: {err.strip().splitlines()[-1] if err.strip() else 'no output'}"
+            )
             print(f"{name:<20} {why}{'':>20}  {published}", flush=True)
             continue
         r = rows[-1]
         ok = expected is None or (r["value"], r["score"]) == tuple(expected)
         failures += not ok
-        print(f"{name:<20} {r['value']:<5} {r['score']:>+5} {r['best_moves'][0]:>4} {r['plies_to_end']:>5} {r['stats']['nodes']:>14,} {r['stats']['seconds']:>9.2f}"
-              f" {wall:>9.2f} {peak_mb:>7.0f}  {published}{'  ok' if expected and ok else '' if ok else '  MISMATCH'}", flush=True)
+        print(
+            f"{name:<20} {r['value']:<5} {r['score']:>+5} {r['best_moves'][0]:>4} {r['plies_to_end']:>5} {r['stats']['nodes']:>14,} {r['stats']['seconds']:>9.2f}"
+            f" {wall:>9.2f} {peak_mb:>7.0f}  {published}{'  ok' if expected and ok else '' if ok else '  MISMATCH'}",
+            flush=True,
+        )
     print()
     return failures
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="one run of each, 10 random positions, boards 6x5 (Connect Four), 5x5 and 6x4 (k=4)")
-    parser.add_argument("--repeat", type=int, default=None, metavar="N", help="runs of each set and of the random positions, the best reported (default 3; 1 with --quick)")
-    parser.add_argument("--positions", type=int, default=None, metavar="N", help="random positions (default 40; 10 with --quick)")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="one run of each, 10 random positions, boards 6x5 (Connect Four), 5x5 and 6x4 (k=4)",
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=None,
+        metavar="N",
+        help="runs of each set and of the random positions, the best reported (default 3; 1 with --quick)",
+    )
+    parser.add_argument(
+        "--positions", type=int, default=None, metavar="N", help="random positions (default 40; 10 with --quick)"
+    )
     parser.add_argument("--seed", type=int, default=2024, help="seed of the random positions (default 2024)")
-    parser.add_argument("--step", type=int, default=1, metavar="N", help="every Nth position of Pons's sets (default 1: all)")
+    parser.add_argument(
+        "--step", type=int, default=1, metavar="N", help="every Nth position of Pons's sets (default 1: all)"
+    )
     parser.add_argument("--time-limit", type=float, default=600.0, metavar="SECONDS", help="per process (default 600)")
     parser.add_argument("--skip-sets", action="store_true", help="no Pons's sets")
     parser.add_argument("--skip-random", action="store_true", help="no random positions")
@@ -403,12 +490,18 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{hint} needs {module}: pip install {module} (or gametree[compare])")
     failures = 0
     print(machine_report("before the runs"), flush=True)
-    end, warm = (next(line for line in (DATA / SETS[name]).read_text().splitlines() if line.strip()) for name in ("end", "middle"))
+    end, warm = (
+        next(line for line in (DATA / SETS[name]).read_text().splitlines() if line.strip())
+        for name in ("end", "middle")
+    )
     # Warm-up, not measured: numba's cache of the compiled code written (or loaded), bytecode written, files cached.
     # Two positions, the second deeper: the table grows between them (its rehash compiled too).
     path = write_lines([end, warm])
     try:
-        run_measured([*gametree_command(), "solve", "connect4", "--engine", "compiled", "--batch", path, "--json"], args.time_limit)
+        run_measured(
+            [*gametree_command(), "solve", "connect4", "--engine", "compiled", "--batch", path, "--json"],
+            args.time_limit,
+        )
         run_measured(bitbully_command(path, fresh=False), args.time_limit)
     finally:
         os.unlink(path)

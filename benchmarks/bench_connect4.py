@@ -125,7 +125,17 @@ def run_set(name: str, algorithm: str, step: int, time_limit: float, weak: bool 
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
         f.write("\n".join(lines) + "\n")
         path = f.name
-    command = [*gametree_command(), "solve", "connect4", "--algorithm", algorithm, "--batch", path, "--json", *(["--weak"] if weak else [])]
+    command = [
+        *gametree_command(),
+        "solve",
+        "connect4",
+        "--algorithm",
+        algorithm,
+        "--batch",
+        path,
+        "--json",
+        *(["--weak"] if weak else []),
+    ]
     try:
         out, err, wall, peak_mb, timed_out = run_measured(command, time_limit)
     finally:
@@ -135,7 +145,11 @@ def run_set(name: str, algorithm: str, step: int, time_limit: float, weak: bool 
         raise SystemExit(f"gametree failed on {name}: {err.strip()}")
     solved = len(rows)
     # A weak answer is the sign of the score.
-    right = (lambda r: r["score"] == (r["expected"] > 0) - (r["expected"] < 0)) if weak else (lambda r: r["score"] == r["expected"])
+    right = (
+        (lambda r: r["score"] == (r["expected"] > 0) - (r["expected"] < 0))
+        if weak
+        else (lambda r: r["score"] == r["expected"])
+    )
     mean_ms = 1000 * sum(r["seconds"] for r in rows) / max(solved, 1)
     mean_nodes = sum(r["nodes"] for r in rows) / max(solved, 1)
     return {
@@ -183,11 +197,23 @@ def published() -> dict[tuple[int, int], dict[str, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="every 10th position of each set, boards 4x4, 5x4, 4x5")
-    parser.add_argument("--time-limit", type=float, default=600.0, metavar="SECONDS", help="per set and per board (default 600)")
-    parser.add_argument("--algorithm", choices=("alphabeta", "solver", "both"), default="both", help="search algorithm (default: both)")
-    parser.add_argument("--repeat", type=int, default=None, metavar="N", help="runs of each set, the best one reported (default 3; 1 with --quick)")
+    parser.add_argument(
+        "--time-limit", type=float, default=600.0, metavar="SECONDS", help="per set and per board (default 600)"
+    )
+    parser.add_argument(
+        "--algorithm", choices=("alphabeta", "solver", "both"), default="both", help="search algorithm (default: both)"
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=None,
+        metavar="N",
+        help="runs of each set, the best one reported (default 3; 1 with --quick)",
+    )
     parser.add_argument("--skip-sets", action="store_true", help="only the small boards")
     parser.add_argument("--skip-boards", action="store_true", help="only Pons's sets")
     args = parser.parse_args(argv)
@@ -202,10 +228,16 @@ def main(argv: list[str] | None = None) -> int:
     print(machine_report("before the runs"), flush=True)
 
     if not args.skip_sets:
-        print(f"Pons's 7x6 test sets via 'gametree solve connect4 --batch' ({'every 10th position' if args.quick else 'all positions'})")
+        print(
+            f"Pons's 7x6 test sets via 'gametree solve connect4 --batch' ({'every 10th position' if args.quick else 'all positions'})"
+        )
         if repeat > 1:
-            print(f"'process ms' (wall time per position, start-up included) is the best of {repeat} runs; 'slowest' the slowest")
-        print(f"{'set':<8} {'algorithm':<16} {'positions':>9} {'matched':>9} {'mean ms':>9} {'nodes':>9} {'nodes/s':>9} {'process ms':>11} {'slowest':>8} {'peak MB':>8}")
+            print(
+                f"'process ms' (wall time per position, start-up included) is the best of {repeat} runs; 'slowest' the slowest"
+            )
+        print(
+            f"{'set':<8} {'algorithm':<16} {'positions':>9} {'matched':>9} {'mean ms':>9} {'nodes':>9} {'nodes/s':>9} {'process ms':>11} {'slowest':>8} {'peak MB':>8}"
+        )
         run_measured([*gametree_command(), "--version"], args.time_limit)  # warm-up: bytecode written, files cached
         for name in SETS:
             for algorithm, weak in [(a, w) for a in algorithms for w in ((False, True) if a == "solver" else (False,))]:
@@ -231,18 +263,29 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_boards:
         table = published()
         print("Small boards from the empty position (4 in a row), against small_boards.csv")
-        print("'seconds' is the search (the goals' measure); 'with PV' adds following the line of perfect play to the end")
-        print(f"{'board':<6} {'algorithm':<10} {'result':<7} {'plies':>5} {'score':>5} {'nodes':>10} {'seconds':>8} {'with PV':>8} {'peak MB':>8}  published")
+        print(
+            "'seconds' is the search (the goals' measure); 'with PV' adds following the line of perfect play to the end"
+        )
+        print(
+            f"{'board':<6} {'algorithm':<10} {'result':<7} {'plies':>5} {'score':>5} {'nodes':>10} {'seconds':>8} {'with PV':>8} {'peak MB':>8}  published"
+        )
         for width, height in QUICK_BOARDS if args.quick else BOARDS:
             row = table[(width, height)]
             expect = f"{row['winner']}, move {row['last_move']}, score {row['empty_board_score']}"
             for algorithm in algorithms:
                 r = run_board(width, height, algorithm, args.time_limit)
                 if r is None:
-                    print(f"{width}x{height:<4} {algorithm:<10} TIMEOUT after {args.time_limit:g} s{'':>36}  {expect}", flush=True)
+                    print(
+                        f"{width}x{height:<4} {algorithm:<10} TIMEOUT after {args.time_limit:g} s{'':>36}  {expect}",
+                        flush=True,
+                    )
                     failures += 1
                     continue
-                ok = (WINNERS[r["winner"]], str(r["plies"]), str(r["score"])) == (row["winner"], row["last_move"], row["empty_board_score"])
+                ok = (WINNERS[r["winner"]], str(r["plies"]), str(r["score"])) == (
+                    row["winner"],
+                    row["last_move"],
+                    row["empty_board_score"],
+                )
                 failures += not ok
                 print(
                     f"{width}x{height:<4} {algorithm:<10} {WINNERS[r['winner']]:<7} {r['plies']:>5} {r['score']:>5} {r['nodes']:>10,}"

@@ -50,7 +50,10 @@ if __name__ == "__main__":
 def measure(case: str, workers: int, split_ply: int | None) -> dict:
     name, options = CASES[case]
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, json.dumps([name, options, workers, split_ply])], capture_output=True, text=True, check=True
+        [sys.executable, "-c", _CHILD, json.dumps([name, options, workers, split_ply])],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(done.stdout)
 
@@ -71,7 +74,10 @@ def main(argv: list[str] | None = None) -> int:
         for workers in args.workers:
             par = min((measure(case, workers, args.split_ply) for _ in range(args.repeat)), key=lambda r: r["seconds"])
             same = (par["value"], par["score"], par["moves"]) == (single["value"], single["score"], single["moves"])
-            print(f"| {case} | {workers} | {par['seconds']:.2f} | {par['nodes']:,} | {single['seconds'] / par['seconds']:.2f} | {same} |", flush=True)
+            print(
+                f"| {case} | {workers} | {par['seconds']:.2f} | {par['nodes']:,} | {single['seconds'] / par['seconds']:.2f} | {same} |",
+                flush=True,
+            )
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
     return 0
 

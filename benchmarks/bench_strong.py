@@ -88,7 +88,9 @@ def main() -> None:
     failed = False
     for case in cases:
         try:
-            proc = subprocess.run([sys.executable, __file__, "--child", case], capture_output=True, text=True, timeout=args.timeout)
+            proc = subprocess.run(
+                [sys.executable, __file__, "--child", case], capture_output=True, text=True, timeout=args.timeout
+            )
         except subprocess.TimeoutExpired:
             print(f"{case:8} gave up after {args.timeout:.0f} s")
             failed = True
@@ -99,7 +101,9 @@ def main() -> None:
             continue
         row = json.loads(proc.stdout)
         expected = published(*CASES[case][:2])
-        check = "-" if expected is None else f"{expected:,} ok" if expected == row["positions"] else f"{expected:,} WRONG"
+        check = (
+            "-" if expected is None else f"{expected:,} ok" if expected == row["positions"] else f"{expected:,} WRONG"
+        )
         failed |= check.endswith("WRONG")
         if args.json:
             print(json.dumps(row | {"published": expected}))

@@ -38,7 +38,12 @@ CASES = {
 ALGORITHMS = ("minimax", "alphabeta", "solver", "solver-weak")
 #: What each algorithm can finish: plain minimax has no pruning (3x3 only: 549,946 nodes);
 #: alpha-beta without threat pruning takes minutes beyond 4x4.
-FEASIBLE = {"minimax": {"3x3k3"}, "alphabeta": {"3x3k3", "4x4k3", "4x4k4"}, "solver": set(CASES), "solver-weak": set(CASES)}
+FEASIBLE = {
+    "minimax": {"3x3k3"},
+    "alphabeta": {"3x3k3", "4x4k3", "4x4k4"},
+    "solver": set(CASES),
+    "solver-weak": set(CASES),
+}
 
 
 def run_one(case: str, algorithm: str) -> dict:

@@ -61,9 +61,10 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "connect4"  # Pons's sets, sources in tests/data/README.md
@@ -525,7 +526,9 @@ def run_in_subprocess(engine: str, case: str, cap: float) -> Row:
     try:
         proc = subprocess.run(command, capture_output=True, text=True, timeout=cap + GRACE, cwd=ROOT)
     except subprocess.TimeoutExpired:
-        return Row(case, engine, "killed", seconds=cap, note=f"did not stop at the cap; killed after {cap + GRACE:.0f} s")
+        return Row(
+            case, engine, "killed", seconds=cap, note=f"did not stop at the cap; killed after {cap + GRACE:.0f} s"
+        )
     if proc.returncode:
         last = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
         return Row(case, engine, "error", note=last)
@@ -533,7 +536,12 @@ def run_in_subprocess(engine: str, case: str, cap: float) -> Row:
 
 
 def ratio(ours: Row | None, row: Row) -> str:
-    if ours is None or row.engine == OURS or ours.status not in ("done", "capped") or row.status not in ("done", "capped"):
+    if (
+        ours is None
+        or row.engine == OURS
+        or ours.status not in ("done", "capped")
+        or row.status not in ("done", "capped")
+    ):
         return ""
     if ours.status == "capped":
         return "> 1" if row.status == "done" else "?"
@@ -582,7 +590,9 @@ def list_all() -> None:
         print(f"  {case.name:13} {'quick ' if case.quick else '      '}{what}")
     print("engines (what each runs: see the top of benchmarks/compare.py):")
     for engine, (package, exact) in ENGINES.items():
-        print(f"  {engine:25} {'depth-aware score' if exact else 'win/draw/loss'}{'' if package else ' (always available)'}")
+        print(
+            f"  {engine:25} {'depth-aware score' if exact else 'win/draw/loss'}{'' if package else ' (always available)'}"
+        )
 
 
 def main() -> None:
@@ -591,7 +601,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="only the small cases (under a minute overall)")
     parser.add_argument("--case", choices=list(CASES), action="append", help="run only these cases (repeatable)")
     parser.add_argument("--engine", choices=list(ENGINES), action="append", help="run only these engines (repeatable)")
-    parser.add_argument("--cap", type=float, default=None, help=f"seconds per engine per case (default {CAP:g}; 10 with --quick)")
+    parser.add_argument(
+        "--cap", type=float, default=None, help=f"seconds per engine per case (default {CAP:g}; 10 with --quick)"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object per run instead of a table")
     parser.add_argument("--data", type=Path, default=DATA, help=f"folder of Pons's position files (default {DATA})")
     parser.add_argument("--list", action="store_true", help="list the cases and engines and exit")
@@ -619,7 +631,10 @@ def main() -> None:
             )
             engines = [e for e in engines if e not in dropped]
     if any(CASES[c].kind == "c4" for c in cases) and not DATA.is_dir():
-        print(f"Pons's positions not found in {DATA}: skipping the Connect Four cases", file=sys.stderr if args.json else sys.stdout)
+        print(
+            f"Pons's positions not found in {DATA}: skipping the Connect Four cases",
+            file=sys.stderr if args.json else sys.stdout,
+        )
         cases = [c for c in cases if CASES[c].kind != "c4"]
 
     if not args.json:

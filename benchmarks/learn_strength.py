@@ -30,7 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     registry = load()
     game = registry.game("tictactoe").create(size=3)
     half = args.games // 2
-    print("| random games learned | positions | vs random as X (W/D/L) | vs random as O | vs perfect as X | vs perfect as O | learn s |")
+    print(
+        "| random games learned | positions | vs random as X (W/D/L) | vs random as O | vs perfect as X | vs perfect as O | learn s |"
+    )
     print("|---:|---:|---|---|---|---|---:|")
     for n in args.sizes:
         start = time.perf_counter()

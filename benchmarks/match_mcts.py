@@ -72,12 +72,17 @@ def main(argv: list[str] | None = None) -> int:
             "mcts_seconds": round(think[mcts_side], 1),
             "opponent_seconds": round(think[1 - mcts_side], 1),
         }
-        print(f"game {number:2d}: mcts {line['mcts_plays']:15s} -> {result:5s} in {len(moves)} moves {line['moves']}", flush=True)
+        print(
+            f"game {number:2d}: mcts {line['mcts_plays']:15s} -> {result:5s} in {len(moves)} moves {line['moves']}",
+            flush=True,
+        )
         if log is not None:
             log.write(json.dumps(line) + "\n")
             log.flush()
     minutes = (time.perf_counter() - start) / 60
-    print(f"\n{args.games} games on 7x6 Connect Four, mcts {args.seconds:g} s/move vs {args.opponent}, {minutes:.1f} min")
+    print(
+        f"\n{args.games} games on 7x6 Connect Four, mcts {args.seconds:g} s/move vs {args.opponent}, {minutes:.1f} min"
+    )
     print(f"tally: mcts {tally['mcts']} wins, {args.opponent} {tally[args.opponent]} wins, {tally['draw']} draws")
     for colour, (w, l, d) in by_colour.items():
         print(f"  {colour}: {w} wins, {l} losses, {d} draws")

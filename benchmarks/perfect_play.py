@@ -62,15 +62,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--width", type=int, default=7)
     parser.add_argument("--height", type=int, default=6)
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--store", default=None, help="a solution store to start from, copied first (default: a fresh one with the shipped books)")
+    parser.add_argument(
+        "--store",
+        default=None,
+        help="a solution store to start from, copied first (default: a fresh one with the shipped books)",
+    )
     parser.add_argument("--opponents", default="random,hard", help="comma-separated registry player names")
     parser.add_argument("--perfect-as", choices=["first", "second", "both"], default="both", help="the side of perfect")
     args = parser.parse_args(argv)
 
     from gametree import load
     from gametree.session import Seat, Session
-    from gametree.terminal import Terminal
     from gametree.store import SolutionStore, import_book
+    from gametree.terminal import Terminal
 
     registry = load()
     spec = registry.game("connect4")
@@ -126,16 +130,25 @@ def main(argv: list[str] | None = None) -> int:
                 wins, draws, losses = wins + (result > 0), draws + (result == 0), losses + (result < 0)
                 if held is not None and result < held:
                     failures += 1
-                    print(f"  FAILURE: game {number + 1}: perfect held {'a win' if held > 0 else 'a draw'} and got {result}")
+                    print(
+                        f"  FAILURE: game {number + 1}: perfect held {'a win' if held > 0 else 'a draw'} and got {result}"
+                    )
                 if asked:
-                    session = Session(game, (Seat("human", registry.players["human"]()), Seat("human", registry.players["human"]())), Terminal(io.StringIO(), io.StringIO()), store=book)
+                    session = Session(
+                        game,
+                        (Seat("human", registry.players["human"]()), Seat("human", registry.players["human"]())),
+                        Terminal(io.StringIO(), io.StringIO()),
+                        store=book,
+                    )
                     for s in asked:
                         clock = time.perf_counter()
                         session.hint(s)
                         hints.append(time.perf_counter() - clock)
             every += times
             names = ["perfect", opponent] if side == 0 else [opponent, "perfect"]
-            print(f"{names[0]} vs {names[1]}: perfect {wins} wins, {draws} draws, {losses} losses; its {summary(times)}")
+            print(
+                f"{names[0]} vs {names[1]}: perfect {wins} wins, {draws} draws, {losses} losses; its {summary(times)}"
+            )
     print(f"perfect, all pairings: {summary(every)}")
     print(f"hints: {summary(hints)}")
     print(f"failures (a proven win or draw not kept): {failures}")

@@ -46,9 +46,18 @@ CASES = (
     Case("tictactoe 3x3 minimax (python)", ("tictactoe", "--size", "3", "-a", "minimax")),
     Case("tictactoe 3x3 alphabeta (python)", ("tictactoe", "--size", "3", "-a", "alphabeta")),
     Case("tictactoe 4x4 k=3 solver (python)", ("tictactoe", "--size", "4", "--k", "3", "--engine", "python")),
-    Case("connect4 5x4 solver (python)", ("connect4", "--width", "5", "--height", "4", "--engine", "python", "--best-only")),
-    Case("connect4 6x4 solver (python)", ("connect4", "--width", "6", "--height", "4", "--engine", "python", "--best-only")),
-    Case("connect4 6x5 solver (compiled)", ("connect4", "--width", "6", "--height", "5", "--engine", "compiled", "--best-only")),
+    Case(
+        "connect4 5x4 solver (python)",
+        ("connect4", "--width", "5", "--height", "4", "--engine", "python", "--best-only"),
+    ),
+    Case(
+        "connect4 6x4 solver (python)",
+        ("connect4", "--width", "6", "--height", "4", "--engine", "python", "--best-only"),
+    ),
+    Case(
+        "connect4 6x5 solver (compiled)",
+        ("connect4", "--width", "6", "--height", "5", "--engine", "compiled", "--best-only"),
+    ),
     Case("Pons end-easy, every 10th (python)", ("connect4", "--engine", "python"), "pons_end_easy.txt"),
     Case("Pons middle-easy, every 10th (python)", ("connect4", "--engine", "python"), "pons_middle_easy.txt"),
     Case("Pons middle-easy, all (compiled)", ("connect4", "--engine", "compiled"), "pons_middle_easy.txt"),
@@ -82,7 +91,9 @@ def run(python: str, case: Case, folder: str) -> tuple[int, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--base", required=True, help="the old version's Python (its gametree is the base)")
     parser.add_argument("--new", default=sys.executable, help="the new version's Python (default: this one)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (default 3)")

@@ -35,7 +35,12 @@ PAGE = DOCS / "trees.md"
 #: (file name, moves, capture options, what it shows)
 DIAGRAMS = [
     ("tree-minimax.svg", "A1 B2 A2 C3 B3", {"algorithm": "minimax"}, "minimax"),
-    ("tree-alphabeta.svg", "A1 B2 A2 C3 B3", {"algorithm": "alphabeta", "cache": False, "all_moves": False}, "alpha-beta from the root, no cache"),
+    (
+        "tree-alphabeta.svg",
+        "A1 B2 A2 C3 B3",
+        {"algorithm": "alphabeta", "cache": False, "all_moves": False},
+        "alpha-beta from the root, no cache",
+    ),
     ("tree-solve.svg", "A1 A3 C3 C1", {"algorithm": "alphabeta"}, "alpha-beta as `gametree solve` runs it"),
 ]
 
@@ -43,12 +48,44 @@ DIAGRAMS = [
 #: The explorer's screenshots: (file name, what it shows, moves, capture options, compare with minimax,
 #: (event, position) whose step it shows or None for the end, view).
 SCREENSHOTS = [
-    ("explorer-enter.png", "X enters C1 with the window [-2, 0]", "A1 B2 A2 C3 B3", {"cache": False, "all_moves": False}, False, ("enter", "C1"), "negamax"),
-    ("explorer-cutoff.png", "the cutoff at C1, in MAX/MIN values", "A1 B2 A2 C3 B3", {"cache": False, "all_moves": False}, False, ("cutoff", "C1"), "maxmin"),
-    ("explorer-compare.png", "minimax beside alpha-beta, the search over", "A1 B2 A2 C3 B3", {"cache": False, "all_moves": False}, True, None, "wdl"),
+    (
+        "explorer-enter.png",
+        "X enters C1 with the window [-2, 0]",
+        "A1 B2 A2 C3 B3",
+        {"cache": False, "all_moves": False},
+        False,
+        ("enter", "C1"),
+        "negamax",
+    ),
+    (
+        "explorer-cutoff.png",
+        "the cutoff at C1, in MAX/MIN values",
+        "A1 B2 A2 C3 B3",
+        {"cache": False, "all_moves": False},
+        False,
+        ("cutoff", "C1"),
+        "maxmin",
+    ),
+    (
+        "explorer-compare.png",
+        "minimax beside alpha-beta, the search over",
+        "A1 B2 A2 C3 B3",
+        {"cache": False, "all_moves": False},
+        True,
+        None,
+        "wdl",
+    ),
 ]
 CHROMIUM = os.environ.get("GAMETREE_CHROMIUM", "/usr/bin/chromium")
-BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+BROWSER_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def replay_step(tree: SearchTree, event: tuple[str, str] | None) -> int:

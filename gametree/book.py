@@ -98,7 +98,9 @@ def build_book(
     layers = positions_up_to(game, plies)
     keys = [[key(s) for s in layer] for layer in layers]
     if any(k is None for layer in keys for k in layer):
-        raise ValueError("this game's positions have keys a store cannot keep (only integers, strings and tuples of them)")
+        raise ValueError(
+            "this game's positions have keys a store cannot keep (only integers, strings and tuples of them)"
+        )
     had = book.has_many([k for layer in keys for k in layer if k is not None])
     total = sum(len(layer) for layer in layers)
     done = len(had)
@@ -107,7 +109,9 @@ def build_book(
     deepest = [s for s, k in zip(layers[-1], keys[-1]) if k not in had]
     spread = 4 if scheduler is not None else workers  # (a Dask cluster's size is not known here: assume a few)
     size = max(1, min(CHUNK, len(deepest) // (4 * spread)))  # small tasks: the workers finish together
-    tasks = [(game, engine, deepest[i : i + size], book.name, book.options, lines) for i in range(0, len(deepest), size)]
+    tasks = [
+        (game, engine, deepest[i : i + size], book.name, book.options, lines) for i in range(0, len(deepest), size)
+    ]
     for count, entries in _run_tasks(tasks, workers, scheduler):
         book.put_many(entries)  # (one writer: this process)
         done += count
@@ -128,7 +132,9 @@ def build_book(
                 else:
                     stored = book.get(key(child))  # type: ignore[arg-type]
                     if stored is None:
-                        raise AssertionError(f"the child {game.format_move(s, m)} of a book position is not in the store")  # pragma: no cover
+                        raise AssertionError(
+                            f"the child {game.format_move(s, m)} of a book position is not in the store"
+                        )  # pragma: no cover
                     score = stored
                 best = -score if best is None or -score > best else best
             assert best is not None
@@ -137,7 +143,9 @@ def build_book(
         done += len(values)
         if progress is not None:
             progress(done, total)
-    return BuildReport(total, total - len(had), len(had), time.perf_counter() - started, tuple(len(layer) for layer in layers))
+    return BuildReport(
+        total, total - len(had), len(had), time.perf_counter() - started, tuple(len(layer) for layer in layers)
+    )
 
 
 Task = tuple[Game[S, M], EngineChoice, list[S], str, dict[str, Any], bool]
@@ -214,7 +222,9 @@ def prove_chunk(task: Task[S, M], halter: Halter | None = None) -> tuple[int, li
     return len(states), memory.take()
 
 
-def build_strong(game: Game[S, M], book: GameEntries, *, progress: Callable[[str, int, int], None] | None = None) -> BuildReport:
+def build_strong(
+    game: Game[S, M], book: GameEntries, *, progress: Callable[[str, int, int], None] | None = None
+) -> BuildReport:
     """Prove every reachable position of ``game`` (a strong solution) and keep them all in
     ``book``, each canonical position with how many positions it stands for."""
     from .search.strong import solve_strongly
@@ -225,7 +235,9 @@ def build_strong(game: Game[S, M], book: GameEntries, *, progress: Callable[[str
     for k, score in solution.scores.items():
         stored = storable_key(k)
         if stored is None:
-            raise ValueError("this game's positions have keys a store cannot keep (only integers, strings and tuples of them)")
+            raise ValueError(
+                "this game's positions have keys a store cannot keep (only integers, strings and tuples of them)"
+            )
         items.append((stored, int(score), solution.images.get(k, 1)))
     book.put_many(items)
     return BuildReport(solution.positions, len(items), 0, time.perf_counter() - started, solution.per_ply)
@@ -255,8 +267,8 @@ def build_play_book(
     positions settled quickly are searched again).  ``progress(chosen, visited)``
     after each search.  ``per_ply`` in the report counts the moves chosen by a search.
     """
-    from .search.solver import Solver
     from .search.perfect import moves_to, stored_choice
+    from .search.solver import Solver
 
     started = time.perf_counter()
     key = canonical_keyer(game)
@@ -279,7 +291,9 @@ def build_play_book(
             s = queue.popleft()
             k = key(s)
             if k is None:
-                raise ValueError("this game's positions have keys a store cannot keep (only integers, strings and tuples of them)")
+                raise ValueError(
+                    "this game's positions have keys a store cannot keep (only integers, strings and tuples of them)"
+                )
             # Each position, not each canonical key, is walked: a game's canonical key may tell mirror
             # images apart deep in the game, and the player may meet either image's descendants.
             exact_key = game.key(s)

@@ -92,7 +92,9 @@ def _clipped(moves: tuple[str, ...], limit: int) -> str:
     return text if len(moves) <= limit else f"{text} ... ({len(moves) - limit:,} more)"
 
 
-def print_result(game: Game[S, M], state: S, result: SearchResult, max_rows: int = MAX_MOVE_ROWS, *, position: bool = True) -> None:
+def print_result(
+    game: Game[S, M], state: S, result: SearchResult, max_rows: int = MAX_MOVE_ROWS, *, position: bool = True
+) -> None:
     """Print the position (unless not ``position``: printed already), its value and a table of
     the ``max_rows`` best moves, then one line saying how many rows were left out, if any."""
     import heapq
@@ -129,16 +131,26 @@ def print_result(game: Game[S, M], state: S, result: SearchResult, max_rows: int
         table.add_row(move, "?", "not scored", "-", *(["-", "-"] if monte_carlo else []), style="dim")
     out.print(table)
     if result.unscored:
-        why = "the time for scoring moves ran out (--analysis-time, --time-limit)" if result.cut_short == "time" else "interrupted"
-        out.print(f"[yellow]Partial: {len(result.move_values)} of {len(result.move_values) + len(result.unscored)} moves scored; {why}.[/]")
+        why = (
+            "the time for scoring moves ran out (--analysis-time, --time-limit)"
+            if result.cut_short == "time"
+            else "interrupted"
+        )
+        out.print(
+            f"[yellow]Partial: {len(result.move_values)} of {len(result.move_values) + len(result.unscored)} moves scored; {why}.[/]"
+        )
     if omitted:
-        out.print(f"... {omitted:,} more move{'s' if omitted != 1 else ''} not shown (the best {len(rows):,} are); --json gives them all")
+        out.print(
+            f"... {omitted:,} more move{'s' if omitted != 1 else ''} not shown (the best {len(rows):,} are); --json gives them all"
+        )
     out.print(f"Best moves: {_clipped(result.best_moves, max_rows)}")
     if not result.weak:  # a weak result has no line to the end
         out.print(f"Principal variation: {_clipped(result.pv, max_rows)}")
     s = result.stats
     if result.from_store:
-        out.print(f"[dim]{result.algorithm}: answered from the solution store in {s.seconds * 1000:.1f} ms, without a search (--no-store searches)[/]")
+        out.print(
+            f"[dim]{result.algorithm}: answered from the solution store in {s.seconds * 1000:.1f} ms, without a search (--no-store searches)[/]"
+        )
         return
     hit_rate = f" ({100 * s.cache_hits / s.cache_probes:.0f}% hits)" if s.cache_probes else ""
     out.print(
@@ -168,7 +180,12 @@ def print_games(registry: Registry, engines: dict[str, tuple[tuple[str, ...], st
             for o in spec.options
         )
         names, why = engines.get(spec.name, (("python",), ""))
-        table.add_row(f"{spec.name}\n[dim]{spec.summary}[/]", options or "-", ", ".join(names) + (f"\n[dim]({why})[/]" if why else ""), spec.source)
+        table.add_row(
+            f"{spec.name}\n[dim]{spec.summary}[/]",
+            options or "-",
+            ", ".join(names) + (f"\n[dim]({why})[/]" if why else ""),
+            spec.source,
+        )
     out.print(table)
     out.print(f"Algorithms: {', '.join(sorted(registry.algorithms))}")
     for error in registry.errors:

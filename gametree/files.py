@@ -101,7 +101,9 @@ def _create_beside(folder: str, name: str, mode: int = 0o666) -> tuple[int, str]
     """
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_NOFOLLOW", 0)
     for _ in range(_ATTEMPTS):
-        temporary = os.path.join(folder, f".{name[:200]}.{os.urandom(6).hex()}.tmp")  # (a name of 255 bytes leaves no room)
+        temporary = os.path.join(
+            folder, f".{name[:200]}.{os.urandom(6).hex()}.tmp"
+        )  # (a name of 255 bytes leaves no room)
         try:
             return os.open(temporary, flags, mode), temporary
         except FileExistsError:
@@ -126,4 +128,6 @@ def _sync_folder(folder: str) -> None:
 def user_cache_folder() -> str:
     """gametree's folder in the user's cache: ``$GAMETREE_CACHE_DIR``, else ``$XDG_CACHE_HOME/gametree``
     or ``~/.cache/gametree`` (not created here)."""
-    return os.environ.get("GAMETREE_CACHE_DIR") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "gametree")
+    return os.environ.get("GAMETREE_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "gametree"
+    )

@@ -73,7 +73,11 @@ class TableError(GameError):
 def _shown(value: object, limit: int = 60) -> str:
     """A value read from a table file as an error shows it: ``repr`` (so control characters such as
     terminal escapes are escaped), cut to about ``limit`` characters; containers by their size."""
-    if isinstance(value, list) and len(value) <= 5 and all(v is None or isinstance(v, (bool, int, float)) for v in value):
+    if (
+        isinstance(value, list)
+        and len(value) <= 5
+        and all(v is None or isinstance(v, (bool, int, float)) for v in value)
+    ):
         text = repr(value)
     elif isinstance(value, list):
         return f"a list of {len(value):,} item{'' if len(value) == 1 else 's'}"
@@ -233,7 +237,9 @@ class LearnedTable:
         except ValueError as exc:  # json.JSONDecodeError: its message gives the place, not the text
             raise TableError(f"{source}: not a learned table (bad JSON: {_printable(str(exc))[:120]})") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise TableError(f"{source}: not a learned table (no \"format\": \"{FORMAT}\"); write one with 'gametree learn'")
+            raise TableError(
+                f'{source}: not a learned table (no "format": "{FORMAT}"); write one with \'gametree learn\''
+            )
         version = data.get("version")
         if type(version) is not int or version != VERSION:
             raise TableError(f"{source}: table version {_shown(version)}, this gametree reads version {VERSION}")
@@ -241,7 +247,9 @@ class LearnedTable:
             if name not in data:
                 raise TableError(f"{source}: malformed learned table (no {name!r})")
             if type(data[name]) is not kind:
-                raise TableError(f"{source}: malformed learned table ({name!r} is {_shown(data[name])}, not {described})")
+                raise TableError(
+                    f"{source}: malformed learned table ({name!r} is {_shown(data[name])}, not {described})"
+                )
         if data["games"] < 0:
             raise TableError(f"{source}: malformed learned table ('games' is {_shown(data['games'])}, not a count)")
         positions: dict[str, list[int]] = {}
@@ -267,17 +275,23 @@ class LearnedTable:
         try:
             raw = Path(path).read_bytes()
         except OSError as exc:
-            raise TableError(f"cannot read the learned table {shown}: {exc.strerror or exc}; write one with 'gametree learn GAME -o {shown}'") from None
+            raise TableError(
+                f"cannot read the learned table {shown}: {exc.strerror or exc}; write one with 'gametree learn GAME -o {shown}'"
+            ) from None
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise TableError(f"{shown}: not a learned table (not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start:,})") from None
+            raise TableError(
+                f"{shown}: not a learned table (not UTF-8 text: byte 0x{raw[exc.start]:02x} at offset {exc.start:,})"
+            ) from None
         return cls.from_json(text, str(path))
 
     def check(self, game: Game[S, M]) -> None:
         """Raise :class:`TableError` unless the table was learned for this very game (same variant)."""
         if self.variant != repr(game):
-            raise TableError(f"this table was learned for {_shown(self.variant, 120)}, not for {_shown(repr(game), 120)}: learn one with 'gametree learn'")
+            raise TableError(
+                f"this table was learned for {_shown(self.variant, 120)}, not for {_shown(repr(game), 120)}: learn one with 'gametree learn'"
+            )
 
 
 def _chunks(games: int, pieces: int) -> list[range]:

@@ -59,7 +59,14 @@ def live(render: Callable[[], RenderableType], enabled: bool, console: Console |
     if console is None:
         console = Console(stderr=True, highlight=False)
     redirect = console.file is not sys.stdout and sys.stdout.isatty()
-    with Live(get_renderable=shown, console=console, refresh_per_second=4, transient=True, redirect_stdout=redirect, redirect_stderr=False):
+    with Live(
+        get_renderable=shown,
+        console=console,
+        refresh_per_second=4,
+        transient=True,
+        redirect_stdout=redirect,
+        redirect_stderr=False,
+    ):
         yield
 
 
@@ -114,7 +121,9 @@ def solve_status(progress: SolveProgress) -> Callable[[], RenderableType]:
         facts = [f"{seconds:.1f} s", f"{_count(nodes)} nodes", f"{_count(nodes / seconds if seconds > 0 else 0)}/s"]
         phase = progress.phase
         if phase == "moves":
-            what = f"scoring moves {len(progress.scored)}/{progress.total}" + (f" ({progress.current})" if progress.current else "")
+            what = f"scoring moves {len(progress.scored)}/{progress.total}" + (
+                f" ({progress.current})" if progress.current else ""
+            )
         elif phase == "lines":
             what = "following the lines of play"
         elif phase == "heuristic":

@@ -45,7 +45,9 @@ def board_html(game: Game[S, M], state: S) -> str | None:
     label = "border:none;color:#666;font-size:80%;text-align:center"
     rows = []
     if labelled:
-        rows.append(f"<tr><td style={_q(label)}></td>{''.join(f'<td style={_q(label)}>{_esc(c)}</td>' for c in columns)}</tr>")
+        rows.append(
+            f"<tr><td style={_q(label)}></td>{''.join(f'<td style={_q(label)}>{_esc(c)}</td>' for c in columns)}</tr>"
+        )
     for r, line in enumerate(grid):
         tds = [f"<td style={_q(label)}>{_esc(row_names[r])}</td>"] if labelled else []
         for c, cell in enumerate(line):

@@ -38,6 +38,7 @@ __all__ = [
     "play_match",
 ]
 
+
 @runtime_checkable
 class Player(Protocol):
     """Chooses moves in any game.  ``human`` players are asked at the terminal instead."""

@@ -63,9 +63,13 @@ def plain_graph(graph: nx.DiGraph[int], *, json_safe: bool) -> nx.DiGraph[int]:
     copy = graph.__class__()
     copy.graph.update({k: _plain(v, json_safe=json_safe) for k, v in graph.graph.items() if json_safe or v is not None})
     for node, data in graph.nodes(data=True):
-        copy.add_node(node, **{k: _plain(v, json_safe=json_safe) for k, v in data.items() if json_safe or v is not None})
+        copy.add_node(
+            node, **{k: _plain(v, json_safe=json_safe) for k, v in data.items() if json_safe or v is not None}
+        )
     for u, v, data in graph.edges(data=True):
-        copy.add_edge(u, v, **{k: _plain(x, json_safe=json_safe) for k, x in data.items() if json_safe or x is not None})
+        copy.add_edge(
+            u, v, **{k: _plain(x, json_safe=json_safe) for k, x in data.items() if json_safe or x is not None}
+        )
     return copy
 
 
@@ -96,12 +100,26 @@ def _html(tree: SearchTree, options: dict[str, Any]) -> bytes:
 
 
 EXPORTERS = (
-    Exporter("svg", _svg, (".svg",), summary="SVG drawing (needs a dot program: Graphviz or graphviz-pure)", needs_dot=True),
-    Exporter("png", _png, (".png",), binary=True, summary="PNG drawing (needs a dot program: Graphviz or graphviz-pure)", needs_dot=True),
+    Exporter(
+        "svg", _svg, (".svg",), summary="SVG drawing (needs a dot program: Graphviz or graphviz-pure)", needs_dot=True
+    ),
+    Exporter(
+        "png",
+        _png,
+        (".png",),
+        binary=True,
+        summary="PNG drawing (needs a dot program: Graphviz or graphviz-pure)",
+        needs_dot=True,
+    ),
     Exporter("dot", _dot, (".dot", ".gv"), summary="Graphviz source of the drawing"),
     Exporter("graphml", _graphml, (".graphml",), summary="GraphML with every node and edge attribute"),
     Exporter("json", _json, (".json",), summary="networkx node-link JSON with every attribute"),
-    Exporter("html", _html, (".html", ".htm"), summary="interactive explorer: one self-contained page (zoom, replay, compare)"),
+    Exporter(
+        "html",
+        _html,
+        (".html", ".htm"),
+        summary="interactive explorer: one self-contained page (zoom, replay, compare)",
+    ),
 )
 
 

@@ -46,10 +46,10 @@ from gametree.search.perfect import PERFECT_SECONDS, Choice, PerfectMover
 if TYPE_CHECKING:
     import random  # the players get their generator from the game loop
 
-    from gametree.learn import LearnedPlayer
     from gametree import Registry
-    from gametree.search.montecarlo import MCTSPlayer
+    from gametree.learn import LearnedPlayer
     from gametree.search.known import KnownValues
+    from gametree.search.montecarlo import MCTSPlayer
 
 __all__ = ["EasyPlayer", "HumanPlayer", "RandomPlayer", "SearchPlayer", "STRENGTHS"]
 
@@ -99,7 +99,9 @@ class EasyPlayer:
             safe = []
             for move in moves:
                 after = game.play(state, move)
-                if game.outcome(after) is None and any(_wins_now(game, after, reply, 1 - me) for reply in game.legal_moves(after)):
+                if game.outcome(after) is None and any(
+                    _wins_now(game, after, reply, 1 - me) for reply in game.legal_moves(after)
+                ):
                     continue
                 safe.append(move)
             if safe:
@@ -116,7 +118,14 @@ class SearchPlayer:
 
     human = False
 
-    def __init__(self, depth: int | None = None, *, table_entries: int = 2_000_000, engine: EngineChoice = "auto", seconds: float | None = None) -> None:
+    def __init__(
+        self,
+        depth: int | None = None,
+        *,
+        table_entries: int = 2_000_000,
+        engine: EngineChoice = "auto",
+        seconds: float | None = None,
+    ) -> None:
         self.depth = depth
         self.table_entries = table_entries
         #: The search engine of a full solve ("auto", "python" or "compiled"; ``gametree play --engine`` sets it).
@@ -146,8 +155,15 @@ class SearchPlayer:
         if self.depth is None:
             # The perfect mover, kept between moves with its solver and tables (the compiled engine's among them).
             mover = self._mover
-            if mover is None or mover.solver.choice != self.engine or mover.store is not self.store or mover.seconds != self.seconds:
-                mover = self._mover = PerfectMover(game, store=self.store, seconds=self.seconds, engine=self.engine, table=table)
+            if (
+                mover is None
+                or mover.solver.choice != self.engine
+                or mover.store is not self.store
+                or mover.seconds != self.seconds
+            ):
+                mover = self._mover = PerfectMover(
+                    game, store=self.store, seconds=self.seconds, engine=self.engine, table=table
+                )
             self.last = mover.choose(state)
             texts: tuple[str, ...] = self.last.moves
         else:
@@ -186,7 +202,9 @@ def _perfect_seconds() -> float:
         seconds = math.nan
     if not (math.isfinite(seconds) and seconds >= 0):
         shown = text if len(text) <= 60 else text[:57] + "..."
-        raise ValueError(f"GAMETREE_PERFECT_SECONDS={shown!r}: expected the seconds for exact scores, a number of 0 or more (e.g. 1.5)")
+        raise ValueError(
+            f"GAMETREE_PERFECT_SECONDS={shown!r}: expected the seconds for exact scores, a number of 0 or more (e.g. 1.5)"
+        )
     return seconds
 
 

@@ -17,9 +17,7 @@ from typing import Any
 
 import pytest
 
-from gametree import load
-from gametree import Registry
-
+from gametree import Registry, load
 
 # The entry-point cache of every test and of the commands they start goes to a folder of the
 # run's own, not to the user's ~/.cache (XDG_CACHE_HOME for subprocesses that drop GAMETREE_*).
@@ -134,16 +132,27 @@ class GametreeCli:
         return environment
 
     def __call__(
-        self, *args: str, input: str | bytes | None = None, env: Mapping[str, str | None] | None = None,
-        path: Path | str | None = None, cwd: Path | str | None = None, timeout: float = 300, check: bool = False,
-        preexec_fn: Callable[[], object] | None = None
+        self,
+        *args: str,
+        input: str | bytes | None = None,
+        env: Mapping[str, str | None] | None = None,
+        path: Path | str | None = None,
+        cwd: Path | str | None = None,
+        timeout: float = 300,
+        check: bool = False,
+        preexec_fn: Callable[[], object] | None = None,
     ) -> CliResult:
         """Run ``gametree ARGS`` to its end, ``input`` on its standard input (none: empty), and
         return what it gave.  ``timeout``: seconds after which the command is killed and the test
         fails (a hang, not a speed claim); ``check``: fail unless it exits 0."""
         done = subprocess.run(
-            self.argv(*args), input=input.encode() if isinstance(input, str) else input, capture_output=True,
-            env=self.env(env, path=path), cwd=cwd, timeout=timeout, preexec_fn=preexec_fn
+            self.argv(*args),
+            input=input.encode() if isinstance(input, str) else input,
+            capture_output=True,
+            env=self.env(env, path=path),
+            cwd=cwd,
+            timeout=timeout,
+            preexec_fn=preexec_fn,
         )
         result = CliResult(tuple(args), done.returncode, _text(done.stdout), _text(done.stderr))
         if check:
@@ -182,9 +191,12 @@ class WatchedCommand:
         self.leader, follower = pty.openpty()
         fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 200, 0, 0))
         self.process = cli.popen(
-            *args, env={"COLUMNS": None, "LINES": None, "TERM": "xterm-256color", **(env or {})},
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=follower,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)
+            *args,
+            env={"COLUMNS": None, "LINES": None, "TERM": "xterm-256color", **(env or {})},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=follower,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
         os.close(follower)
         self.raw = b""

@@ -17,15 +17,20 @@ from typing import TYPE_CHECKING
 import pytest
 
 from gametree import play_text
-from gametree.session import Seat, Session
-from gametree.terminal import Terminal
 from gametree.search import solver
 from gametree.search.progress import SolveProgress
+from gametree.session import Seat, Session
+from gametree.terminal import Terminal
 
 if TYPE_CHECKING:
     from conftest import GametreeCli
 
-ENGINES = ["python", pytest.param("compiled", marks=pytest.mark.skipif(not __import__("importlib").util.find_spec("numba"), reason="needs numba"))]
+ENGINES = [
+    "python",
+    pytest.param(
+        "compiled", marks=pytest.mark.skipif(not __import__("importlib").util.find_spec("numba"), reason="needs numba")
+    ),
+]
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +78,13 @@ def test_a_time_limit_proven_in_time_is_the_exact_answer(ttt44, engine):
     state = play_text(ttt44, "B2 C3")
     full = solver(ttt44, state, engine=engine)
     timed = solver(ttt44, state, engine=engine, time_limit=60)
-    assert (timed.proven, timed.score, timed.move_values, timed.best_moves, timed.cut_short) == (True, full.score, full.move_values, full.best_moves, None)
+    assert (timed.proven, timed.score, timed.move_values, timed.best_moves, timed.cut_short) == (
+        True,
+        full.score,
+        full.move_values,
+        full.best_moves,
+        None,
+    )
 
 
 def test_out_of_time_a_best_guess_with_the_proven_range(registry):
@@ -109,7 +120,11 @@ def test_progress_counts_nodes_while_the_search_runs(registry, engine):
     """Another thread sees the node count grow during one search (the compiled engine runs without
     holding the interpreter lock, and counts in an array the display reads)."""
     # About half a second of search on each engine.
-    game = registry.game("tictactoe").create(width=5, height=4, k=4) if engine == "python" else registry.game("connect4").create(width=6, height=5)
+    game = (
+        registry.game("tictactoe").create(width=5, height=4, k=4)
+        if engine == "python"
+        else registry.game("connect4").create(width=6, height=5)
+    )
     progress = SolveProgress()
     result, seen = _sampled(progress, lambda: solver(game, engine=engine, all_moves=False, progress=progress))
     growing = [n for n in seen if 0 < n <= result.stats.nodes]
@@ -152,7 +167,9 @@ def test_cli_batch_keep_going_reports_bad_lines_and_solves_the_rest(gametree_cli
     out = gametree_cli("solve", "tictactoe", "--batch", str(batch), "--keep-going")
     assert out.returncode == 1
     game = registry.game("tictactoe").create(size=3)
-    assert out.stdout.splitlines() == [f"{moves} {solver(game, play_text(game, moves)).score}" for moves in ("B2", "A1 B1", "A1 B2")]
+    assert out.stdout.splitlines() == [
+        f"{moves} {solver(game, play_text(game, moves)).score}" for moves in ("B2", "A1 B1", "A1 B2")
+    ]
     errors = [line for line in out.stderr.splitlines() if line.startswith("Error:")]
     assert [line.split(":")[2] for line in errors] == ["2", "4", "5"] and all(str(batch) in line for line in errors)
     assert "3 positions" in out.stderr and "3 bad lines skipped" in out.stderr
@@ -161,7 +178,9 @@ def test_cli_batch_keep_going_reports_bad_lines_and_solves_the_rest(gametree_cli
 
 
 def test_cli_json_interrupted_is_partial_and_exits_130(gametree_cli, registry):
-    if __import__("importlib").util.find_spec("numba") is not None:  # numba's cache made here, for the command's first search
+    if (
+        __import__("importlib").util.find_spec("numba") is not None
+    ):  # numba's cache made here, for the command's first search
         solver(registry.game("tictactoe").create(width=6, height=5, k=4), engine="compiled", all_moves=False)
     # The live progress (--progress: on a terminal, beside --json) says when the value is proven and
     # the moves are being scored (about 10 s of work): then Ctrl-C.
@@ -224,7 +243,9 @@ def _session(game, seats, text: str, **options) -> tuple[Session, str]:
 def test_hint_on_a_big_board_is_a_best_guess_within_its_time(registry):
     game = registry.game("connect4").create()
     human = registry.players["human"]()
-    session, text = _session(game, (Seat("human", human), Seat("random", registry.players["random"]())), "hint\nquit\n", hint_seconds=0.3)
+    session, text = _session(
+        game, (Seat("human", human), Seat("random", registry.players["random"]())), "hint\nquit\n", hint_seconds=0.3
+    )
     assert "Not proven in 0.3 s" in text and "Best guess:" in text and session.ended == "quit"
     small = registry.game("connect4").create(width=4, height=4)
     _, text = _session(small, (Seat("human", human), Seat("random", registry.players["random"]())), "hint\nquit\n")
@@ -266,7 +287,10 @@ def test_mcts_reports_its_nodes_as_it_goes(registry):
     progress = SolveProgress()
     result, seen = _sampled(progress, lambda: mcts(game, iterations=20_000, seed=1, progress=progress))
     growing = [n for n in seen if 0 < n <= result.stats.nodes]
-    assert len(set(growing)) >= 2 and growing == sorted(growing) and progress.phase == "done", (seen[:10], result.stats.nodes)
+    assert len(set(growing)) >= 2 and growing == sorted(growing) and progress.phase == "done", (
+        seen[:10],
+        result.stats.nodes,
+    )
 
 
 @pytest.mark.parametrize("name", ["alphabeta", "minimax"])
@@ -293,7 +317,15 @@ def test_a_time_limit_bounds_the_lines_of_play_too(registry):
     game = registry.game("connect4").create(width=6, height=5)
     book = MemoryEntries("connect4", game.options())
     key, start = canonical_keyer(game), game.initial_state()
-    book.put_many([(key(start), 0), (key(game.play(start, game.parse_move(start, "3"))), 0)])  # (6x5 is a draw; so is every first move)
+    book.put_many(
+        [(key(start), 0), (key(game.play(start, game.parse_move(start, "3"))), 0)]
+    )  # (6x5 is a draw; so is every first move)
     # (every move asked for: the store cannot answer alone, and the other moves' scores use up the time)
     result = Solver(game, engine="python", store=book).solve(time_limit=0.5)
-    assert (result.proven, result.score, result.pv, result.plies_to_end, result.cut_short) == (True, 0, ("3",), None, "time")
+    assert (result.proven, result.score, result.pv, result.plies_to_end, result.cut_short) == (
+        True,
+        0,
+        ("3",),
+        None,
+        "time",
+    )

@@ -32,7 +32,9 @@ SEARCHES = [alphabeta, minimax, _mcts, _by_name]
 # -- wrong argument types ---------------------------------------------------------------------
 @pytest.mark.parametrize("function", SEARCHES)
 def test_moves_given_as_the_state_are_a_type_error_naming_state(ttt3, function):
-    with pytest.raises(TypeError, match=r"^state: expected a state of the game \(TTTState\), not str 'B2' \(.*pass moves='B2'\)"):
+    with pytest.raises(
+        TypeError, match=r"^state: expected a state of the game \(TTTState\), not str 'B2' \(.*pass moves='B2'\)"
+    ):
         function(ttt3, "B2")
 
 
@@ -107,7 +109,12 @@ def test_gametree_search_stays_a_module():
 
 def test_search_by_name_runs_each_algorithm(ttt3):
     state = play_text(ttt3, AFTER)
-    for name, options in [("solver", {}), ("alphabeta", {"depth": 3}), ("minimax", {}), ("mcts", {"iterations": 300, "seed": 1})]:
+    for name, options in [
+        ("solver", {}),
+        ("alphabeta", {"depth": 3}),
+        ("minimax", {}),
+        ("mcts", {"iterations": 300, "seed": 1}),
+    ]:
         result = search(name, ttt3, state, **options)
         assert result.algorithm == name and result.best_moves == ("A3",), name
 
@@ -122,7 +129,9 @@ def test_unknown_algorithm_lists_the_choices(ttt3):
 
 
 def test_an_option_the_algorithm_does_not_take_is_named_with_the_ones_it_does(ttt3):
-    with pytest.raises(TypeError, match=r"^minimax takes no option 'cache' \(its options: all_moves, depth, progress, pv\)"):
+    with pytest.raises(
+        TypeError, match=r"^minimax takes no option 'cache' \(its options: all_moves, depth, progress, pv\)"
+    ):
         search("minimax", ttt3, cache=False)
     with pytest.raises(TypeError, match=r"^mcts takes no option 'weak' \(its options: .*iterations.*seed"):
         prepare("mcts", ttt3, weak=True)
@@ -198,7 +207,7 @@ def test_a_result_shows_itself_as_html(ttt3):
     page = result._repr_html_()
     assert "win in 1 plies (score +3 for player 1, to move)" in page
     assert page.count("<tr") == 1 + len(result.move_values)  # a head row and one row a move
-    assert "<td style=\"border:1px solid #ccc;padding:1px 6px\">A3</td>" in page
+    assert '<td style="border:1px solid #ccc;padding:1px 6px">A3</td>' in page
     assert ">loss</td>" in page and ">win</td>" in page
     assert f"{result.stats.nodes:,} nodes" in page
 
@@ -206,7 +215,9 @@ def test_a_result_shows_itself_as_html(ttt3):
 def test_result_html_escapes_text_and_marks_unproven_moves(ttt3):
     result = mcts(ttt3, iterations=30, seed=1)
     moves = tuple(dataclasses.replace(mv, move=f"<{mv.move}&>") for mv in result.move_values)
-    page = dataclasses.replace(result, algorithm="<script>", move_values=moves, best_moves=("<b>",), pv=("<i>",))._repr_html_()
+    page = dataclasses.replace(
+        result, algorithm="<script>", move_values=moves, best_moves=("<b>",), pv=("<i>",)
+    )._repr_html_()
     assert "<script>" not in page and "&lt;script&gt;" in page
     assert "&lt;b&gt;" in page and "&lt;i&gt;" in page and "<b>" in page  # our own bold tag, not the move's
     assert "&lt;A1&amp;&gt;" in page
@@ -263,7 +274,9 @@ def test_position_html_draws_the_board_with_labels_and_the_winning_line(ttt3):
     cells = re.findall(r"<td style=\"([^\"]*)width:1.6em[^\"]*\">([^<]*)</td>", page)
     assert len(cells) == 9
     assert [text for _, text in cells] == ["X", "X", "X", "O", "O", "", "", "", ""]
-    assert ["background:#ffd54f" in style for style, _ in cells] == [True, True, True] + [False] * 6  # the winning line is lit
+    assert ["background:#ffd54f" in style for style, _ in cells] == [True, True, True] + [
+        False
+    ] * 6  # the winning line is lit
     for label in ("A", "B", "C", "1", "2", "3"):
         assert f">{label}</td>" in page
     assert ">X has won</div>" in page

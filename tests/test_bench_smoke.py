@@ -13,12 +13,16 @@ from pathlib import Path
 import pytest
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
-CHECK = re.compile(r"^machine speed check (before|after) the runs: \d+ ms for a fixed 1,000,000-step Python loop", re.MULTILINE)
+CHECK = re.compile(
+    r"^machine speed check (before|after) the runs: \d+ ms for a fixed 1,000,000-step Python loop", re.MULTILINE
+)
 
 
 def run(script: str, *args: str) -> subprocess.CompletedProcess[str]:
     # As the docs run them: ``python benchmarks/NAME.py`` (the script's folder first on sys.path).
-    return subprocess.run([sys.executable, str(BENCHMARKS / script), *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, str(BENCHMARKS / script), *args], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_tictactoe_3x3_analysis() -> None:

@@ -12,7 +12,19 @@ from gametree.game import IllegalMoveError, capabilities, checked_play, play_tex
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "example-plugin"
 
-ALL = ("symmetric", "images", "heuristic", "threats", "fast_threats", "replayable", "checker", "splitter", "help", "board", "compiled")
+ALL = (
+    "symmetric",
+    "images",
+    "heuristic",
+    "threats",
+    "fast_threats",
+    "replayable",
+    "checker",
+    "splitter",
+    "help",
+    "board",
+    "compiled",
+)
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,16 @@ def test_solve_3x3_prints_everything(gametree_cli):
     out = gametree_cli("solve", "tictactoe", "--size", "3")
     assert out.returncode == 0, out.stderr
     text = out.stdout
-    for needle in ["A . . .", "draw in 9 plies", "Value of each move", "Best moves:", "Principal variation:", "nodes", "cutoffs", "nodes per depth"]:
+    for needle in [
+        "A . . .",
+        "draw in 9 plies",
+        "Value of each move",
+        "Best moves:",
+        "Principal variation:",
+        "nodes",
+        "cutoffs",
+        "nodes per depth",
+    ]:
         assert needle in text, needle
 
 
@@ -25,7 +34,18 @@ def test_solve_json_has_all_fields(gametree_cli):
     assert data["value"] == "win" and data["winner"] == 0 and data["proven"] is True
     assert data["game"] == "tictactoe" and data["moves"] == "B2 A1"
     assert data["best_moves"] and data["pv"][0] in data["best_moves"]
-    assert {"nodes", "terminals", "cutoffs", "cache_probes", "cache_hits", "cache_stores", "max_depth", "seconds", "nodes_per_second", "nodes_per_depth"} <= set(data["stats"])
+    assert {
+        "nodes",
+        "terminals",
+        "cutoffs",
+        "cache_probes",
+        "cache_hits",
+        "cache_stores",
+        "max_depth",
+        "seconds",
+        "nodes_per_second",
+        "nodes_per_depth",
+    } <= set(data["stats"])
     assert len(data["move_values"]) == 14
 
 
@@ -57,7 +77,9 @@ def test_algorithms_and_options_agree(gametree_cli):
     assert d["proven"] is False and d["value"] == "unknown" and d["depth"] == 2
     # The solver proves exact values: a depth limit would silently make it another algorithm.
     refused = gametree_cli("solve", "tictactoe", "--size", "4", "--depth", "2", "--json")
-    assert refused.returncode == 2 and "a depth limit makes a heuristic search (-a alphabeta --depth N)" in refused.stderr
+    assert (
+        refused.returncode == 2 and "a depth limit makes a heuristic search (-a alphabeta --depth N)" in refused.stderr
+    )
 
 
 def test_batch_from_stdin_and_file(gametree_cli, tmp_path):
@@ -68,8 +90,15 @@ def test_batch_from_stdin_and_file(gametree_cli, tmp_path):
     assert out.stdout.splitlines() == ["B2 0", "A1 B1 A2 B2 3", "B1 A3 C2 B3 C3 -1"]
     assert "3 positions" in out.stderr and "1/1 matched" in out.stderr
     weak = gametree_cli(
-        "solve", "tictactoe", "--algorithm", "solver", "--weak", "--batch", "-", "--json",
-        input="B2\nB1 A3 C2 B3 C3\t-1\n"
+        "solve",
+        "tictactoe",
+        "--algorithm",
+        "solver",
+        "--weak",
+        "--batch",
+        "-",
+        "--json",
+        input="B2\nB1 A3 C2 B3 C3\t-1\n",
     )
     assert weak.returncode == 0, weak.stderr
     assert [(d["score"], d["weak"]) for d in map(json.loads, weak.stdout.splitlines())] == [(0, True), (-1, True)]
@@ -102,15 +131,27 @@ def test_batch_from_stdin_and_file(gametree_cli, tmp_path):
         (["solve", "tictactoe", "--algorithm", "magic"], "unknown algorithm 'magic'"),
         (["solve", "tictactoe", "--depth", "0"], "--depth"),
         (["solve", "tictactoe", "--cache-size", "lots"], "cache size 'lots'"),
-        (["solve", "tictactoe", "--algorithm", "minimax", "--no-cache"], "--no-cache/--cache-size does not apply to --algorithm minimax"),
-        (["solve", "tictactoe", "--algorithm", "minimax", "--time-limit", "1"], "--time-limit does not apply to --algorithm minimax"),
+        (
+            ["solve", "tictactoe", "--algorithm", "minimax", "--no-cache"],
+            "--no-cache/--cache-size does not apply to --algorithm minimax",
+        ),
+        (
+            ["solve", "tictactoe", "--algorithm", "minimax", "--time-limit", "1"],
+            "--time-limit does not apply to --algorithm minimax",
+        ),
         (["solve", "tictactoe", "--time-limit", "0"], "--time-limit"),
         (["solve", "tictactoe", "--batch", "/nonexistent/file.txt"], "/nonexistent/file.txt"),
-        (["solve", "tictactoe", "--algorithm", "alphabeta", "--weak"], "--weak does not apply to --algorithm alphabeta"),
+        (
+            ["solve", "tictactoe", "--algorithm", "alphabeta", "--weak"],
+            "--weak does not apply to --algorithm alphabeta",
+        ),
         (["solve", "tictactoe", "--algorithm", "solver", "--weak", "--time-limit", "2"], "--weak proves the value"),
         (["solve", "tictactoe", "--depth", "2"], "a depth limit makes a heuristic search"),
         (["solve", "tictactoe", "--keep-going"], "--keep-going goes with --batch"),
-        (["solve", "tictactoe", "-a", "alphabeta", "--analysis-time", "2"], "--analysis-time does not apply to --algorithm alphabeta"),
+        (
+            ["solve", "tictactoe", "-a", "alphabeta", "--analysis-time", "2"],
+            "--analysis-time does not apply to --algorithm alphabeta",
+        ),
         (["solve", "tictactoe", "--algorithm", "solver", "--weak", "--workers", "2"], "--weak solves in one process"),
         (["solve", "tictactoe", "--best-only", "--workers", "2"], "drop --best-only"),
     ],
@@ -152,8 +193,12 @@ def test_game_help_shows_its_own_flags(gametree_cli):
 
 def test_broken_pipe_is_quiet(gametree_cli):
     proc = subprocess.run(
-        f"{shlex.join(gametree_cli.argv('solve', 'tictactoe', '--size', '4', '--k', '3'))} | head -1", shell=True,
-        capture_output=True, text=True, timeout=120, env=gametree_cli.env()
+        f"{shlex.join(gametree_cli.argv('solve', 'tictactoe', '--size', '4', '--k', '3'))} | head -1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=gametree_cli.env(),
     )
     assert "Traceback" not in proc.stderr
 
@@ -177,7 +222,12 @@ def test_time_limit_gives_an_anytime_answer(gametree_cli):
             "solve", "tictactoe", "--size", "5", "--k", "4", "--engine", "python", "--time-limit", "0.3", "--json"
         ).stdout
     )
-    assert (guess["proven"], guess["value"], guess["algorithm"], guess["cut_short"]) == (False, "unknown", "solver", "time")
+    assert (guess["proven"], guess["value"], guess["algorithm"], guess["cut_short"]) == (
+        False,
+        "unknown",
+        "solver",
+        "time",
+    )
     low, high = guess["score_bounds"]
     assert low <= 0 <= high and guess["depth"] >= 1 and guess["best_moves"]
     text = gametree_cli(
@@ -185,7 +235,13 @@ def test_time_limit_gives_an_anytime_answer(gametree_cli):
     ).stdout
     assert "unknown: not proven in time; score proven in [" in text
     exact = json.loads(gametree_cli("solve", "tictactoe", "--time-limit", "30", "--json").stdout)
-    assert (exact["proven"], exact["value"], exact["cut_short"], exact["unscored"], len(exact["move_values"])) == (True, "draw", None, [], 9)
+    assert (exact["proven"], exact["value"], exact["cut_short"], exact["unscored"], len(exact["move_values"])) == (
+        True,
+        "draw",
+        None,
+        [],
+        9,
+    )
 
 
 def nodes_counted(shown: str) -> bool:

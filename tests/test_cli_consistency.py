@@ -136,19 +136,35 @@ def test_play_takes_options_before_after_or_without_the_game(gametree_cli):
 
 
 def test_help_before_the_game_is_the_groups_help(gametree_cli):
-    for args in (["solve", "--help"], ["solve", "--help", "tictactoe"], ["solve", "--moves", "B2", "-h", "tictactoe"], ["play", "--x", "random", "--help"]):
+    for args in (
+        ["solve", "--help"],
+        ["solve", "--help", "tictactoe"],
+        ["solve", "--moves", "B2", "-h", "tictactoe"],
+        ["play", "--x", "random", "--help"],
+    ):
         out = gametree_cli(*args)
         assert out.returncode == 0, out.stderr
-        assert re.match(rf"Usage: gametree {args[0]} \[OPTIONS\] \[?COMMAND\]? \[ARGS\]\.\.\.\n", out.stdout) and "Commands:" in out.stdout, args
+        assert (
+            re.match(rf"Usage: gametree {args[0]} \[OPTIONS\] \[?COMMAND\]? \[ARGS\]\.\.\.\n", out.stdout)
+            and "Commands:" in out.stdout
+        ), args
         assert "tictactoe" in out.stdout and "--moves" not in out.stdout
     out = gametree_cli("solve", "tictactoe", "--help")
-    assert out.stdout.startswith("Usage: gametree solve tictactoe [OPTIONS]") and "--moves" in out.stdout and "--size" in out.stdout
+    assert (
+        out.stdout.startswith("Usage: gametree solve tictactoe [OPTIONS]")
+        and "--moves" in out.stdout
+        and "--size" in out.stdout
+    )
     out = gametree_cli("play", "--help")
     assert "gametree play tictactoe --help" in " ".join(out.stdout.split())  # where the options are
 
 
 def test_a_misspelt_or_missing_game_is_one_line(gametree_cli):
-    one_line_error(gametree_cli("solve", "--size", "4", "tictactoee"), "unknown game 'tictactoee'", "installed: connect4, nim, tictactoe")
+    one_line_error(
+        gametree_cli("solve", "--size", "4", "tictactoee"),
+        "unknown game 'tictactoee'",
+        "installed: connect4, nim, tictactoe",
+    )
     one_line_error(gametree_cli("tree", "--moves", "B2", "--depth", "2", "tictactoee"), "unknown game 'tictactoee'")
     one_line_error(gametree_cli("solve", "--moves", "B2"), "no game named", "tictactoe")
     one_line_error(gametree_cli("learn", "-n", "5"), "no game named")
@@ -168,10 +184,26 @@ def table_file(gametree_cli: GametreeCli, tmp_path_factory: pytest.TempPathFacto
 def test_play_table_gives_the_learned_player_its_table(gametree_cli, table_file, tmp_path):
     # --table wins over $GAMETREE_TABLE (here a file that is not there).
     env = {"GAMETREE_TABLE": str(tmp_path / "absent.json")}
-    out = gametree_cli("play", "--x", "learned", "--o", "random", "--table", str(table_file), "--games", "20", "--seed", "1", "--json", env=env)
+    out = gametree_cli(
+        "play",
+        "--x",
+        "learned",
+        "--o",
+        "random",
+        "--table",
+        str(table_file),
+        "--games",
+        "20",
+        "--seed",
+        "1",
+        "--json",
+        env=env,
+    )
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
-    assert result["players"] == ["learned", "random"] and result["wins"][0] >= 14  # random wins 58% as X; learned far more
+    assert (
+        result["players"] == ["learned", "random"] and result["wins"][0] >= 14
+    )  # random wins 58% as X; learned far more
     without = gametree_cli("play", "--x", "learned", "--o", "random", "--json", env=env)
     one_line_error(without, "absent.json")
 
@@ -197,7 +229,21 @@ def test_play_table_refuses_a_bad_file_in_one_line(gametree_cli, tmp_path, conte
 
 
 def test_play_table_refuses_another_boards_table_and_players_without_tables(gametree_cli, table_file):
-    out = gametree_cli("play", "tictactoe", "--size", "4", "--k", "3", "--o", "learned", "--x", "random", "--table", str(table_file), "--json")
+    out = gametree_cli(
+        "play",
+        "tictactoe",
+        "--size",
+        "4",
+        "--k",
+        "3",
+        "--o",
+        "learned",
+        "--x",
+        "random",
+        "--table",
+        str(table_file),
+        "--json",
+    )
     one_line_error(out, str(table_file), "learned for 'TicTacToe(width=3, height=3, k=3)'")
     out = gametree_cli("play", "--x", "random", "--o", "easy", "--table", str(table_file), "--json")
     assert out.returncode == 2
@@ -239,7 +285,13 @@ def test_learned_tables_record_the_resolved_options(gametree_cli):
 
 @pytest.mark.parametrize(
     "name, given",
-    [("tictactoe", {}), ("tictactoe", {"size": 5, "k": 4}), ("tictactoe", {"width": 6, "height": 2}), ("connect4", {"width": 5}), ("nim", {"heaps": "7 0 2", "misere": True})],
+    [
+        ("tictactoe", {}),
+        ("tictactoe", {"size": 5, "k": 4}),
+        ("tictactoe", {"width": 6, "height": 2}),
+        ("connect4", {"width": 5}),
+        ("nim", {"heaps": "7 0 2", "misere": True}),
+    ],
 )
 def test_builtin_games_options_recreate_them(name, given):
     spec = gametree.load().game(name)
@@ -269,7 +321,9 @@ def test_resolved_options_fall_back_to_what_was_given():
         def options(self) -> object:
             return {"depth": 3}
 
-    with pytest.raises(click.ClickException, match=r"game 'tictactoe' is malformed: its options\(\) gave \{'depth': 3\}"):
+    with pytest.raises(
+        click.ClickException, match=r"game 'tictactoe' is malformed: its options\(\) gave \{'depth': 3\}"
+    ):
         resolved_options(spec, Wrong(), {})
     assert resolved_options(spec, spec.create(size=2), {"size": 2}) == {"width": 2, "height": 2, "k": 2}
 

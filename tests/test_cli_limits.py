@@ -12,9 +12,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from gametree import MoveParseError, load, play_text
+from gametree import MoveParseError, Option, load, play_text
 from gametree.cli.common import click_option
-from gametree import Option
 from gametree.search.montecarlo import MCTSPlayer
 from gametree.search.table import BYTES_PER_ENTRY, parse_cache_size
 
@@ -135,7 +134,10 @@ def test_every_command_taking_game_options_is_listed():
         (["connect4", "--height", "99999999999999999999"], "Error: Invalid value for '--height': must be at most 100"),
         (["nim", "--heaps", "1,x"], "Error: Invalid value for '--heaps': '1,x': 'x' is not a heap size"),
         (["nim", "--heaps", "2000000"], "Error: Invalid value for '--heaps': a heap holds at most 1,000,000 objects"),
-        (["tictactoe", "--size", "27"], "Error: tictactoe: board 27x27: width and height must be between 1 and 26"),  # names no one option
+        (
+            ["tictactoe", "--size", "27"],
+            "Error: tictactoe: board 27x27: width and height must be between 1 and 26",
+        ),  # names no one option
     ],
 )
 def test_a_game_refusing_its_options_is_a_usage_error(tmp_path, command, game_args, message):
@@ -145,7 +147,9 @@ def test_a_game_refusing_its_options_is_a_usage_error(tmp_path, command, game_ar
     code, err = run_in_process([*command, *game_args, *extra])
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1, (code, err)
-    assert lines[0].startswith(message) and lines[0].endswith(f"(see 'gametree {' '.join(command)} {game_args[0]} --help')"), lines[0]
+    assert lines[0].startswith(message) and lines[0].endswith(
+        f"(see 'gametree {' '.join(command)} {game_args[0]} --help')"
+    ), lines[0]
     assert not list(tmp_path.iterdir())  # refused before any file or store was made
 
 
@@ -211,7 +215,10 @@ def test_play_text_turns_a_games_value_error_into_a_short_move_parse_error():
 
 
 # -- F13: --delay ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("delay, needle", [("inf", "finite"), ("nan", "finite"), ("1e308", "0<=x<=60"), ("61", "0<=x<=60"), ("-1", "0<=x<=60")])
+@pytest.mark.parametrize(
+    "delay, needle",
+    [("inf", "finite"), ("nan", "finite"), ("1e308", "0<=x<=60"), ("61", "0<=x<=60"), ("-1", "0<=x<=60")],
+)
 def test_play_refuses_absurd_delays(gametree_cli, delay, needle):
     out = gametree_cli("play", "tictactoe", "--x", "random", "--o", "random", "--json", "--delay", delay)
     assert out.returncode == 2
@@ -243,7 +250,9 @@ def test_solve_refuses_non_finite_numbers(gametree_cli, args):
 
 
 @pytest.mark.parametrize("batch", [False, True])
-@pytest.mark.parametrize("args, needle", [(["--exploration", "-1"], "exploration"), (["--iterations", "0"], "iterations")])
+@pytest.mark.parametrize(
+    "args, needle", [(["--exploration", "-1"], "exploration"), (["--iterations", "0"], "iterations")]
+)
 def test_an_algorithm_refusing_an_option_value_is_a_one_line_error(gametree_cli, args, needle, batch):
     more = ["--batch", "-"] if batch else ["--moves", "B2"]
     out = gametree_cli("solve", "tictactoe", "-a", "mcts", *args, *more, input="B2\n" if batch else None)
@@ -329,7 +338,7 @@ def test_a_broken_entry_point_plugin_stays_a_warning(gametree_cli, tmp_path):
 
 
 # -- S1: plugins cannot write to standard output ----------------------------------------------------
-CHATTY = '''
+CHATTY = """
 from gametree import hookimpl
 
 print("chatty: imported")
@@ -341,7 +350,7 @@ def gametree_register_games(registry):
 @hookimpl
 def gametree_register_players(registry):
     print("chatty: registering players")
-'''
+"""
 
 
 @pytest.mark.parametrize(
@@ -359,7 +368,6 @@ def test_a_plugin_printing_does_not_corrupt_json_output(gametree_cli, tmp_path, 
     json.loads(out.stdout)  # nothing but the result
     for line in ("chatty: imported", "chatty: registering games", "chatty: registering players"):
         assert line in out.stderr
-
 
 
 _BUGGY = """
@@ -423,7 +431,13 @@ def test_a_bug_in_a_plugins_code_is_one_line_naming_where(gametree_cli: Gametree
     in which file and function it was raised (the plugin's), and how to see the traceback."""
     (tmp_path / "buggy_plugin.py").write_text(_BUGGY)
     out = gametree_cli("-p", "buggy_plugin", "solve", "buggy", path=tmp_path)
-    line = assert_one_line_error(out, "unexpected RuntimeError: a bug in the game, on purpose", "in legal_moves", "buggy_plugin.py:", "GAMETREE_DEBUG=1")
+    line = assert_one_line_error(
+        out,
+        "unexpected RuntimeError: a bug in the game, on purpose",
+        "in legal_moves",
+        "buggy_plugin.py:",
+        "GAMETREE_DEBUG=1",
+    )
     assert out.returncode == 1, line
     debug = gametree_cli("-p", "buggy_plugin", "solve", "buggy", path=tmp_path, env={"GAMETREE_DEBUG": "1"})
     assert "Traceback" in debug.stderr and "a bug in the game, on purpose" in debug.stderr
@@ -434,8 +448,13 @@ def test_a_bug_in_a_plugins_code_is_one_line_naming_where(gametree_cli: Gametree
 def test_drawing_that_takes_too_long_is_stopped_with_one_line(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     """The drawing program is given GAMETREE_RENDER_SECONDS (default 120 s), then stopped."""
     out = gametree_cli(
-        "tree", "tictactoe", "--moves", "A1 B2 C3", "-o", str(tmp_path / "t.svg"),
-        env={"GAMETREE_RENDER_SECONDS": "0.001"}
+        "tree",
+        "tictactoe",
+        "--moves",
+        "A1 B2 C3",
+        "-o",
+        str(tmp_path / "t.svg"),
+        env={"GAMETREE_RENDER_SECONDS": "0.001"},
     )
     assert_one_line_error(out, "took more than 0.001 s to draw the svg", "-f dot")
     assert not (tmp_path / "t.svg").exists()

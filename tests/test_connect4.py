@@ -5,20 +5,18 @@ from __future__ import annotations
 import csv
 import itertools
 import random
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gametree.search import run
-from gametree.search.compiled import numba_available
 from gametree import (
     GameError,
     IllegalMoveError,
-    Outcome,
     MoveParseError,
+    Outcome,
     TranspositionTable,
     alphabeta,
     checked_play,
@@ -26,6 +24,8 @@ from gametree import (
     play_text,
     win_score,
 )
+from gametree.search import run
+from gametree.search.compiled import numba_available
 from gametree_builtins.games.connect4 import C4State, ConnectFour
 
 #: Published values, kept in the repository (see tests/data/README.md for their sources).
@@ -188,7 +188,11 @@ def test_replay_is_playing_the_moves_one_by_one(board: tuple[int, int, int], tex
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.sampled_from([(7, 6, 4), (5, 4, 3), (4, 4, 3), (4, 3, 2)]), st.lists(st.integers(0, 6), max_size=42), st.integers(0, 3))
+@given(
+    st.sampled_from([(7, 6, 4), (5, 4, 3), (4, 4, 3), (4, 3, 2)]),
+    st.lists(st.integers(0, 6), max_size=42),
+    st.integers(0, 3),
+)
 def test_replay_refuses_moves_after_the_end(board: tuple[int, int, int], columns: list[int], extra: int) -> None:
     """Columns that never overflow, continued past the end of the game: replay fails exactly when one by one does."""
     game = ConnectFour(*board)
@@ -339,7 +343,7 @@ def brute_force(width: int, height: int, k: int):  # type: ignore[no-untyped-def
                 return True
         return False
 
-    @lru_cache(maxsize=None)
+    @cache
     def move_values(cols: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, int], ...]:
         n = sum(map(len, cols))
         p = n % 2
@@ -368,7 +372,17 @@ def brute_force(width: int, height: int, k: int):  # type: ignore[no-untyped-def
 
 @pytest.mark.parametrize(
     ("width", "height", "k", "depth"),  # k = 1, 2, 3, 5 use the general threat code, k = 4 the unrolled one
-    [(4, 4, 3, 3), (3, 4, 3, 4), (5, 3, 3, 3), (4, 4, 4, 2), (3, 3, 2, 3), (5, 2, 5, 3), (2, 5, 5, 4), (6, 1, 3, 4), (3, 2, 1, 1)],
+    [
+        (4, 4, 3, 3),
+        (3, 4, 3, 4),
+        (5, 3, 3, 3),
+        (4, 4, 4, 2),
+        (3, 3, 2, 3),
+        (5, 2, 5, 3),
+        (2, 5, 5, 4),
+        (6, 1, 3, 4),
+        (3, 2, 1, 1),
+    ],
 )
 def test_every_short_line_matches_brute_force(width: int, height: int, k: int, depth: int) -> None:
     """Every position up to ``depth`` moves in: the root score and every move's score."""
@@ -439,7 +453,9 @@ def test_pons_positions_have_the_published_score(name: str, exact_search: tuple[
     assert len(sample) >= 25
     wrong = []
     for moves, expected in sample:
-        result = run(game, play_text(game, moves), algorithm=algorithm, cache=table, all_moves=False, pv=False, **options)
+        result = run(
+            game, play_text(game, moves), algorithm=algorithm, cache=table, all_moves=False, pv=False, **options
+        )
         if result.score != expected:
             wrong.append((moves, expected, result.score))
     assert wrong == []
@@ -456,7 +472,10 @@ def test_has_safe_reply_along_pons_games() -> None:
             for text in moves:
                 if not game.immediate_win(state):
                     for move in game.legal_moves(state):
-                        assert game.has_safe_reply(state, move) == game.has_safe_move(game.play(state, move)), (moves, move)
+                        assert game.has_safe_reply(state, move) == game.has_safe_move(game.play(state, move)), (
+                            moves,
+                            move,
+                        )
                         checked += 1
                 state = game.play(state, int(text) - 1)
     assert checked > 10_000
@@ -480,7 +499,10 @@ def test_pons_positions_weak(name: str, engine: str) -> None:
         if end is not None:  # the move ends the game: a win, or a draw on the last cell
             kept = sign == (0 if end.winner is None else 1 if end.winner == game.to_move(state) else -1)
         else:
-            kept = -run(game, after, algorithm="solver", weak=True, all_moves=False, cache=table, engine=engine).score == sign
+            kept = (
+                -run(game, after, algorithm="solver", weak=True, all_moves=False, cache=table, engine=engine).score
+                == sign
+            )
         if result.score != sign or not kept:
             wrong.append((moves, expected, result.score, result.best_moves))
     assert wrong == []
@@ -492,7 +514,9 @@ def small_boards() -> list[dict[str, str]]:
 
 
 @pytest.mark.parametrize(("width", "height"), [(4, 4), (5, 4), (4, 5)])
-def test_small_boards_match_published_results(width: int, height: int, exact_search: tuple[str, dict[str, str]]) -> None:
+def test_small_boards_match_published_results(
+    width: int, height: int, exact_search: tuple[str, dict[str, str]]
+) -> None:
     algorithm, options = exact_search
     row = next(r for r in small_boards() if (int(r["width"]), int(r["height"])) == (width, height))
     result = run(ConnectFour(width, height), algorithm=algorithm, all_moves=False, **options)

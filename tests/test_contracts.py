@@ -91,7 +91,9 @@ def test_one_path_reads_known_values_then_searches_then_records(registry) -> Non
     assert again.from_store and calls == [1]
     assert (again.score, again.best_moves) == (searched.score, searched.best_moves)
     assert stored_result(game, state, known) is not None
-    assert record_result(known, game, state, solver(game, state, weak=True, engine="python")) == 0  # (weak: nothing exact)
+    assert (
+        record_result(known, game, state, solver(game, state, weak=True, engine="python")) == 0
+    )  # (weak: nothing exact)
 
 
 def test_bound_is_spelled_once() -> None:
@@ -128,7 +130,9 @@ def test_search_never_imports_the_store() -> None:
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 target = ("." * node.level) + (node.module or "")
-                assert target not in ("..store", "gametree.store") and not target.startswith(("..store.", "gametree.store.")), path
+                assert target not in ("..store", "gametree.store") and not target.startswith(
+                    ("..store.", "gametree.store.")
+                ), path
             elif isinstance(node, ast.Import):
                 assert not any(alias.name.startswith("gametree.store") for alias in node.names), path
 

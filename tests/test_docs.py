@@ -8,7 +8,9 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 
 def test_cli_reference_is_up_to_date():
-    out = subprocess.run([sys.executable, str(DOCS / "make_cli_docs.py"), "--check"], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, str(DOCS / "make_cli_docs.py"), "--check"], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
 
 

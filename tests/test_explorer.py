@@ -23,13 +23,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_tree import FIG52, TreeGame
 
 from gametree import load, play_text
 from gametree.cli import cli, main
 from gametree.tree import capture, model
 from gametree.tree import explorer as explorer_module
 from gametree.tree.explorer import explorer_html, tree_data
-from test_tree import FIG52, TreeGame
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("GAMETREE_CHROMIUM", "/usr/bin/chromium")
@@ -79,7 +79,13 @@ def test_tree_data_is_the_graph(game):
     assert len(data["parent"]) == graph.number_of_nodes() == len(data["order"])
     assert {(p, v) for v, p in enumerate(data["parent"]) if p >= 0} == set(graph.edges)
     assert all(data["order"][v] == graph.edges[u, v]["order"] for u, v in graph.edges)
-    for name, key in (("move", "move"), ("kind", "kind"), ("cutoff", "cutoff"), ("cells", "cells"), ("pruned", "pruned")):
+    for name, key in (
+        ("move", "move"),
+        ("kind", "kind"),
+        ("cutoff", "cutoff"),
+        ("cells", "cells"),
+        ("pruned", "pruned"),
+    ):
         assert column(data, name) == [graph.nodes[n].get(key) for n in sorted(graph)], name
     # JSON has no infinities: the root's window on entry is written as text.
     assert column(data, "alpha")[0] == "-inf" and column(data, "beta")[0] == "inf"
@@ -116,7 +122,10 @@ def test_cli_compare_writes_both_trees(tmp_path):
         (["--compare", "-o", "x.svg"], "--compare shows two trees side by side in the html explorer, not in svg"),
         (["--compare", "-a", "minimax", "-o", "x.html"], "leave out --algorithm minimax"),
         (["--compare", "-a", "mcts", "-o", "x.html"], "leave out --algorithm mcts"),
-        (["--compare", "--max-nodes", "20", "-o", "x.html"], "the minimax tree of this position has 47 nodes, more than --max-nodes 20"),
+        (
+            ["--compare", "--max-nodes", "20", "-o", "x.html"],
+            "the minimax tree of this position has 47 nodes, more than --max-nodes 20",
+        ),
         (["-f", "html"], "html is markup, not for a terminal"),
     ],
 )
@@ -158,7 +167,19 @@ def test_the_wheel_ships_the_explorer_files(tmp_path):
         shutil.copytree(ROOT / name, source / name, ignore=skip)
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
-    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q", "-w", str(tmp_path / "out"), str(source)]
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "--no-build-isolation",
+        "--no-index",
+        "-q",
+        "-w",
+        str(tmp_path / "out"),
+        str(source),
+    ]
     proc = subprocess.run(command, capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr
     (wheel,) = (tmp_path / "out").glob("gametree-*.whl")
@@ -203,7 +224,10 @@ class Page:
 
     def statuses(self, panel: int = 0) -> list[list[str]]:
         """The status of every node at every step, 0 to the end."""
-        return self.js("p => { const out = []; for (let s = 0; s <= gametree.steps; s++) { gametree.go(s); out.push(gametree.status(p)); } return out; }", panel)
+        return self.js(
+            "p => { const out = []; for (let s = 0; s <= gametree.steps; s++) { gametree.go(s); out.push(gametree.status(p)); } return out; }",
+            panel,
+        )
 
     def parent_windows(self, panel: int = 0) -> dict[int, list[float]]:
         """For each node the replay enters, its parent's window (negamax) at that moment."""
@@ -247,7 +271,9 @@ def check_replay(tree, statuses: list[list[str]]) -> None:
             if s == "done":
                 assert all(status[c] in ("done", "pruned") for c in graph.successors(n)), (step, n)
         active = [n for n, s in enumerate(status) if s == "active"]
-        assert all(list(graph.predecessors(n)) == [a] for a, n in zip(active, active[1:])), f"step {step}: open nodes {active}"
+        assert all(list(graph.predecessors(n)) == [a] for a, n in zip(active, active[1:])), (
+            f"step {step}: open nodes {active}"
+        )
     final = statuses[-1]
     assert final.count("done") == tree.visited and final.count("pruned") == pruned
 
@@ -287,7 +313,9 @@ def test_fig52_step_by_step(browser, tmp_path):
     assert page.js("() => gametree.event(0)") == {"kind": "cutoff", "node": a2}
     assert "beta cutoff: -0.02 >= -0.03" in page.js("() => gametree.text()")
     page.js("() => gametree.view('maxmin')")
-    assert "\u03b1 cutoff at a MIN node: 0.02 \u2264 \u03b1 = 0.03" in page.js("() => gametree.text()")  # as the textbook says it
+    assert "\u03b1 cutoff at a MIN node: 0.02 \u2264 \u03b1 = 0.03" in page.js(
+        "() => gametree.text()"
+    )  # as the textbook says it
     check_windows(tree, page.parent_windows())
     page.js("s => gametree.go(s)", len(statuses) - 1)
     assert page.js("x => gametree.label(0, x)", a2) == "v \u2264 0.02"  # MIN's value at a2, for MAX: at most 2
@@ -313,7 +341,9 @@ def test_tictactoe_replay_views_keys_and_fragment(browser, tmp_path, game):
     cut = next(s for s in range(len(statuses)) if statuses[s][b1] == "pruned")
     assert statuses[cut - 1][a3] == "done" and statuses[cut][c2] == "pruned"
     page.js("s => gametree.go(s)", cut)
-    assert "beta cutoff: 2 >= 0" in page.js("() => gametree.text()") and "B1, C2 are pruned" in page.js("() => gametree.text()")
+    assert "beta cutoff: 2 >= 0" in page.js("() => gametree.text()") and "B1, C2 are pruned" in page.js(
+        "() => gametree.text()"
+    )
 
     check_windows(textbook, page.parent_windows())
 

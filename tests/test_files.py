@@ -75,7 +75,9 @@ def test_permissions_follow_the_umask_or_the_old_file(tmp_path):
         write_atomically(tmp_path / "new.svg", b"x")
     finally:
         os.umask(old)
-    assert stat.S_IMODE(os.stat(tmp_path / "new.svg").st_mode) == 0o640  # as open(path, "w") would make it, not mkstemp's 0o600
+    assert (
+        stat.S_IMODE(os.stat(tmp_path / "new.svg").st_mode) == 0o640
+    )  # as open(path, "w") would make it, not mkstemp's 0o600
     kept = tmp_path / "kept.json"
     kept.write_bytes(b"old")
     kept.chmod(0o604)

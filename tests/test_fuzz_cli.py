@@ -21,7 +21,27 @@ from hypothesis import strategies as st
 from gametree.cli import main
 
 #: Values that must be refused cleanly wherever a number or a name is expected (or accepted).
-WILD = ["", "-1", "0", "-0", "1.5", "nan", "-nan", "inf", "-inf", "1e400", "9" * 400, "x", "é", "💥", "--", "3,", ",,", "\t", "A1" * 300]
+WILD = [
+    "",
+    "-1",
+    "0",
+    "-0",
+    "1.5",
+    "nan",
+    "-nan",
+    "inf",
+    "-inf",
+    "1e400",
+    "9" * 400,
+    "x",
+    "é",
+    "💥",
+    "--",
+    "3,",
+    ",,",
+    "\t",
+    "A1" * 300,
+]
 SMALL = ["1", "2", "3"]
 #: About as often a small valid value as a wild one: most command lines have several values, and
 #: some should be accepted and run.
@@ -72,7 +92,12 @@ COMMAND_OPTIONS: dict[str, dict[str, st.SearchStrategy[str]]] = {
     },
 }
 #: Flags without a value.
-FLAGS = {"solve": ["--best-only", "--weak", "--no-cache", "--no-symmetry", "--json"], "tree": ["--json"], "play": ["--json"], "learn": ["--json"]}
+FLAGS = {
+    "solve": ["--best-only", "--weak", "--no-cache", "--no-symmetry", "--json"],
+    "tree": ["--json"],
+    "play": ["--json"],
+    "learn": ["--json"],
+}
 
 
 @st.composite
@@ -83,7 +108,10 @@ def command_lines(draw: st.DrawFn) -> list[str]:
     # The board's size first, always given for Connect Four (its default 7x6 would search for hours).
     for option in GAME_OPTIONS.get(game, []):
         if game == "connect4" and option != "--k" or draw(st.booleans()):
-            argv += [option, draw(small_or_wild if option != "--heaps" else st.sampled_from(["1,2", "3", "0", "1," * 70, *WILD]))]
+            argv += [
+                option,
+                draw(small_or_wild if option != "--heaps" else st.sampled_from(["1,2", "3", "0", "1," * 70, *WILD])),
+            ]
     options = COMMAND_OPTIONS[command]
     for option in draw(st.lists(st.sampled_from(sorted(options)), max_size=4, unique=True)):
         argv += [option, draw(options[option])]
@@ -116,7 +144,9 @@ def _stdin(text: str):  # type: ignore[no-untyped-def]
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(command_lines())
-def test_any_command_line_is_an_answer_or_one_error_line(tmp_path_factory: pytest.TempPathFactory, argv: list[str]) -> None:
+def test_any_command_line_is_an_answer_or_one_error_line(
+    tmp_path_factory: pytest.TempPathFactory, argv: list[str]
+) -> None:
     if argv[0] in ("tree", "learn"):  # their output goes to a file of the test's own
         argv += ["-o", str(Path(tmp_path_factory.mktemp("out")) / ("out." + ("json" if argv[0] == "learn" else "dot")))]
     code, out, err = run_in_process(argv)

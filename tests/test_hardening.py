@@ -19,8 +19,24 @@ ROWS = getattr(display, "MAX_MOVE_ROWS", 200)
 
 
 def _many_moves_result(count: int) -> SearchResult:
-    stats = SearchStats(nodes=count, terminals=0, heuristic_leaves=0, cutoffs=0, cache_probes=0, cache_hits=0, cache_stores=0, max_depth=1, seconds=0.1, nodes_per_second=1.0, nodes_per_depth=(1, count), iterations=10)
-    moves = tuple(MoveValue(move=f"m{i}", score=i / count - 0.5, plies_to_end=None, best=i == count - 1, visits=1, mean=0.0) for i in range(count))
+    stats = SearchStats(
+        nodes=count,
+        terminals=0,
+        heuristic_leaves=0,
+        cutoffs=0,
+        cache_probes=0,
+        cache_hits=0,
+        cache_stores=0,
+        max_depth=1,
+        seconds=0.1,
+        nodes_per_second=1.0,
+        nodes_per_depth=(1, count),
+        iterations=10,
+    )
+    moves = tuple(
+        MoveValue(move=f"m{i}", score=i / count - 0.5, plies_to_end=None, best=i == count - 1, visits=1, mean=0.0)
+        for i in range(count)
+    )
     return SearchResult(
         algorithm="mcts",
         to_move=0,
@@ -181,6 +197,7 @@ def test_malformed_cache_shapes_are_misses(tmp_path, monkeypatch):
 
 
 # F9: a plugin that never finishes its import or its registration is given up, with one line.
+
 
 def test_a_plugin_that_loops_forever_is_given_up(gametree_cli, tmp_path):
     (tmp_path / "loops_at_import.py").write_text("while True:\n    pass\n")

@@ -21,8 +21,12 @@ def table(ttt3):
 
 
 def test_same_table_for_any_number_of_workers(ttt3, table):
-    assert learn(ttt3, games=3000, seed=7, workers=2, name="tictactoe", options={"size": 3}).to_json() == table.to_json()
-    assert learn(ttt3, games=3000, seed=7, workers=3, name="tictactoe", options={"size": 3}).positions == table.positions
+    assert (
+        learn(ttt3, games=3000, seed=7, workers=2, name="tictactoe", options={"size": 3}).to_json() == table.to_json()
+    )
+    assert (
+        learn(ttt3, games=3000, seed=7, workers=3, name="tictactoe", options={"size": 3}).positions == table.positions
+    )
     assert learn(ttt3, games=3000, seed=8).positions != table.positions  # the seed matters
 
 
@@ -102,8 +106,16 @@ def test_cli_learn_workers_and_play(gametree_cli, tmp_path):
     out = gametree_cli("learn", "tictactoe", "--games", "50", "-o", "-")
     assert json.loads(out.stdout)["games"] == 50
     play = gametree_cli(
-        "play", "tictactoe", "--x", "learned", "--o", "random", "--games", "3", "--json",
-        env={"GAMETREE_TABLE": str(one)}
+        "play",
+        "tictactoe",
+        "--x",
+        "learned",
+        "--o",
+        "random",
+        "--games",
+        "3",
+        "--json",
+        env={"GAMETREE_TABLE": str(one)},
     )
     assert play.returncode == 0, play.stderr
     assert json.loads(play.stdout)["games"] == 3
@@ -185,8 +197,16 @@ def test_the_learned_player_reports_a_bad_table_in_one_line(gametree_cli, tmp_pa
     path = tmp_path / "bad.json"
     path.write_bytes(BAD_TABLES[name])
     done = gametree_cli(
-        "play", "tictactoe", "--x", "learned", "--o", "random", "--games", "1", "--json",
-        env={"GAMETREE_TABLE": str(path)}
+        "play",
+        "tictactoe",
+        "--x",
+        "learned",
+        "--o",
+        "random",
+        "--games",
+        "1",
+        "--json",
+        env={"GAMETREE_TABLE": str(path)},
     )
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("Error: ") and str(path) in done.stderr, done.stderr
@@ -200,11 +220,21 @@ def test_strings_from_a_table_are_escaped_in_errors(gametree_cli, tmp_path, regi
     path.write_bytes(_table_bytes(version=_EVIL * 40))
     with pytest.raises(TableError) as caught:
         LearnedTable.load(path)
-    assert caught.value.args[0].isprintable() and "\\x1b]0;pwned\\x07" in str(caught.value) and len(str(caught.value)) < len(str(path)) + 150
-    path.write_bytes(_table_bytes().replace(b'"1":', json.dumps(_EVIL * 40).encode() + b":").replace(b"[1, 1, 0]", b"[1, 2, 0]"))
+    assert (
+        caught.value.args[0].isprintable()
+        and "\\x1b]0;pwned\\x07" in str(caught.value)
+        and len(str(caught.value)) < len(str(path)) + 150
+    )
+    path.write_bytes(
+        _table_bytes().replace(b'"1":', json.dumps(_EVIL * 40).encode() + b":").replace(b"[1, 1, 0]", b"[1, 2, 0]")
+    )
     with pytest.raises(TableError) as caught:
         LearnedTable.load(path)
-    assert str(caught.value).isprintable() and "\\x1b" in str(caught.value) and len(str(caught.value)) < len(str(path)) + 200
+    assert (
+        str(caught.value).isprintable()
+        and "\\x1b" in str(caught.value)
+        and len(str(caught.value)) < len(str(path)) + 200
+    )
     path.write_bytes(_table_bytes(variant=_EVIL))
     table = LearnedTable.load(path)
     with pytest.raises(TableError) as caught:
@@ -238,7 +268,11 @@ def test_cli_learn_keeps_the_old_table_when_the_disk_fills(gametree_cli, tmp_pat
     old = path.read_bytes()
     assert 0 < len(old) < 4096
     done = gametree_cli("learn", "tictactoe", "--games", "400", "-o", str(path), preexec_fn=_limit_file_size(4096))
-    assert done.returncode == 1 and done.stderr.startswith(f"Error: cannot write {path}: ") and done.stderr.count("\n") == 1, done.stderr
+    assert (
+        done.returncode == 1
+        and done.stderr.startswith(f"Error: cannot write {path}: ")
+        and done.stderr.count("\n") == 1
+    ), done.stderr
     assert path.read_bytes() == old and os.listdir(tmp_path) == ["t.json"]
 
 
@@ -256,7 +290,13 @@ def test_save_keeps_the_old_table_when_the_disk_fills(tmp_path):
         "except OSError as exc:\n"
         "    print(exc.errno)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=120, preexec_fn=_limit_file_size(4096))
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_limit_file_size(4096),
+    )
     assert done.returncode == 0 and done.stdout.strip() == str(__import__("errno").EFBIG), done.stderr + done.stdout
     assert path.read_text() == "the old table" and os.listdir(tmp_path) == ["t.json"]
 

@@ -54,7 +54,11 @@ def test_connect4_board_limits_are_one_line_errors(gametree_cli: GametreeCli, ar
     (exit 2, as click's own checks), naming the option and the command's help."""
     out = capped(gametree_cli, "solve", "connect4", *args)
     error = one_line_error(out)
-    assert out.returncode == 2 and error.startswith(f"Error: {message}") and error.endswith("(see 'gametree solve connect4 --help')"), error
+    assert (
+        out.returncode == 2
+        and error.startswith(f"Error: {message}")
+        and error.endswith("(see 'gametree solve connect4 --help')")
+    ), error
 
 
 def test_connect4_100x100_to_the_end_is_refused_and_a_depth_limit_is_searched(gametree_cli: GametreeCli) -> None:
@@ -62,8 +66,18 @@ def test_connect4_100x100_to_the_end_is_refused_and_a_depth_limit_is_searched(ga
     error = one_line_error(capped(gametree_cli, "solve", "connect4", "--width", "100", "--height", "100"))
     assert "too large for a search to the end" in error and "--depth" in error
     out = capped(
-        gametree_cli, "solve", "connect4", "--width", "100", "--height", "100", "-a", "alphabeta", "--depth", "1",
-        "--best-only"
+        gametree_cli,
+        "solve",
+        "connect4",
+        "--width",
+        "100",
+        "--height",
+        "100",
+        "-a",
+        "alphabeta",
+        "--depth",
+        "1",
+        "--best-only",
     )
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr[-2000:]
 

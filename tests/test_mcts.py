@@ -152,14 +152,31 @@ def test_time_limit_and_bad_options(ttt3):
 
 # -- command line ---------------------------------------------------------------------------
 def test_cli_mcts_json_is_repeatable_and_wrong_flags_are_one_line(gametree_cli):
-    args = ("solve", "tictactoe", "--moves", "B2", "-a", "mcts", "--iterations", "300", "--seed", "5", "--exploration", "0.7", "--json")
+    args = (
+        "solve",
+        "tictactoe",
+        "--moves",
+        "B2",
+        "-a",
+        "mcts",
+        "--iterations",
+        "300",
+        "--seed",
+        "5",
+        "--exploration",
+        "0.7",
+        "--json",
+    )
     first, second = gametree_cli(*args), gametree_cli(*args)
     assert first.returncode == 0, first.stderr
     data = json.loads(first.stdout)
     assert data["algorithm"] == "mcts" and data["stats"]["iterations"] <= 300
     assert data["move_values"] == json.loads(second.stdout)["move_values"]
     assert all("visits" in mv and "mean" in mv for mv in data["move_values"])
-    for args, flag in ((("-a", "solver", "--iterations", "5"), "--iterations"), (("-a", "mcts", "--no-cache"), "--no-cache")):
+    for args, flag in (
+        (("-a", "solver", "--iterations", "5"), "--iterations"),
+        (("-a", "mcts", "--no-cache"), "--no-cache"),
+    ):
         out = gametree_cli("solve", "tictactoe", *args)
         assert out.returncode == 2 and flag in out.stderr and "Traceback" not in out.stderr
 
@@ -170,7 +187,9 @@ def test_captured_tree_has_visits_and_values(ttt3):
 
     tree = capture(ttt3, play_text(ttt3, "B2 A1"), iterations=60, seed=4)
     graph = tree.graph
-    assert graph.number_of_nodes() == tree.result.stats.nodes and graph.nodes[0]["visits"] == tree.result.stats.iterations
+    assert (
+        graph.number_of_nodes() == tree.result.stats.nodes and graph.nodes[0]["visits"] == tree.result.stats.iterations
+    )
     for node, data in graph.nodes(data=True):
         below = sum(graph.nodes[child]["visits"] for child in graph.successors(node))
         # The iteration that added a node, then one per iteration through a child (the root was never added).

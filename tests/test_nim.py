@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from functools import lru_cache, reduce
+from functools import cache, reduce
 from operator import xor
 
 import pytest
@@ -11,7 +11,6 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gametree.search import run
 from gametree import (
     IllegalMoveError,
     MoveParseError,
@@ -20,6 +19,7 @@ from gametree import (
     load,
     play_text,
 )
+from gametree.search import run
 from gametree_builtins.games.nim import Nim, NimState
 
 
@@ -102,7 +102,7 @@ def brute_scores(heaps: tuple[int, ...], misere: bool) -> dict[tuple[int, int], 
     """Every root move's depth-aware score, by plain recursion (no game module)."""
     total = sum(heaps)
 
-    @lru_cache(maxsize=None)
+    @cache
     def value(h: tuple[int, ...], n: int) -> int:
         return max(move_score(h, n, i, c) for i in range(len(h)) for c in range(1, h[i] + 1))
 
@@ -168,7 +168,13 @@ def test_moves_are_heap_colon_count() -> None:
     assert game.parse_move(s, " 2:3 ") == (1, 3)
     assert game.format_move(s, (1, 3)) == "2:3"
     assert play_text(game, "1:3 2:4 3:1").heaps == (0, 0, 4)
-    for text, message in (("x", "HEAP:COUNT"), ("2", "HEAP:COUNT"), ("4:1", "no heap 4"), ("0:1", "no heap 0"), ("1:0", "at least one")):
+    for text, message in (
+        ("x", "HEAP:COUNT"),
+        ("2", "HEAP:COUNT"),
+        ("4:1", "no heap 4"),
+        ("0:1", "no heap 0"),
+        ("1:0", "at least one"),
+    ):
         with pytest.raises(MoveParseError, match=message):
             game.parse_move(s, text)
     with pytest.raises(IllegalMoveError, match="heap 1 has only 3 objects"):

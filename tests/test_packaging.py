@@ -95,7 +95,9 @@ def test_players_and_exporters_load_beside_the_users_folders(user_folder: Path) 
 def test_every_installed_package_starts_with_gametree() -> None:
     setuptools = PYPROJECT["tool"]["setuptools"]
     packages = setuptools["packages"]
-    assert packages and all(p == "gametree" or p.startswith(("gametree.", "gametree_builtins.")) for p in packages), packages
+    assert packages and all(p == "gametree" or p.startswith(("gametree.", "gametree_builtins.")) for p in packages), (
+        packages
+    )
     assert {"gametree_builtins.games", "gametree_builtins.plugins"} <= set(packages)
     # The repository folders games/ and plugins/ are installed under gametree_builtins, nowhere else.
     assert setuptools["package-dir"] == {"gametree_builtins.games": "games", "gametree_builtins.plugins": "plugins"}
@@ -141,7 +143,9 @@ def test_the_built_wheel_holds_only_gametree_names(tmp_path: Path) -> None:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
     command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--no-index"]
-    subprocess.run([*command, "--wheel-dir", str(tmp_path / "dist"), str(source)], check=True, timeout=300, capture_output=True)
+    subprocess.run(
+        [*command, "--wheel-dir", str(tmp_path / "dist"), str(source)], check=True, timeout=300, capture_output=True
+    )
     (wheel,) = (tmp_path / "dist").glob("gametree-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
@@ -153,7 +157,10 @@ def test_the_built_wheel_holds_only_gametree_names(tmp_path: Path) -> None:
     assert "gametree/py.typed" in names
     assert "gametree_builtins/__init__.py" not in names  # a namespace package
     modules = {f"gametree/{p.relative_to(ROOT / 'gametree').as_posix()}" for p in (ROOT / "gametree").rglob("*.py")}
-    modules |= {f"gametree_builtins/{p.relative_to(ROOT).as_posix()}" for p in [*(ROOT / "games").glob("*.py"), *(ROOT / "plugins").glob("*.py")]}
+    modules |= {
+        f"gametree_builtins/{p.relative_to(ROOT).as_posix()}"
+        for p in [*(ROOT / "games").glob("*.py"), *(ROOT / "plugins").glob("*.py")]
+    }
     assert modules - set(names) == set(), "modules missing from the wheel"
     values = [line.split("=", 1)[1].strip() for line in points.splitlines() if "=" in line]
     assert values and all(value.startswith("gametree") for value in values), points
@@ -180,5 +187,9 @@ def test_nothing_imports_the_builtins_by_their_folder_names() -> None:
     """From the repository root ``games`` is importable too, but it would be a second copy of each module."""
     files = [*(ROOT / "tests").rglob("*.py"), *(ROOT / "benchmarks").rglob("*.py"), *(ROOT / "docs").rglob("*.py")]
     files += [*(ROOT / "docs").rglob("*.md"), ROOT / "README.md", *(ROOT / "gametree").rglob("*.py")]
-    stale = [f"{path.relative_to(ROOT)}: {m.group(0).strip()}" for path in files for m in STALE_IMPORT.finditer(path.read_text())]
+    stale = [
+        f"{path.relative_to(ROOT)}: {m.group(0).strip()}"
+        for path in files
+        for m in STALE_IMPORT.finditer(path.read_text())
+    ]
     assert stale == [], "import gametree_builtins.games... / gametree_builtins.plugins... instead"

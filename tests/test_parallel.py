@@ -23,8 +23,11 @@ if TYPE_CHECKING:
 
 def _answer(result):
     return (
-        result.value, result.winner, result.score, result.best_moves,
-        [(mv.move, mv.score, mv.best, mv.plies_to_end) for mv in result.move_values]
+        result.value,
+        result.winner,
+        result.score,
+        result.best_moves,
+        [(mv.move, mv.score, mv.best, mv.plies_to_end) for mv in result.move_values],
     )
 
 
@@ -43,7 +46,12 @@ def cases(registry):
     c4 = registry.game("connect4").create(width=4, height=4)
     nim = registry.game("nim").create()
     ttt3 = registry.game("tictactoe").create(size=3)
-    return [(ttt3, ttt3.initial_state()), (ttt43, play_text(ttt43, "B2")), (c4, c4.initial_state()), (nim, nim.initial_state())]
+    return [
+        (ttt3, ttt3.initial_state()),
+        (ttt43, play_text(ttt43, "B2")),
+        (c4, c4.initial_state()),
+        (nim, nim.initial_state()),
+    ]
 
 
 def test_subproblems_are_distinct_canonical_positions(ttt3):
@@ -92,7 +100,9 @@ def test_dask_cluster_gives_the_same_answer(registry):
             assert _answer(compiled) == _answer(solver(game, engine="python"))
         with distributed.Client(cluster) as client:
             state = play_text(ttt43, "B2 A1")
-            assert _answer(solve_parallel(ttt43, state, scheduler=client, algorithm="alphabeta")) == _answer(alphabeta(ttt43, state))
+            assert _answer(solve_parallel(ttt43, state, scheduler=client, algorithm="alphabeta")) == _answer(
+                alphabeta(ttt43, state)
+            )
 
 
 @pytest.mark.parametrize("algorithm", ["solver", "alphabeta"])
@@ -166,7 +176,9 @@ def test_cli_workers_equal_one_process(gametree_cli):
     both = json.loads(out.stdout)
     for field in ("value", "winner", "score", "best_moves", "plies_to_end"):
         assert both[field] == single[field], field
-    assert [(m["move"], m["score"]) for m in both["move_values"]] == [(m["move"], m["score"]) for m in single["move_values"]]
+    assert [(m["move"], m["score"]) for m in both["move_values"]] == [
+        (m["move"], m["score"]) for m in single["move_values"]
+    ]
 
 
 @pytest.mark.parametrize(
@@ -174,8 +186,20 @@ def test_cli_workers_equal_one_process(gametree_cli):
     [
         (("--workers", "2", "-a", "mcts"), "exact algorithm"),
         (("--workers", "2", "--depth", "2"), "--depth"),
-        (("--split-ply", "2",), "--split-ply needs"),
-        (("--workers", "0",), "--workers"),
+        (
+            (
+                "--split-ply",
+                "2",
+            ),
+            "--split-ply needs",
+        ),
+        (
+            (
+                "--workers",
+                "0",
+            ),
+            "--workers",
+        ),
     ],
 )
 def test_cli_bad_parallel_flags_are_one_line(gametree_cli, args, needle):
@@ -276,7 +300,13 @@ def test_ctrl_c_stops_the_workers_cleanly(gametree_cli, wait_until):
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc to find the worker processes")
-@pytest.mark.parametrize("command", [("solve", "connect4", "--workers", "2", "--json"), ("learn", "tictactoe", "--games", "100000000", "--workers", "2", "-o", "{out}")])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("solve", "connect4", "--workers", "2", "--json"),
+        ("learn", "tictactoe", "--games", "100000000", "--workers", "2", "-o", "{out}"),
+    ],
+)
 def test_sigterm_to_the_parent_ends_its_workers_too(gametree_cli, wait_until, tmp_path, command):
     """SIGTERM (or SIGHUP) to the command alone, as a service manager sends it: the command stops
     its workers, says so in one line and exits 128 + 15; no worker is left running."""
@@ -297,7 +327,13 @@ def test_sigterm_to_the_parent_ends_its_workers_too(gametree_cli, wait_until, tm
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc to find the worker processes")
-@pytest.mark.parametrize("command", [("solve", "connect4", "--workers", "2", "--engine", "python", "--json"), ("learn", "tictactoe", "--games", "100000000", "--workers", "2", "-o", "{out}")])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("solve", "connect4", "--workers", "2", "--engine", "python", "--json"),
+        ("learn", "tictactoe", "--games", "100000000", "--workers", "2", "-o", "{out}"),
+    ],
+)
 def test_a_worker_killed_ends_the_command_with_one_line(gametree_cli, wait_until, tmp_path, command):
     """A worker killed from outside (as the out-of-memory killer does) takes its task with it: the
     command notices, stops the other workers and says so in one line, instead of waiting forever."""
@@ -340,7 +376,11 @@ def test_unusable_scheduler_addresses_are_one_line(gametree_cli, address):
     pytest.importorskip("distributed")
     out = gametree_cli("solve", "tictactoe", "--size", "3", "--scheduler", address)
     lines = out.stderr.strip().splitlines()
-    assert out.returncode == 1 and len(lines) == 1 and lines[0].startswith(f"Error: cannot reach the Dask scheduler at {address}: ")
+    assert (
+        out.returncode == 1
+        and len(lines) == 1
+        and lines[0].startswith(f"Error: cannot reach the Dask scheduler at {address}: ")
+    )
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
@@ -354,15 +394,29 @@ def test_a_scheduler_killed_mid_solve_is_one_line(gametree_cli, wait_until, tmp_
         port = probe.getsockname()[1]
     address = f"tcp://127.0.0.1:{port}"
     dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
-    scheduler = subprocess.Popen([*dask, "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    scheduler = subprocess.Popen(
+        [*dask, "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     worker = subprocess.Popen(
-        [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--no-dashboard"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     solve = None
     try:
         solve = gametree_cli.popen(
-            "solve", "connect4", "--engine", "python", "--scheduler", address, "--json", stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True
+            "solve",
+            "connect4",
+            "--engine",
+            "python",
+            "--scheduler",
+            address,
+            "--json",
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         # Connected, the subproblems sent: the scheduler has them on its worker (the solve takes far longer).
         with distributed.Client(address, timeout="120s") as watcher:

@@ -43,7 +43,9 @@ class FirstFree:
         return min(game.legal_moves(state))
 
 
-def simulate(registry: Any, game: Any, human_side: int, human: Callable[[Any, Any], Any], opponent: str, seed: int) -> tuple[list[str], list[str], int | None]:
+def simulate(
+    registry: Any, game: Any, human_side: int, human: Callable[[Any, Any], Any], opponent: str, seed: int
+) -> tuple[list[str], list[str], int | None]:
     """What the command will do: the opponent draws from a generator seeded like ``--seed``.
 
     Returns the human's move texts, all moves, and the winner.
@@ -208,7 +210,9 @@ def test_easy_loses_some_games_against_perfect(registry, ttt3):
 
 def _immediate_wins(game, state):
     me = game.to_move(state)
-    return [m for m in game.legal_moves(state) if (game.outcome(game.play(state, m)) or GameRecord((), None)).winner == me]
+    return [
+        m for m in game.legal_moves(state) if (game.outcome(game.play(state, m)) or GameRecord((), None)).winner == me
+    ]
 
 
 def _safe(game, state, move):
@@ -412,7 +416,9 @@ def test_undo_takes_back_the_last_pair(registry, ttt3):
 
 def test_undo_as_second_player_and_between_two_humans():
     # O is yours; X (perfect) has played B2 before the session started, which undo never takes back.
-    result = run("play", "--x", "perfect", "--o", "human", "--moves", "B2", "--seed", "2", input="undo\nA1\nundo\nquit\n")
+    result = run(
+        "play", "--x", "perfect", "--o", "human", "--moves", "B2", "--seed", "2", input="undo\nA1\nundo\nquit\n"
+    )
     out = result.output
     assert result.exit_code == 0
     assert "Nothing to undo yet." in out
@@ -461,7 +467,10 @@ def test_match_tally_matches_the_api(registry, ttt3):
     assert result.exit_code == 0
     expected = play_match(ttt3, (registry.players["perfect"](), registry.players["random"]()), games=20, seed=5)
     assert len(re.findall(r"^Game \d+: ", result.output, flags=re.M)) == 20
-    assert f"Tally after 20 games: X (perfect) {expected.wins[0]} wins, O (random) 0 wins, {expected.draws} draws" in result.output
+    assert (
+        f"Tally after 20 games: X (perfect) {expected.wins[0]} wins, O (random) 0 wins, {expected.draws} draws"
+        in result.output
+    )
     assert expected.wins[1] == 0
     for record, line in zip(expected.records, re.findall(r"^Game \d+: .*$", result.output, flags=re.M)):
         assert line.endswith(" ".join(record.moves))
@@ -489,7 +498,16 @@ def test_json_match_and_its_errors(registry, ttt3):
 def test_play_help_lists_players_and_game_options():
     result = run("play", "tictactoe", "--help")
     assert result.exit_code == 0
-    for needle in ("--size", "--k", "--x, --first", "--o, --second", "--seed", "--games", "--delay", "human|random|easy|medium|hard|perfect"):
+    for needle in (
+        "--size",
+        "--k",
+        "--x, --first",
+        "--o, --second",
+        "--seed",
+        "--games",
+        "--delay",
+        "human|random|easy|medium|hard|perfect",
+    ):
         assert needle in result.output
 
 
@@ -505,7 +523,21 @@ def test_a_plugin_player_plays(tmp_path, monkeypatch, registry, ttt3):
         "    registry.add_player('firstfree', FirstFree)\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    result = run("-p", "firstfree_player", "play", "tictactoe", "--x", "firstfree", "--o", "perfect", "--games", "5", "--seed", "1", "--json")
+    result = run(
+        "-p",
+        "firstfree_player",
+        "play",
+        "tictactoe",
+        "--x",
+        "firstfree",
+        "--o",
+        "perfect",
+        "--games",
+        "5",
+        "--seed",
+        "1",
+        "--json",
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     expected = play_match(ttt3, (FirstFree(), registry.players["perfect"]()), games=5, seed=1)
@@ -685,8 +717,17 @@ def test_pty_ctrl_d_at_a_move_prompt(gametree_cli):
 def test_pty_undo_at_the_end_when_there_is_nothing_to_take_back(gametree_cli):
     # The computer wins with its first move from this position: no move of yours to take back.
     term = Terminal_(
-        gametree_cli, "play", "--x", "perfect", "--o", "human", "--moves", "A1 B1 A2 B2", "--seed", "1",
-        env={"NO_COLOR": "1"}
+        gametree_cli,
+        "play",
+        "--x",
+        "perfect",
+        "--o",
+        "human",
+        "--moves",
+        "A1 B1 A2 B2",
+        "--seed",
+        "1",
+        env={"NO_COLOR": "1"},
     )
     term.expect(r"X \(perfect\) plays A3")
     term.expect(r"X \(perfect\) wins after 5 moves\.")

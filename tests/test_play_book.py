@@ -11,8 +11,8 @@ import pytest
 
 from gametree.book import build_play_book
 from gametree.search import Solver
-from gametree.search.perfect import PerfectMover, stored_choice
 from gametree.search.known import canonical_keyer
+from gametree.search.perfect import PerfectMover, stored_choice
 from gametree.search.table import Bound
 from gametree.store import SCHEMA_VERSION, SolutionStore, StoreError, export_book, import_book
 
@@ -70,7 +70,11 @@ def test_export_and_import_carry_bounds_and_chosen_moves(store, tmp_path):
     with SolutionStore(tmp_path / "other.sqlite") as other:
         copy, count = import_book(other, str(tmp_path / "b.book"))
         assert count == 4 and list(copy.entries()) == list(book.entries())
-    (tmp_path / "bad.book").write_bytes(__import__("gzip").compress(b'{"format": "gametree-book", "version": 2, "game": "nim", "options": {}}\n1 2 1 5 null\n'))
+    (tmp_path / "bad.book").write_bytes(
+        __import__("gzip").compress(
+            b'{"format": "gametree-book", "version": 2, "game": "nim", "options": {}}\n1 2 1 5 null\n'
+        )
+    )
     with pytest.raises(StoreError, match=r"bad.book:2: the kind of an entry"):
         import_book(store, str(tmp_path / "bad.book"))
 
@@ -84,7 +88,10 @@ def test_a_weak_solve_stores_its_bounds_and_a_second_one_reads_them(registry, st
     first = Solver(game, engine="python", store=book).solve(state, weak=True, all_moves=False, pv=False)
     entry = book.entry(canonical_keyer(game)(state))
     expected = {1: (AT_LEAST, True), 0: (EXACT, True), -1: (AT_MOST, True)}[first.score]
-    assert entry is not None and (entry.bound, entry.score * first.score > 0 or entry.score == first.score == 0) == expected
+    assert (
+        entry is not None
+        and (entry.bound, entry.score * first.score > 0 or entry.score == first.score == 0) == expected
+    )
     again = Solver(game, engine="python", store=book).solve(state, weak=True, all_moves=False, pv=False)
     assert again.score == first.score and again.stats.nodes < first.stats.nodes / 10
 
@@ -106,7 +113,13 @@ def test_stored_choice_follows_a_chosen_move_exact_scores_and_bounds(registry, s
     exact = store.entries_of("connect4", {"width": 5, "height": 4, "k": 4})
     game5 = registry.game("connect4").create(width=5, height=4)
     s5 = game5.initial_state()
-    exact.put_many([(key(s5), 0)] + [(canonical_keyer(game5)(game5.play(s5, m)), 0 if game5.format_move(s5, m) in "234" else 2) for m in game5.legal_moves(s5)])
+    exact.put_many(
+        [(key(s5), 0)]
+        + [
+            (canonical_keyer(game5)(game5.play(s5, m)), 0 if game5.format_move(s5, m) in "234" else 2)
+            for m in game5.legal_moves(s5)
+        ]
+    )
     choice = stored_choice(game5, s5, exact)
     assert (sorted(choice.moves), choice.value, choice.exact) == (["2", "3", "4"], 0, True)
 
@@ -117,7 +130,12 @@ def test_the_perfect_mover_proves_the_value_first_and_scores_moves_in_its_time(r
     exact = PerfectMover(game, engine="python", seconds=60).choose(state)
     quick = PerfectMover(game, engine="python", seconds=0).choose(state)
     truth = Solver(game, engine="python").solve(state, pv=False)
-    assert (exact.how, exact.exact, exact.value, set(exact.moves)) == ("exact", True, truth.score, set(truth.best_moves))
+    assert (exact.how, exact.exact, exact.value, set(exact.moves)) == (
+        "exact",
+        True,
+        truth.score,
+        set(truth.best_moves),
+    )
     assert (quick.how, quick.exact, quick.value) == ("keeps", False, (truth.score > 0) - (truth.score < 0))
     scores = {mv.move: mv.score for mv in truth.move_values}
     assert all((scores[m] > 0) - (scores[m] < 0) == quick.value for m in quick.moves)
@@ -144,12 +162,20 @@ def test_a_book_for_play_answers_every_move_of_the_perfect_player(registry, stor
                     value = truth.score(state).score
                     after = game.play(state, game.parse_move(state, choice.moves[0]))
                     kept = -truth.score(after).score if game.outcome(after) is None else value
-                    assert (kept > 0) - (kept < 0) == (value > 0) - (value < 0) == choice.value if not choice.exact else kept == value == choice.value
+                    assert (
+                        (kept > 0) - (kept < 0) == (value > 0) - (value < 0) == choice.value
+                        if not choice.exact
+                        else kept == value == choice.value
+                    )
                     state = after
                 else:
                     state = game.play(state, rng.choice(list(game.legal_moves(state))))
     again = build_play_book(game, book, seconds=0, engine="python")
-    assert (again.proved, again.positions, again.had) == (0, report.positions, report.positions)  # nothing new: every move was chosen
+    assert (again.proved, again.positions, again.had) == (
+        0,
+        report.positions,
+        report.positions,
+    )  # nothing new: every move was chosen
 
 
 def test_a_book_for_play_stopped_midway_goes_on_to_the_same_book(registry, tmp_path):
@@ -172,8 +198,22 @@ def test_a_book_for_play_stopped_midway_goes_on_to_the_same_book(registry, tmp_p
 def test_cli_book_for_play_and_its_refusals(gametree_cli, tmp_path):
     store = str(tmp_path / "s.sqlite")
     out = gametree_cli(
-        "book", "build", "connect4", "--width", "4", "--height", "4", "--for-play", "0", "--player", "first",
-        "--engine", "python", "--json", "--store", store
+        "book",
+        "build",
+        "connect4",
+        "--width",
+        "4",
+        "--height",
+        "4",
+        "--for-play",
+        "0",
+        "--player",
+        "first",
+        "--engine",
+        "python",
+        "--json",
+        "--store",
+        store,
     )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
@@ -181,7 +221,10 @@ def test_cli_book_for_play_and_its_refusals(gametree_cli, tmp_path):
     info = json.loads(gametree_cli("book", "info", "--json", "--store", store).stdout)
     assert info["games"][0]["builds"][0]["name"] == "play:0:first"
     # (each position searched has its move chosen; so have some the store proved; a mirror image shares its image's)
-    assert data["proved"] <= info["games"][0]["chosen_moves"] <= data["proved"] + data["had"] and info["games"][0]["bounds"] > 0
+    assert (
+        data["proved"] <= info["games"][0]["chosen_moves"] <= data["proved"] + data["had"]
+        and info["games"][0]["bounds"] > 0
+    )
     for bad, message in [
         (["--for-play", "1", "--plies", "2"], "give --plies N, --all or --for-play SECONDS (one of them)"),
         (["--for-play", "1", "--workers", "2"], "--for-play works in one process"),
@@ -211,13 +254,23 @@ def test_a_hint_past_its_time_says_what_the_book_proves(registry, store):
     build_play_book(game, book, seconds=0, players=(0,), engine="python")
     key, rng = canonical_keyer(game), random.Random(2)
     state = game.initial_state()
-    while book.entry(key(state)) is None or book.entry(key(state)).bound != AT_LEAST:  # a win the book proves, not its score
+    while (
+        book.entry(key(state)) is None or book.entry(key(state)).bound != AT_LEAST
+    ):  # a win the book proves, not its score
         mover = stored_choice(game, state, book) if game.to_move(state) == 0 else None
-        state = game.play(state, game.parse_move(state, mover.moves[0]) if mover else rng.choice(list(game.legal_moves(state))))
+        state = game.play(
+            state, game.parse_move(state, mover.moves[0]) if mover else rng.choice(list(game.legal_moves(state)))
+        )
         assert game.outcome(state) is None
     out = io.StringIO()
     human = registry.players["human"]()
-    session = Session(game, (Seat("human", human), Seat("human", human)), Terminal(io.StringIO(), out, fancy=False), store=book, hint_seconds=0.0)
+    session = Session(
+        game,
+        (Seat("human", human), Seat("human", human)),
+        Terminal(io.StringIO(), out, fancy=False),
+        store=book,
+        hint_seconds=0.0,
+    )
     session.show_hint(state)
     choice = stored_choice(game, state, book)
     assert f"The book says: a win; {' or '.join(choice.moves)} keeps it." in out.getvalue()

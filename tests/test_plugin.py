@@ -18,14 +18,14 @@ def module_plugin(name: str, source: str) -> types.ModuleType:
     return module
 
 
-GOOD = '''
+GOOD = """
 from gametree import hookimpl, GameSpec
 from gametree_builtins.games.tictactoe import TicTacToe
 
 @hookimpl
 def gametree_register_games(registry):
     registry.add_game(GameSpec(name="tiny", factory=lambda: TicTacToe(2, 2, 2), summary="2x2"))
-'''
+"""
 
 
 def test_builtin_games_come_from_entry_points():
@@ -77,19 +77,26 @@ def test_duplicate_game_names_name_both_plugins():
     )
     registry = load(extra=[dup])
     messages = [str(e) for e in registry.errors]
-    assert any("registered twice" in m and "gametree_builtins.games.tictactoe" in m and "dupplug" in m for m in messages), messages
+    assert any(
+        "registered twice" in m and "gametree_builtins.games.tictactoe" in m and "dupplug" in m for m in messages
+    ), messages
     assert registry.games["tictactoe"].source.startswith("gametree ")
 
 
 def test_misspelt_hook_rejects_only_that_plugin():
-    bad = module_plugin("typo", "from gametree import hookimpl\n@hookimpl\ndef gametree_register_gmaes(registry):\n    pass\n")
+    bad = module_plugin(
+        "typo", "from gametree import hookimpl\n@hookimpl\ndef gametree_register_gmaes(registry):\n    pass\n"
+    )
     registry = load(extra=[bad])
     assert any(e.name == "typo" and "gametree_register_gmaes" in e.error for e in registry.errors)
     assert "tictactoe" in registry.games
 
 
 def test_raising_hook_is_reported_and_others_survive():
-    boom = module_plugin("boom", "from gametree import hookimpl\n@hookimpl\ndef gametree_register_games(registry):\n    raise RuntimeError('kaput')\n")
+    boom = module_plugin(
+        "boom",
+        "from gametree import hookimpl\n@hookimpl\ndef gametree_register_games(registry):\n    raise RuntimeError('kaput')\n",
+    )
     registry = load(extra=[boom])
     assert any(e.name == "boom" and "kaput" in e.error for e in registry.errors)
     assert "tictactoe" in registry.games
@@ -100,7 +107,14 @@ def test_malformed_specs_and_games():
         load().add_game("tictactoe")  # type: ignore[arg-type]
     with pytest.raises(PluginError, match="options must be"):
         load().add_game(GameSpec(name="x", factory=object, options=(Option("size", list),)))
-    registry = load(extra=[module_plugin("broken", "from gametree import hookimpl, GameSpec\n@hookimpl\ndef gametree_register_games(registry):\n    registry.add_game(GameSpec(name='broken', factory=object))\n")])
+    registry = load(
+        extra=[
+            module_plugin(
+                "broken",
+                "from gametree import hookimpl, GameSpec\n@hookimpl\ndef gametree_register_games(registry):\n    registry.add_game(GameSpec(name='broken', factory=object))\n",
+            )
+        ]
+    )
     with pytest.raises(PluginError, match="plugin object broken: game 'broken' is malformed: it lacks initial_state"):
         registry.game("broken").create()
     with pytest.raises(ValueError, match="has no option colour"):

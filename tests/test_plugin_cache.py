@@ -21,14 +21,14 @@ from gametree import load
 from gametree.plugin import entrypoints
 from gametree.plugin.entrypoints import entry_point_list
 
-GAME = '''
+GAME = """
 from gametree import hookimpl, GameSpec
 from gametree_builtins.games.tictactoe import TicTacToe
 
 @hookimpl
 def gametree_register_games(registry):
     registry.add_game(GameSpec(name={name!r}, factory=lambda: TicTacToe(2, 2, 2), summary="2x2"))
-'''
+"""
 
 
 @pytest.fixture
@@ -122,7 +122,9 @@ def test_a_corrupt_cache_is_replaced(cache_dir: Path) -> None:
 def test_an_unwritable_cache_folder_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("")
-    monkeypatch.setenv("GAMETREE_CACHE_DIR", str(blocker / "cache"))  # a folder inside a file cannot be made, even by root
+    monkeypatch.setenv(
+        "GAMETREE_CACHE_DIR", str(blocker / "cache")
+    )  # a folder inside a file cannot be made, even by root
     assert names_values(entry_point_list()) == from_metadata()
     assert names_values(entry_point_list()) == from_metadata()
 
@@ -133,7 +135,9 @@ def test_the_cache_can_be_turned_off(cache_dir: Path, monkeypatch: pytest.Monkey
     assert not cache_dir.exists()
 
 
-def test_a_finder_that_provides_distributions_bypasses_the_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_finder_that_provides_distributions_bypasses_the_cache(
+    cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     class Finder:
         def find_spec(self, *args: object) -> None:
             return None
@@ -162,7 +166,10 @@ def test_a_warm_start_does_not_import_importlib_metadata(tmp_path: Path) -> None
     )
     env = {**os.environ, "GAMETREE_CACHE_DIR": str(tmp_path / "cache")}
     env.pop("GAMETREE_PLUGIN_CACHE", None)
-    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True) for _ in range(2)]
+    runs = [
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+        for _ in range(2)
+    ]
     first, second = (run.stdout.strip().splitlines()[-1] for run in runs)
     assert first.startswith("['importlib.metadata'") and second == "[]"
     assert json.loads(runs[1].stdout.splitlines()[0])["value"] == "draw"
@@ -179,7 +186,7 @@ def test_the_importlib_metadata_backport_keeps_the_cache(cache_dir: Path, monkey
 
 
 def test_a_deleted_working_folder_only_means_no_cache(cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """"" on sys.path stands for the working folder; when it is gone, plugins are still found."""
+    """ "" on sys.path stands for the working folder; when it is gone, plugins are still found."""
 
     def gone() -> str:
         raise FileNotFoundError("the working folder was deleted")

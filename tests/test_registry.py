@@ -8,9 +8,8 @@ import types
 import pytest
 from click.testing import CliRunner
 
-from gametree import AlgorithmSpec, Exporter, Option, PlayerSpec, PluginError, load
+from gametree import AlgorithmSpec, Exporter, Option, PlayerSpec, PluginError, Registry, load
 from gametree.cli import cli
-from gametree import Registry
 from gametree.search import alphabeta, prepare, run
 from gametree.search.algorithms import ALGORITHMS
 
@@ -56,12 +55,29 @@ def test_a_plugin_algorithm_offers_its_own_option_and_refuses_others(monkeypatch
     runner = CliRunner()
     help_text = runner.invoke(cli, ["-p", "firstmove_plugin", "solve", "tictactoe", "--help"]).output
     assert "--rank" in help_text and "[firstmove]" in help_text
-    ok = runner.invoke(cli, ["-p", "firstmove_plugin", "solve", "tictactoe", "--moves", "A1 B1 A2 B2", "-a", "firstmove", "--rank", "1", "--json"])
+    ok = runner.invoke(
+        cli,
+        [
+            "-p",
+            "firstmove_plugin",
+            "solve",
+            "tictactoe",
+            "--moves",
+            "A1 B1 A2 B2",
+            "-a",
+            "firstmove",
+            "--rank",
+            "1",
+            "--json",
+        ],
+    )
     assert ok.exit_code == 0, ok.output
     assert json.loads(ok.output)["best_moves"] == ["A3"]
     refused = runner.invoke(cli, ["-p", "firstmove_plugin", "solve", "tictactoe", "-a", "firstmove", "--weak"])
     assert refused.exit_code == 2 and "--weak does not apply to --algorithm firstmove" in refused.output
-    own_elsewhere = runner.invoke(cli, ["-p", "firstmove_plugin", "solve", "tictactoe", "-a", "alphabeta", "--rank", "1"])
+    own_elsewhere = runner.invoke(
+        cli, ["-p", "firstmove_plugin", "solve", "tictactoe", "-a", "alphabeta", "--rank", "1"]
+    )
     assert own_elsewhere.exit_code == 2 and "--rank does not apply to --algorithm alphabeta" in own_elsewhere.output
 
 
@@ -69,7 +85,10 @@ def test_mcts_options_apply_to_mcts_only() -> None:
     runner = CliRunner()
     result = runner.invoke(cli, ["solve", "tictactoe", "-a", "solver", "--iterations", "5"])
     assert result.exit_code == 2 and "--iterations does not apply to --algorithm solver" in result.output
-    result = runner.invoke(cli, ["solve", "tictactoe", "--moves", "A1 B1 A2 B2", "-a", "mcts", "--iterations", "200", "--seed", "1", "--json"])
+    result = runner.invoke(
+        cli,
+        ["solve", "tictactoe", "--moves", "A1 B1 A2 B2", "-a", "mcts", "--iterations", "200", "--seed", "1", "--json"],
+    )
     assert result.exit_code == 0 and json.loads(result.output)["best_moves"] == ["A3"]
 
 

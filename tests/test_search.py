@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
-from gametree.search import run
 from gametree import GameInfo, TranspositionTable, alphabeta, minimax, win_score
-from gametree.search.solver import Solver
 from gametree.game import GameOverError, UnsupportedGameError, play_text
-from gametree.search import prepare, prepare_scores, solver
+from gametree.search import prepare, prepare_scores, run, solver
+from gametree.search.solver import Solver
 
 # ---------------------------------------------------------------------------------------------
 # An independent m,n,k brute force: plain tuples, no bitboards, no code shared with the game.
@@ -34,7 +33,7 @@ def brute_force(w: int, h: int, k: int):
     lines = _lines(w, h, k)
     cells = w * h
 
-    @lru_cache(maxsize=None)
+    @cache
     def score(board: tuple[str, ...]) -> int:
         played = cells - board.count(".")
         last = "O" if played % 2 == 0 else "X"  # who moved last
@@ -134,7 +133,10 @@ def test_weak_values_on_every_3x3_position(ttt3, engine):
     for state in reachable(ttt3):
         if ttt3.outcome(state) is not None:
             continue
-        values = {ttt3.format_move(state, m): -_sign(score(board_of(ttt3, ttt3.play(state, m)))) for m in ttt3.legal_moves(state)}
+        values = {
+            ttt3.format_move(state, m): -_sign(score(board_of(ttt3, ttt3.play(state, m))))
+            for m in ttt3.legal_moves(state)
+        }
         full = run(ttt3, state, algorithm="solver", weak=True, cache=table, engine=engine)
         assert full.weak and full.plies_to_end is None
         assert {mv.move: mv.score for mv in full.move_values} == values
@@ -189,7 +191,12 @@ def test_minimax_and_alphabeta_agree(ttt3):
     for moves in ["", "B2", "A1 B2", "A1 B2 C3", "B2 A1 A3"]:
         state = play_text(ttt3, moves)
         a, b = minimax(ttt3, state), alphabeta(ttt3, state)
-        assert (a.score, a.best_moves, a.move_values, a.plies_to_end) == (b.score, b.best_moves, b.move_values, b.plies_to_end)
+        assert (a.score, a.best_moves, a.move_values, a.plies_to_end) == (
+            b.score,
+            b.best_moves,
+            b.move_values,
+            b.plies_to_end,
+        )
         assert b.stats.nodes < a.stats.nodes
 
 
@@ -223,10 +230,18 @@ def test_slowest_loss_is_preferred(ttt3):
 def test_cache_variants_give_identical_answers(ttt3):
     state = play_text(ttt3, "B2")
     reference = alphabeta(ttt3, state, cache=None)
-    for cache, symmetry in [(True, True), (True, False), (TranspositionTable(2), True), (TranspositionTable(16), False)]:
+    for cache, symmetry in [
+        (True, True),
+        (True, False),
+        (TranspositionTable(2), True),
+        (TranspositionTable(16), False),
+    ]:
         result = alphabeta(ttt3, state, cache=cache, symmetry=symmetry)
         assert (result.score, result.best_moves, result.move_values, result.pv[:1]) == (
-            reference.score, reference.best_moves, reference.move_values, reference.pv[:1]
+            reference.score,
+            reference.best_moves,
+            reference.move_values,
+            reference.pv[:1],
         )
     with_cache = alphabeta(ttt3, state)
     assert with_cache.stats.nodes < reference.stats.nodes
@@ -349,7 +364,12 @@ def test_solver_matches_alphabeta_on_larger_boards(registry):
     game = registry.game("tictactoe").create(width=4, height=3, k=3)
     for state in random_positions(game, seed=11, count=20):
         a, b = alphabeta(game, state), run(game, state, algorithm="solver")
-        assert (a.score, a.best_moves, a.move_values, a.plies_to_end) == (b.score, b.best_moves, b.move_values, b.plies_to_end)
+        assert (a.score, a.best_moves, a.move_values, a.plies_to_end) == (
+            b.score,
+            b.best_moves,
+            b.move_values,
+            b.plies_to_end,
+        )
 
 
 def test_iterative_deepening_is_anytime(registry, ttt3):
@@ -406,7 +426,10 @@ def test_one_solver_for_every_3x3_position_gives_exact_scores_and_best_moves(ttt
     assert floors > 0  # positions where every move loses at once were among them
 
 
-@pytest.mark.parametrize("options", [{}, {"all_moves": False}, {"all_moves": False, "pv": False}, {"weak": True}, {"weak": True, "all_moves": False}])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"all_moves": False}, {"all_moves": False, "pv": False}, {"weak": True}, {"weak": True, "all_moves": False}],
+)
 def test_a_reused_solver_answers_as_fresh_solves(registry, options):
     """Counters start from zero for each position: with no table to carry over, a reused Solver's
     results (statistics included) are those of separate solver() calls."""
@@ -419,7 +442,10 @@ def test_a_reused_solver_answers_as_fresh_solves(registry, options):
         assert _without_clock(prepared(state)) == fresh
 
 
-@pytest.mark.parametrize("game_name, options, moves", [("tictactoe", {"width": 4, "height": 3, "k": 3}, 4), ("connect4", {"width": 5, "height": 4}, 8)])
+@pytest.mark.parametrize(
+    "game_name, options, moves",
+    [("tictactoe", {"width": 4, "height": 3, "k": 3}, 4), ("connect4", {"width": 5, "height": 4}, 8)],
+)
 def test_scores_alone_are_the_solves_scores(registry, game_name, options, moves):
     """Solver.score proves the score solve gives (its sign when weak), with no more nodes than
     solve (which also finds a best move); each from a new table, and again from one shared table."""
@@ -428,7 +454,10 @@ def test_scores_alone_are_the_solves_scores(registry, game_name, options, moves)
     seen = set()
     for state in random_positions(game, seed=11, count=40, fewest=moves // 2, most=moves):
         for weak in (False, True):
-            alone, result = Solver(game).score(state, weak=weak), Solver(game).solve(state, all_moves=False, pv=False, weak=weak)
+            alone, result = (
+                Solver(game).score(state, weak=weak),
+                Solver(game).solve(state, all_moves=False, pv=False, weak=weak),
+            )
             assert (alone.score, alone.weak) == (result.score, weak), game.render(state)
             assert 0 < alone.nodes <= result.stats.nodes and alone.seconds >= 0
             assert shared.score(state, weak=weak)[:2] == (result.score, weak)
@@ -444,7 +473,11 @@ def test_prepare_scores_for_any_algorithm(ttt3):
     assert (solved.score, solved.weak) == (solver(ttt3, state).score, False) and solved.nodes > 0
     assert prepare_scores(solver, ttt3, weak=True)(play_text(ttt3, "A1 A2"))[:2] == (1, True)
     result = alphabeta(ttt3, state, all_moves=False, pv=False)
-    assert prepare_scores(alphabeta, ttt3, cache=False)(state)[:3] == (result.score, False, alphabeta(ttt3, state, cache=False, all_moves=False, pv=False).stats.nodes)
+    assert prepare_scores(alphabeta, ttt3, cache=False)(state)[:3] == (
+        result.score,
+        False,
+        alphabeta(ttt3, state, cache=False, all_moves=False, pv=False).stats.nodes,
+    )
     # A time limit keeps the solver exact: proven in time, the score is the exact one.
     assert prepare_scores(solver, ttt3, time_limit=30)(state)[:2] == (solved.score, False)
     with pytest.raises(ValueError, match="weak"):
@@ -455,7 +488,10 @@ def test_prepare_binds_any_algorithm(ttt3):
     """Algorithms without a set-up of their own are simply bound; the solver refuses a depth limit (a heuristic search)."""
     state = play_text(ttt3, "A1 B2")
     table = TranspositionTable()
-    assert prepare(alphabeta, ttt3, cache=table, all_moves=False)(state).score == alphabeta(ttt3, state, all_moves=False).score
+    assert (
+        prepare(alphabeta, ttt3, cache=table, all_moves=False)(state).score
+        == alphabeta(ttt3, state, all_moves=False).score
+    )
     with pytest.raises(ValueError, match="use alphabeta"):
         prepare(solver, ttt3, depth=2)
 

@@ -17,7 +17,12 @@ from gametree.search import Solver, solver
 from gametree.search.known import canonical_keyer, stored_result
 from gametree.store import SCHEMA_VERSION, SolutionStore, StoreError, export_book, import_book
 
-ENGINES = ["python", pytest.param("compiled", marks=pytest.mark.skipif(not __import__("importlib").util.find_spec("numba"), reason="needs numba"))]
+ENGINES = [
+    "python",
+    pytest.param(
+        "compiled", marks=pytest.mark.skipif(not __import__("importlib").util.find_spec("numba"), reason="needs numba")
+    ),
+]
 
 
 @pytest.fixture
@@ -29,7 +34,10 @@ def store(tmp_path):
 def test_a_store_keeps_scores_by_game_and_board(tmp_path):
     path = tmp_path / "deep" / "folder" / "s.sqlite"
     with SolutionStore(path) as store:
-        small, big = store.entries_of("tictactoe", {"width": 3, "height": 3, "k": 3}), store.entries_of("tictactoe", {"width": 4, "height": 4, "k": 3})
+        small, big = (
+            store.entries_of("tictactoe", {"width": 3, "height": 3, "k": 3}),
+            store.entries_of("tictactoe", {"width": 4, "height": 4, "k": 3}),
+        )
         assert small.put_many([(1, 0), (2, -3), ("(1, 2)", 5, 2)]) == 3
         big.put_many([(1, 6)])
     with SolutionStore(path, readonly=True) as store:
@@ -55,7 +63,10 @@ def test_two_processes_adding_the_same_game_share_its_entries(tmp_path):
 def test_processes_opening_a_new_store_at_once_all_get_it(tmp_path):
     code = "import sys; from gametree.store import SolutionStore; SolutionStore(sys.argv[1]).entries_of('nim', {}).put_many([(int(sys.argv[2]), 1)])"
     path = tmp_path / "new.sqlite"
-    processes = [subprocess.Popen([sys.executable, "-c", code, str(path), str(i)], stderr=subprocess.PIPE, text=True) for i in range(6)]
+    processes = [
+        subprocess.Popen([sys.executable, "-c", code, str(path), str(i)], stderr=subprocess.PIPE, text=True)
+        for i in range(6)
+    ]
     errors = [p.communicate(timeout=60)[1] for p in processes]
     assert [p.returncode for p in processes] == [0] * 6, errors
     with SolutionStore(path) as store:
@@ -109,7 +120,11 @@ def test_a_second_solve_comes_from_the_store_and_says_the_same(registry, store, 
     assert again.stats.nodes == 0 < first.stats.nodes and (first.from_store, again.from_store) == (False, True)
     for result in (first, again):
         assert (result.score, result.best_moves, result.move_values, result.pv, result.plies_to_end) == (
-            plain.score, plain.best_moves, plain.move_values, plain.pv, plain.plies_to_end
+            plain.score,
+            plain.best_moves,
+            plain.move_values,
+            plain.pv,
+            plain.plies_to_end,
         )
     # Positions below the root were stored too (each move's, and along the lines): their values come at once.
     state = play_text(game, " ".join(plain.pv[:3]))
@@ -138,7 +153,11 @@ def test_batch_and_score_read_and_write_the_store(registry, store):
     states = [play_text(game, moves) for moves in ("", "3", "3 3", "1 2 3")]
     scored = [Solver(game, store=book).score(s) for s in states]
     again = [Solver(game, store=book).score(s) for s in states]
-    assert [s.score for s in scored] == [s.score for s in again] == [solver(game, s, all_moves=False).score for s in states]
+    assert (
+        [s.score for s in scored]
+        == [s.score for s in again]
+        == [solver(game, s, all_moves=False).score for s in states]
+    )
     assert all(s.nodes == 0 for s in again)
 
 
@@ -159,7 +178,11 @@ def test_book_build_proves_every_position_up_to_a_ply_and_goes_on_where_it_stopp
     up_to_3 = sum(len(k) for k in by_ply[:4])
     assert (first.positions, first.proved, first.had) == (up_to_3, up_to_3, 0)
     report = build_book(game, book, plies=5)
-    assert (report.positions, report.proved, report.had) == (sum(map(len, by_ply)), sum(map(len, by_ply)) - up_to_3, up_to_3)
+    assert (report.positions, report.proved, report.had) == (
+        sum(map(len, by_ply)),
+        sum(map(len, by_ply)) - up_to_3,
+        up_to_3,
+    )
     for layer in layers:
         for s in layer[:: max(1, len(layer) // 15)]:
             assert book.get(key(s)) == solver(game, s, all_moves=False, pv=False).score
@@ -202,7 +225,10 @@ def test_a_book_build_killed_twice_finishes_as_if_never_stopped(gametree_cli, wa
     assert resumed.returncode == 0, resumed.stderr
     report = json.loads(resumed.stdout)
     assert 700 <= report["had"] < report["positions"], report
-    rows = [sqlite3.connect(path).execute("SELECT key, score, images FROM positions ORDER BY key").fetchall() for path in (whole, killed)]
+    rows = [
+        sqlite3.connect(path).execute("SELECT key, score, images FROM positions ORDER BY key").fetchall()
+        for path in (whole, killed)
+    ]
     assert rows[0] == rows[1] and len(rows[0]) == report["positions"]
 
 
@@ -235,7 +261,9 @@ def test_cli_store_options_and_errors(gametree_cli, tmp_path):
     bad = tmp_path / "bad.sqlite"
     bad.write_text("garbage")
     out = gametree_cli("solve", "tictactoe", "--store", str(bad))
-    assert out.returncode == 1 and out.stderr.strip().splitlines() == [f"Error: {bad} is not a gametree store (file is not a database)"]
+    assert out.returncode == 1 and out.stderr.strip().splitlines() == [
+        f"Error: {bad} is not a gametree store (file is not a database)"
+    ]
     assert gametree_cli("solve", "tictactoe", "--store", path, "--no-store").returncode == 2
     missing = gametree_cli("book", "info", "--store", str(tmp_path / "none.sqlite"))
     assert missing.returncode == 1 and "no store at" in missing.stderr
@@ -243,7 +271,9 @@ def test_cli_store_options_and_errors(gametree_cli, tmp_path):
     unreachable = gametree_cli(
         "book", "build", "tictactoe", "--plies", "2", "--scheduler", "tcp://127.0.0.1:9", "--store", path
     )
-    assert unreachable.returncode == 1 and unreachable.stderr.startswith("Error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
+    assert unreachable.returncode == 1 and unreachable.stderr.startswith(
+        "Error: cannot reach the Dask scheduler at tcp://127.0.0.1:9"
+    )
     assert len(unreachable.stderr.strip().splitlines()) == 1
 
 
@@ -276,12 +306,21 @@ def test_a_shipped_book_is_added_to_the_store_once(registry, tmp_path):
         build_book(game, store.entries_of("connect4", game.options()), plies=3)
         export_book(store.entries_of("connect4", game.options()), str(tmp_path / "c4-4x4.book"))
     spec = dataclasses.replace(registry.games["connect4"], books=(str(tmp_path / "c4-4x4.book"),))
-    scratch = open_book(spec, game, {"width": 4, "height": 4}, {"store_path": str(tmp_path / "remake.sqlite"), "no_store": False, "from_scratch": True})
-    assert scratch.get(canonical_keyer(game)(game.initial_state())) is None and not scratch.store.games()  # (book build --from-scratch)
+    scratch = open_book(
+        spec,
+        game,
+        {"width": 4, "height": 4},
+        {"store_path": str(tmp_path / "remake.sqlite"), "no_store": False, "from_scratch": True},
+    )
+    assert (
+        scratch.get(canonical_keyer(game)(game.initial_state())) is None and not scratch.store.games()
+    )  # (book build --from-scratch)
     params = {"store_path": str(tmp_path / "user.sqlite"), "no_store": False}
     book = open_book(spec, game, {"width": 4, "height": 4}, params)
     assert stored_result(game, game.initial_state(), book) is not None
-    assert [b[0] for b in book.store.games()[0].builds] == [f"shipped:c4-4x4.book:{(tmp_path / 'c4-4x4.book').stat().st_size}"]
+    assert [b[0] for b in book.store.games()[0].builds] == [
+        f"shipped:c4-4x4.book:{(tmp_path / 'c4-4x4.book').stat().st_size}"
+    ]
     other = open_book(spec, registry.game("connect4").create(width=5, height=4), {"width": 5, "height": 4}, params)
     assert other.get(canonical_keyer(game)(game.initial_state())) is None  # a book of another board is not added
 
@@ -291,7 +330,15 @@ def test_the_shipped_7x6_book_answers_the_standard_board_at_once(gametree_cli, t
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert (data["score"], data["best_moves"], data["stats"]["nodes"]) == (1, ["4"], 0)
-    assert [dict((m["move"], m["score"]) for m in data["move_values"])[str(c)] for c in range(1, 8)] == [-2, -1, 0, 1, 0, -1, -2]
+    assert [dict((m["move"], m["score"]) for m in data["move_values"])[str(c)] for c in range(1, 8)] == [
+        -2,
+        -1,
+        0,
+        1,
+        0,
+        -1,
+        -2,
+    ]
 
 
 def test_a_sample_of_the_shipped_7x6_book_agrees_with_the_solver(registry, tmp_path):
@@ -314,7 +361,11 @@ def test_a_sample_of_the_shipped_7x6_book_agrees_with_the_solver(registry, tmp_p
                 value = book.get(key(state))
                 assert value is not None
                 lines.append((state, value))
-                kept = [m for m in game.legal_moves(state) if game.outcome(game.play(state, m)) is not None or book.get(key(game.play(state, m))) == -value]
+                kept = [
+                    m
+                    for m in game.legal_moves(state)
+                    if game.outcome(game.play(state, m)) is not None or book.get(key(game.play(state, m))) == -value
+                ]
                 if not kept:
                     break
                 state = game.play(state, kept[0])
@@ -377,7 +428,10 @@ def test_play_on_7x6_with_the_shipped_book_wins_without_a_warning(gametree_cli, 
         assert out.returncode == 0 and "note:" not in out.stdout + out.stderr, out.stderr
         record = json.loads(out.stdout)["records"][0]
         assert record["winner"] == winner and len(record["seconds"]) == len(record["moves"])
-    for store, warned in ((["--store", str(tmp_path / "s.sqlite")], False), (["--no-store"], True)):  # (you move first, and quit)
+    for store, warned in (
+        (["--store", str(tmp_path / "s.sqlite")], False),
+        (["--no-store"], True),
+    ):  # (you move first, and quit)
         out = gametree_cli("play", "connect4", "--x", "human", "--o", "perfect", *store, input="quit\n")
         assert out.returncode == 0 and ("no book for perfect play" in out.stdout + out.stderr) == warned, out.stdout
 
@@ -389,7 +443,14 @@ def test_book_build_on_a_dask_cluster_gives_the_same_book(registry, tmp_path):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         for scheduler in (None, cluster.scheduler_address):
             with SolutionStore(tmp_path / f"{scheduler is None}.sqlite") as store:
-                build_book(game, store.entries_of("connect4", game.options()), plies=4, scheduler=scheduler, engine="python", lines=True)
+                build_book(
+                    game,
+                    store.entries_of("connect4", game.options()),
+                    plies=4,
+                    scheduler=scheduler,
+                    engine="python",
+                    lines=True,
+                )
                 books.append(dict((k, v) for k, v, *_ in store.entries_of("connect4", game.options()).entries()))
     # (with lines: the deepest positions' lines of play are in both, as the same values)
     assert books[0] == books[1] and len(books[0]) > sum(len(layer) for layer in positions_up_to(game, 4))
@@ -401,5 +462,11 @@ def test_ctrl_c_of_a_book_build_on_dask_stops_the_tasks_running_on_the_workers(r
     game = registry.game("connect4").create()
     one_dask_worker.interrupt_once_busy()
     with SolutionStore(tmp_path / "s.sqlite") as store, pytest.raises(KeyboardInterrupt):
-        build_book(game, store.entries_of("connect4", game.options()), plies=2, scheduler=one_dask_worker.cluster.scheduler_address, engine="python")
+        build_book(
+            game,
+            store.entries_of("connect4", game.options()),
+            plies=2,
+            scheduler=one_dask_worker.cluster.scheduler_address,
+            engine="python",
+        )
     one_dask_worker.wait_free()

@@ -118,7 +118,9 @@ def check_sample(game: Any, solved: StrongSolution, rng: random.Random, *, playo
             ended = game.outcome(s)
             if ended is not None:
                 p = game.ply(s)
-                assert got == (0 if ended.winner is None else win_score(C, p - 1) * (1 if ended.winner == game.to_move(s) else -1))
+                assert got == (
+                    0 if ended.winner is None else win_score(C, p - 1) * (1 if ended.winner == game.to_move(s) else -1)
+                )
                 break
             assert got == solver.score(s).score, game.render(s)
             checked += 1
@@ -199,7 +201,9 @@ def test_nim_scores_equal_the_solvers_everywhere(heaps: str, symmetry: bool) -> 
         nxt = {}
         for s in frontier.values():
             if game.outcome(s) is not None:
-                assert solved.scores[keyf(game, s)] == -win_score(game.info.max_plies, game.ply(s) - 1)  # the last to take won
+                assert solved.scores[keyf(game, s)] == -win_score(
+                    game.info.max_plies, game.ply(s) - 1
+                )  # the last to take won
                 continue
             assert solved.scores[keyf(game, s)] == solver.score(s).score
             for m in game.legal_moves(s):
@@ -229,7 +233,9 @@ def test_progress_reports_every_stage_in_order(ttt3) -> None:
     assert all(0 <= done <= total for _, done, total in calls)
     finals = {stage: total for stage, done, total in calls if done == total}
     assert [finals[f"enumerating ply {p}"] for p in range(10)] == [1, 9, 72, 252, 756, 1260, 1520, 1140, 390, 78]
-    assert finals["scoring ply 0"] == 1 and finals["scoring ply 9"] == 0  # a full board is finished: nothing to score there
+    assert (
+        finals["scoring ply 0"] == 1 and finals["scoring ply 9"] == 0
+    )  # a full board is finished: nothing to score there
 
 
 def test_too_many_positions_are_refused_in_one_line(ttt3) -> None:

@@ -107,9 +107,22 @@ def test_example_game_is_correct_in_process(monkeypatch: pytest.MonkeyPatch) -> 
 def test_example_installs_with_pip(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     target = tmp_path / "site"
     # pip builds in the source folder (setuptools leaves build/ and an .egg-info there): build a copy.
-    source = shutil.copytree(EXAMPLE, tmp_path / "example-plugin", ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    source = shutil.copytree(
+        EXAMPLE, tmp_path / "example-plugin", ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__")
+    )
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--target", str(target), str(source)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(target),
+            str(source),
+        ],
         check=True,
         timeout=300,
     )
@@ -167,7 +180,9 @@ def test_dash_p_loads_a_module_from_the_path(gametree_cli: GametreeCli, tmp_path
     # A plugin asked for by name that cannot be loaded is an error, not a warning (as in pytest).
     missing = gametree_cli("-p", "no_such_module_xyz", "games", "--json")
     assert missing.returncode == 1 and missing.stdout == ""
-    assert missing.stderr.strip().splitlines() == ["Error: -p no_such_module_xyz: ModuleNotFoundError: No module named 'no_such_module_xyz'"]
+    assert missing.stderr.strip().splitlines() == [
+        "Error: -p no_such_module_xyz: ModuleNotFoundError: No module named 'no_such_module_xyz'"
+    ]
 
 
 def test_dash_p_no_blocks_an_installed_plugin(gametree_cli: GametreeCli, tmp_path: Path) -> None:
@@ -191,21 +206,21 @@ def gametree_register_games(registry):
     registry.add_game(GameSpec("halfgame", HalfAGame, "a malformed game"))
 '''
 
-RAISES_IN_HOOK = '''
+RAISES_IN_HOOK = """
 from gametree import hookimpl
 
 @hookimpl
 def gametree_register_games(registry):
     raise ValueError("registration failed on purpose")
-'''
+"""
 
-MISSPELT_HOOK = '''
+MISSPELT_HOOK = """
 from gametree import hookimpl
 
 @hookimpl
 def gametree_register_gaems(registry):
     pass
-'''
+"""
 
 
 def test_broken_plugins_are_reported_and_the_rest_keeps_working(gametree_cli: GametreeCli, tmp_path: Path) -> None:
@@ -245,7 +260,9 @@ def test_every_built_in_plugin_is_an_entry_point() -> None:
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["gametree"]
     installed = {ep.name: ep.value for ep in entry_points(group="gametree")}
     for name, value in declared.items():
-        assert installed.get(name) == value, f"{name} is declared in pyproject.toml but not installed (pip install -e .)"
+        assert installed.get(name) == value, (
+            f"{name} is declared in pyproject.toml but not installed (pip install -e .)"
+        )
     registry = load()
     for game in ("tictactoe", "connect4", "nim"):
         assert declared[game] == f"gametree_builtins.games.{game}"
@@ -255,14 +272,14 @@ def test_every_built_in_plugin_is_an_entry_point() -> None:
 # -- a plugin that calls sys.exit() while it loads is a broken plugin, not the end of the command --
 EXITS_ON_IMPORT = "import sys\nsys.exit(3)\n"
 
-EXITS_IN_HOOK = '''
+EXITS_IN_HOOK = """
 import sys
 from gametree import hookimpl
 
 @hookimpl
 def gametree_register_games(registry):
     sys.exit(4)
-'''
+"""
 
 
 def test_dash_p_plugin_calling_sys_exit_on_import_is_one_error_line(gametree_cli: GametreeCli, tmp_path: Path) -> None:
@@ -278,7 +295,9 @@ def test_dash_p_plugin_calling_sys_exit_on_import_is_one_error_line(gametree_cli
 
 
 def test_entry_point_plugin_calling_sys_exit_is_a_warning(gametree_cli: GametreeCli, tmp_path: Path) -> None:
-    install(tmp_path, "exits-on-import", "1.0", {"exits_on_import": EXITS_ON_IMPORT}, {"exitsonimport": "exits_on_import"})
+    install(
+        tmp_path, "exits-on-import", "1.0", {"exits_on_import": EXITS_ON_IMPORT}, {"exitsonimport": "exits_on_import"}
+    )
     install(tmp_path, "exits-in-hook", "2.0", {"exits_in_hook": EXITS_IN_HOOK}, {"exitsinhook": "exits_in_hook"})
     solved = gametree_cli("solve", "tictactoe", "--json", path=tmp_path, check=True)
     assert json.loads(solved.stdout)["value"] == "draw"

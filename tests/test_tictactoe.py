@@ -46,7 +46,15 @@ def test_notation(registry):
     assert g.parse_move(s, "a1") == g.parse_move(s, " A1 ") == g.parse_move(s, "1") == 0
     assert g.parse_move(s, "C3") == g.parse_move(s, "9") == 8
     assert g.format_move(s, 5) == "B3"
-    for bad, reason in [("", "empty"), ("D1", "off the board"), ("A4", "off the board"), ("10", "off the board"), ("0", "off the board"), ("hello", "cannot read"), ("1A", "cannot read")]:
+    for bad, reason in [
+        ("", "empty"),
+        ("D1", "off the board"),
+        ("A4", "off the board"),
+        ("10", "off the board"),
+        ("0", "off the board"),
+        ("hello", "cannot read"),
+        ("1A", "cannot read"),
+    ]:
         with pytest.raises(MoveParseError, match=reason):
             g.parse_move(s, bad)
 
@@ -60,7 +68,12 @@ def test_illegal_moves_name_the_problem(registry):
 
 
 def test_board_validation(registry):
-    for options, message in [({"size": 0}, "at least one cell"), ({"size": 3, "k": 4}, "cannot fit"), ({"size": 30}, "between 1 and 26"), ({"size": 3, "k": 0}, "cannot fit")]:
+    for options, message in [
+        ({"size": 0}, "at least one cell"),
+        ({"size": 3, "k": 4}, "cannot fit"),
+        ({"size": 30}, "between 1 and 26"),
+        ({"size": 3, "k": 0}, "cannot fit"),
+    ]:
         with pytest.raises(ValueError, match=message):
             make(registry, **options)
 
@@ -80,7 +93,13 @@ def test_rectangles_and_large_boards(registry):
 
 def test_win_detection_in_every_direction(registry):
     g = make(registry, size=4, k=3)
-    for moves, winner in [("A1 D4 A2 D3 A3", 0), ("B1 A1 D4 A2 C4 A3", 1), ("A1 D4 B1 D3 C1", 0), ("A3 D4 B2 D3 C1", 0), ("D4 A1 A4 B2 B4 C3", 1)]:
+    for moves, winner in [
+        ("A1 D4 A2 D3 A3", 0),
+        ("B1 A1 D4 A2 C4 A3", 1),
+        ("A1 D4 B1 D3 C1", 0),
+        ("A3 D4 B2 D3 C1", 0),
+        ("D4 A1 A4 B2 B4 C3", 1),
+    ]:
         assert g.outcome(play_text(g, moves)).winner == winner, moves
 
 
@@ -100,7 +119,9 @@ def test_symmetries_preserve_value_and_key(registry, data):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.data(), st.sampled_from([(1, 1, 1), (3, 3, 3), (2, 2, 2), (4, 4, 3), (5, 3, 3), (3, 5, 3), (4, 4, 4), (5, 5, 4)]))
+@given(
+    st.data(), st.sampled_from([(1, 1, 1), (3, 3, 3), (2, 2, 2), (4, 4, 3), (5, 3, 3), (3, 5, 3), (4, 4, 4), (5, 5, 4)])
+)
 def test_canonical_key_is_symmetric_on_other_boards(registry, data, shape):
     w, h, k = shape
     g = make(registry, width=w, height=h, k=k)
@@ -145,7 +166,11 @@ def test_solver_helpers_agree_with_the_rules(registry, data, shape):
     if g.outcome(state) is not None:
         return
     legal = g.legal_moves(state)
-    wins_now = [m for m in legal if g.outcome(g.play(state, m)) is not None and g.outcome(g.play(state, m)).winner == g.to_move(state)]
+    wins_now = [
+        m
+        for m in legal
+        if g.outcome(g.play(state, m)) is not None and g.outcome(g.play(state, m)).winner == g.to_move(state)
+    ]
     assert g.immediate_win(state) == bool(wins_now)
     if wins_now:
         return
@@ -195,4 +220,6 @@ def test_option_errors_do_not_repeat_huge_numbers():
 
     for args in (["--width", "9" * 100], ["--k", "-" + "9" * 100], ["--size", "-" + "9" * 100]):
         result = CliRunner().invoke(cli, ["solve", "tictactoe", *args])
-        assert result.exit_code == 2 and "(100 digits)" in result.output and "9" * 20 not in result.output, result.output
+        assert result.exit_code == 2 and "(100 digits)" in result.output and "9" * 20 not in result.output, (
+            result.output
+        )

@@ -17,9 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gametree import GameInfo, alphabeta, load, minimax, play_text
-from gametree.tree import draw
 from gametree.cli import cli
-from gametree.tree import SearchTree, TreeTooLargeError, capture, count_nodes
+from gametree.tree import SearchTree, TreeTooLargeError, capture, count_nodes, draw
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -300,7 +299,9 @@ def test_dot_source_styles_the_tree(small_tree):
     for u, v in small_tree.pruned_edges():
         assert small_tree.graph.edges[u, v]["reason"] in source
     assert "style=dashed" in source
-    pv_edges = [line for line in source.splitlines() if "->" in line and draw.COLOURS["pv"] in line and "pv_rest" not in line]
+    pv_edges = [
+        line for line in source.splitlines() if "->" in line and draw.COLOURS["pv"] in line and "pv_rest" not in line
+    ]
     assert len(pv_edges) == len(small_tree.pv_moves())
     assert 'FACE="Courier"' in source  # boards
     plain = small_tree.to_dot(board=False, legend=False)
@@ -537,7 +538,9 @@ def test_docs_page_examples_run():
 def test_docs_diagrams_are_up_to_date():
     import subprocess
 
-    done = subprocess.run([sys.executable, str(DOCS / "make_diagrams.py"), "--check"], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(DOCS / "make_diagrams.py"), "--check"], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -557,7 +560,9 @@ def test_cli_output_survives_a_full_disk(gametree_cli, tmp_path):
     out = tmp_path / "tree.dot"
     out.write_text("digraph old {}\n")
     done = gametree_cli("tree", "tictactoe", "--moves", "A1 B2 C3 A3", "-o", str(out), preexec_fn=limit_file_size)
-    assert done.returncode == 1 and done.stderr.startswith(f"Error: cannot write {out}: ") and done.stderr.count("\n") == 1, done.stderr
+    assert (
+        done.returncode == 1 and done.stderr.startswith(f"Error: cannot write {out}: ") and done.stderr.count("\n") == 1
+    ), done.stderr
     assert out.read_text() == "digraph old {}\n" and os.listdir(tmp_path) == ["tree.dot"]
 
 
@@ -586,11 +591,21 @@ def test_node_attributes_match_the_engine_before_the_redesign(registry) -> None:
     tree = capture(game, play_text(game, "A1 B2 C3"))
     nodes = [d for _, d in tree.graph.nodes(data=True) if not d["pruned"]]
     assert Counter((d["kind"], d["cache"]) for d in nodes) == {
-        ("searched", "miss"): 33, ("terminal", None): 24, ("cache", "hit"): 19, ("bound", None): 5, ("searched", None): 1, ("searched", "partial"): 1,
+        ("searched", "miss"): 33,
+        ("terminal", None): 24,
+        ("cache", "hit"): 19,
+        ("bound", None): 5,
+        ("searched", None): 1,
+        ("searched", "partial"): 1,
     }
     assert Counter((d["kind"], d["bound"]) for d in nodes) == {
-        ("terminal", "exact"): 24, ("searched", "lower"): 20, ("searched", "exact"): 15, ("cache", "lower"): 10, ("cache", "exact"): 9,
-        ("bound", "lower"): 4, ("bound", "upper"): 1,
+        ("terminal", "exact"): 24,
+        ("searched", "lower"): 20,
+        ("searched", "exact"): 15,
+        ("cache", "lower"): 10,
+        ("cache", "exact"): 9,
+        ("bound", "lower"): 4,
+        ("bound", "upper"): 1,
     }
 
 
@@ -599,4 +614,6 @@ def test_cli_refuses_a_huge_tree_without_counting_all_of_it():
     10,000 nodes), not the two million nodes it took before."""
     result = run("tree", "connect4", "--max-nodes", "400", "-f", "dot")
     assert result.exit_code == 1
-    assert result.output.strip().startswith("Error: the alphabeta tree of this position has more than 10,000 nodes, more than --max-nodes 400")
+    assert result.output.strip().startswith(
+        "Error: the alphabeta tree of this position has more than 10,000 nodes, more than --max-nodes 400"
+    )

@@ -21,7 +21,17 @@ import click
 
 from ..game import GameError
 from ..plugin.registry import GameSpec
-from .common import check_workers, game_group, game_options, make_game, open_book, progress_bar, split_game_options, store_options, ENGINE_OPTION
+from .common import (
+    ENGINE_OPTION,
+    check_workers,
+    game_group,
+    game_options,
+    make_game,
+    open_book,
+    progress_bar,
+    split_game_options,
+    store_options,
+)
 
 if TYPE_CHECKING:
     from ..store import SolutionStore
@@ -29,7 +39,9 @@ if TYPE_CHECKING:
 __all__ = ["book"]
 
 #: ``--from-scratch`` of book build and export: a store without the game's shipped books, to remake them.
-FROM_SCRATCH = click.option("--from-scratch", is_flag=True, help="Do not add the books the game ships to the store first (to remake them).")
+FROM_SCRATCH = click.option(
+    "--from-scratch", is_flag=True, help="Do not add the books the game ships to the store first (to remake them)."
+)
 
 
 @click.group(name="book", help="Opening books and strong solutions in the solution store (see docs/books.md).")
@@ -40,8 +52,16 @@ def book() -> None:
 def _build_command(spec: GameSpec) -> click.Command:
     @click.command(name=spec.name, help=f"Prove positions of {spec.summary or spec.name} into the solution store.")
     @game_options(spec)
-    @click.option("--plies", type=click.IntRange(min=0, max=64), default=None, metavar="N", help="Every position up to N moves deep (mirror images once).")
-    @click.option("--all", "everything", is_flag=True, help="Every reachable position: a strong solution (small boards).")
+    @click.option(
+        "--plies",
+        type=click.IntRange(min=0, max=64),
+        default=None,
+        metavar="N",
+        help="Every position up to N moves deep (mirror images once).",
+    )
+    @click.option(
+        "--all", "everything", is_flag=True, help="Every reachable position: a strong solution (small boards)."
+    )
     @click.option(
         "--for-play",
         "for_play",
@@ -50,11 +70,33 @@ def _build_command(spec: GameSpec) -> click.Command:
         metavar="SECONDS",
         help="What the perfect player needs to move within SECONDS against any opponent: its move in every position it can meet that takes longer to prove.",
     )
-    @click.option("--player", type=click.Choice(["first", "second", "both"]), default="both", show_default=True, help="With --for-play: the perfect player's side.")
+    @click.option(
+        "--player",
+        type=click.Choice(["first", "second", "both"]),
+        default="both",
+        show_default=True,
+        help="With --for-play: the perfect player's side.",
+    )
     @FROM_SCRATCH
-    @click.option("--workers", type=click.IntRange(min=1), default=None, callback=check_workers, metavar="N", help="Prove positions in N processes.")
-    @click.option("--scheduler", default=None, metavar="ADDRESS", help="Prove positions on a Dask cluster, e.g. tcp://host:8786 (needs gametree[dask]).")
-    @click.option("--lines", is_flag=True, help="Also keep the values along each deepest position's principal variation (whole lines of play).")
+    @click.option(
+        "--workers",
+        type=click.IntRange(min=1),
+        default=None,
+        callback=check_workers,
+        metavar="N",
+        help="Prove positions in N processes.",
+    )
+    @click.option(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="Prove positions on a Dask cluster, e.g. tcp://host:8786 (needs gametree[dask]).",
+    )
+    @click.option(
+        "--lines",
+        is_flag=True,
+        help="Also keep the values along each deepest position's principal variation (whole lines of play).",
+    )
     @ENGINE_OPTION
     @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
     @store_options
@@ -64,7 +106,9 @@ def _build_command(spec: GameSpec) -> click.Command:
             raise click.UsageError("give --plies N, --all or --for-play SECONDS (one of them)")
         for mode in ("everything", "for_play"):
             if params[mode] not in (None, False) and (params["workers"] or params["lines"] or params["scheduler"]):
-                raise click.UsageError(f"--{mode.replace('everything', 'all').replace('_', '-')} works in one process: drop --workers, --scheduler and --lines")
+                raise click.UsageError(
+                    f"--{mode.replace('everything', 'all').replace('_', '-')} works in one process: drop --workers, --scheduler and --lines"
+                )
         if params["workers"] and params["scheduler"]:
             raise click.UsageError("--workers and --scheduler: choose one")
         game = make_game(spec, game_params)
@@ -77,7 +121,13 @@ def _build_command(spec: GameSpec) -> click.Command:
         from ..store import StoreError
 
         players = {"first": (0,), "second": (1,), "both": (0, 1)}[params["player"]]
-        name = "all" if params["everything"] else f"plies:{params['plies']}" if params["for_play"] is None else f"play:{params['for_play']:g}:{params['player']}"
+        name = (
+            "all"
+            if params["everything"]
+            else f"plies:{params['plies']}"
+            if params["for_play"] is None
+            else f"play:{params['for_play']:g}:{params['player']}"
+        )
         previous = entries.build(name)
         before = previous[2] if previous is not None else 0.0  # the time of earlier runs (stopped, or done before)
         started = time.perf_counter()
@@ -88,7 +138,12 @@ def _build_command(spec: GameSpec) -> click.Command:
             elif params["for_play"] is not None:
                 with progress_bar("positions the perfect player meets (stored / visited)", total=False) as bar:
                     report = build_play_book(
-                        game, entries, seconds=params["for_play"], players=players, engine=params["engine"] or "auto", progress=lambda seen, hard: bar(hard, seen)
+                        game,
+                        entries,
+                        seconds=params["for_play"],
+                        players=players,
+                        engine=params["engine"] or "auto",
+                        progress=lambda seen, hard: bar(hard, seen),
                     )
             else:
                 with progress_bar(f"proving positions up to ply {params['plies']}") as bar:
@@ -110,24 +165,44 @@ def _build_command(spec: GameSpec) -> click.Command:
             raise click.ClickException(str(exc)) from None
         entries.record_build(name, complete=True, positions=report.positions, seconds=before + report.seconds)
         if params["as_json"]:
-            summary = {"game": spec.name, "options": entries.options, "build": name, "positions": report.positions, "proved": report.proved, "had": report.had}
+            summary = {
+                "game": spec.name,
+                "options": entries.options,
+                "build": name,
+                "positions": report.positions,
+                "proved": report.proved,
+                "had": report.had,
+            }
             click.echo(json.dumps({**summary, "seconds": report.seconds, "per_ply": list(report.per_ply)}))
             return
         if params["for_play"] is None:
-            click.echo(f"{spec.name} {entries.options}: {name}: {report.positions:,} positions ({report.proved:,} proved now, {report.had:,} stored already) in {report.seconds:.1f} s")
+            click.echo(
+                f"{spec.name} {entries.options}: {name}: {report.positions:,} positions ({report.proved:,} proved now, {report.had:,} stored already) in {report.seconds:.1f} s"
+            )
         else:
             quick = report.positions - report.proved - report.had
             reach = f"up to where it proves them within {params['for_play']:g} s"
-            click.echo(f"{spec.name} {entries.options}: {name}: the perfect player meets {report.positions:,} positions {reach} ({report.seconds:.1f} s)")
-            click.echo(f"its move stored: {report.proved:,} searched now, {report.had:,} from what the store proves; {quick:,} proven in time, left to the player")
+            click.echo(
+                f"{spec.name} {entries.options}: {name}: the perfect player meets {report.positions:,} positions {reach} ({report.seconds:.1f} s)"
+            )
+            click.echo(
+                f"its move stored: {report.proved:,} searched now, {report.had:,} from what the store proves; {quick:,} proven in time, left to the player"
+            )
         if report.per_ply:
-            click.echo(("searched and stored per ply: " if params["for_play"] is not None else "per ply: ") + " ".join(f"{n:,}" for n in report.per_ply))
+            click.echo(
+                ("searched and stored per ply: " if params["for_play"] is not None else "per ply: ")
+                + " ".join(f"{n:,}" for n in report.per_ply)
+            )
         click.echo(f"store: {entries.store.path} ({entries.store.size():,} bytes)")
 
     return command
 
 
-book.add_command(game_group("build", "Prove positions of a game into the solution store (gametree book build GAME --help).")(_build_command))
+book.add_command(
+    game_group("build", "Prove positions of a game into the solution store (gametree book build GAME --help).")(
+        _build_command
+    )
+)
 
 
 @book.command(name="info", help="What the solution store holds, game by game.")
@@ -137,26 +212,51 @@ def info(**params: Any) -> None:
     store = _open(params, readonly=True)
     games = store.games()
     if params["as_json"]:
-        click.echo(json.dumps({"store": store.path, "bytes": store.size(), "games": [
-            {"game": g.name, "options": g.options, "positions": g.covered, "entries": g.positions, "bounds": g.bounds, "chosen_moves": g.chosen,
-             "builds": [{"name": b[0], "complete": b[1], "positions": b[2], "seconds": b[3], "note": b[4]} for b in g.builds]} for g in games
-        ]}))
+        click.echo(
+            json.dumps(
+                {
+                    "store": store.path,
+                    "bytes": store.size(),
+                    "games": [
+                        {
+                            "game": g.name,
+                            "options": g.options,
+                            "positions": g.covered,
+                            "entries": g.positions,
+                            "bounds": g.bounds,
+                            "chosen_moves": g.chosen,
+                            "builds": [
+                                {"name": b[0], "complete": b[1], "positions": b[2], "seconds": b[3], "note": b[4]}
+                                for b in g.builds
+                            ],
+                        }
+                        for g in games
+                    ],
+                }
+            )
+        )
         return
     click.echo(f"store: {store.path} ({store.size():,} bytes)")
     if not games:
         click.echo("(empty)")
     for g in games:
         options = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in sorted(g.options.items()))
-        kinds = "".join(f", {n:,} {what}" for n, what in ((g.bounds, "of them bounds"), (g.chosen, "with a chosen move")) if n)
+        kinds = "".join(
+            f", {n:,} {what}" for n, what in ((g.bounds, "of them bounds"), (g.chosen, "with a chosen move")) if n
+        )
         click.echo(f"{g.name} {options}: {g.covered:,} positions ({g.positions:,} entries, mirror images once{kinds})")
         for name, complete, positions, seconds, note in g.builds:
-            click.echo(f"  {name}: {positions:,} positions, {seconds:.1f} s{'' if complete else ' (incomplete)'}{'; ' + note if note else ''}")
+            click.echo(
+                f"  {name}: {positions:,} positions, {seconds:.1f} s{'' if complete else ' (incomplete)'}{'; ' + note if note else ''}"
+            )
 
 
 def _export_command(spec: GameSpec) -> click.Command:
     @click.command(name=spec.name, help=f"Write the stored entries of {spec.summary or spec.name} to a book file.")
     @game_options(spec)
-    @click.option("-o", "--output", required=True, metavar="FILE", help="The book file to write (gzip-compressed text).")
+    @click.option(
+        "-o", "--output", required=True, metavar="FILE", help="The book file to write (gzip-compressed text)."
+    )
     @FROM_SCRATCH
     @store_options
     def command(**params: Any) -> None:
@@ -171,12 +271,19 @@ def _export_command(spec: GameSpec) -> click.Command:
             count = export_book(entries, params["output"])
         except OSError as exc:
             raise click.ClickException(f"cannot write {params['output']}: {exc.strerror or exc}") from None
-        click.echo(f"wrote {params['output']}: {count:,} entries of {spec.name} {entries.options} ({os.path.getsize(params['output']):,} bytes)", err=True)
+        click.echo(
+            f"wrote {params['output']}: {count:,} entries of {spec.name} {entries.options} ({os.path.getsize(params['output']):,} bytes)",
+            err=True,
+        )
 
     return command
 
 
-book.add_command(game_group("export", "Write one board's stored entries to a book file (gametree book export GAME --help).")(_export_command))
+book.add_command(
+    game_group("export", "Write one board's stored entries to a book file (gametree book export GAME --help).")(
+        _export_command
+    )
+)
 
 
 @book.command(name="import", help="Add the entries of a book file to the solution store.")

@@ -78,12 +78,16 @@ def wrap_for_terminal(text: str, stream: Any) -> str:
         return text
     with contextlib.suppress(ValueError):
         columns = int(os.environ.get("COLUMNS", "")) or columns  # as rich and shutil read it
-    width = columns if columns > 0 else 80  # (a terminal of no size, as a pty can be, counts as 80 columns, as rich takes it)
+    width = (
+        columns if columns > 0 else 80
+    )  # (a terminal of no size, as a pty can be, counts as 80 columns, as rich takes it)
     lines = []
     for line in text.split("\n"):
         indent = line[: len(line) - len(line.lstrip())]
         lines.append(
-            textwrap.fill(line, width, subsequent_indent=indent, break_on_hyphens=False, drop_whitespace=True) if len(line) > width else line
+            textwrap.fill(line, width, subsequent_indent=indent, break_on_hyphens=False, drop_whitespace=True)
+            if len(line) > width
+            else line
         )
     return "\n".join(lines)
 
@@ -151,8 +155,12 @@ def click_option(option: Option) -> Callable[[Callable[..., Any]], Callable[...,
     flag = "--" + option.name.replace("_", "-")
     default_text = "" if option.default is None else f" [default: {option.default}]"
     if option.type is bool:
-        return click.option(f"{flag}/--no-{option.name.replace('_', '-')}", option.name, default=option.default, help=option.help)
-    kind: Any = click.Choice(option.choices) if option.choices else FINITE_FLOAT if option.type is float else option.type
+        return click.option(
+            f"{flag}/--no-{option.name.replace('_', '-')}", option.name, default=option.default, help=option.help
+        )
+    kind: Any = (
+        click.Choice(option.choices) if option.choices else FINITE_FLOAT if option.type is float else option.type
+    )
     return click.option(flag, option.name, type=kind, default=None, help=option.help + default_text)
 
 
@@ -218,7 +226,9 @@ def resolved_options(spec: GameSpec, game: object, given: dict[str, Any]) -> dic
 
 #: ``--store PATH`` and ``--no-store``, wherever proven values are read and written.
 def store_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    function = click.option("--no-store", is_flag=True, help="Use no solution store (read nothing, write nothing).")(function)
+    function = click.option("--no-store", is_flag=True, help="Use no solution store (read nothing, write nothing).")(
+        function
+    )
     return click.option(
         "--store",
         "store_path",
@@ -251,7 +261,13 @@ def open_book(spec: GameSpec, game: object, given: dict[str, Any], params: dict[
             name = f"shipped:{os.path.basename(shipped)}:{os.path.getsize(shipped)}"
             if book.build(name) is None and _book_board(shipped) == (spec.name, options):
                 _, count = import_book(store, shipped)
-                book.record_build(name, complete=True, positions=count, seconds=0.0, note=f"shipped with {spec.source or 'the plugin'}")
+                book.record_build(
+                    name,
+                    complete=True,
+                    positions=count,
+                    seconds=0.0,
+                    note=f"shipped with {spec.source or 'the plugin'}",
+                )
     except StoreError as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
@@ -287,7 +303,13 @@ class GameGroup(click.Group):
     ``default_game``, a command line naming no game plays that one (``gametree play``).
     """
 
-    def __init__(self, *args: Any, command_factory: Callable[[GameSpec], click.Command], default_game: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        command_factory: Callable[[GameSpec], click.Command],
+        default_game: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         if default_game is not None:  # the game may be left out
             kwargs.setdefault("no_args_is_help", False)
             kwargs.setdefault("subcommand_metavar", "[COMMAND] [ARGS]...")
@@ -327,7 +349,14 @@ class GameGroup(click.Group):
         end = args.index("--") if "--" in args else len(args)
         words = [i for i in range(end) if not args[i].startswith("-") or args[i] == "-"]
         games = [i for i in words if args[i] in registry.games]
-        chosen = next((i for i in games if _options_complete(_value_counts(self._command(ctx, args[i]), ctx), args[:i], strict=True)), None)
+        chosen = next(
+            (
+                i
+                for i in games
+                if _options_complete(_value_counts(self._command(ctx, args[i]), ctx), args[:i], strict=True)
+            ),
+            None,
+        )
         if chosen is None and games:
             chosen = games[0]
         if chosen is None and words:
@@ -351,7 +380,9 @@ class GameGroup(click.Group):
             return args
         if self.default_game not in registry.games:
             known = ", ".join(registry.games) or "none"
-            raise click.UsageError(f"name a game: the default, {self.default_game}, is not installed (installed: {known})", ctx)
+            raise click.UsageError(
+                f"name a game: the default, {self.default_game}, is not installed (installed: {known})", ctx
+            )
         return [self.default_game, *args]
 
     def _command(self, ctx: click.Context, name: str) -> click.Command:
@@ -359,7 +390,9 @@ class GameGroup(click.Group):
         assert command is not None, name  # (a name of the registry's games)
         return command
 
-    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
         name = args[0] if args else ""
         if not name or name.startswith("-"):
             return super().resolve_command(ctx, args)
@@ -409,6 +442,7 @@ def _options_complete(counts: dict[str, int], args: list[str], *, strict: bool) 
 
 def game_group(name: str, help: str) -> Callable[[Callable[[GameSpec], click.Command]], GameGroup]:
     """A decorator turning a per-game command factory into the :class:`GameGroup` ``name``."""
+
     def decorate(factory: Callable[[GameSpec], click.Command]) -> GameGroup:
         return GameGroup(name=name, help=help, command_factory=factory)
 
@@ -423,7 +457,6 @@ def position_of(game: Game[S, M], moves: str) -> S:
         raise click.ClickException(str(exc)) from None
 
 
-
 @contextlib.contextmanager
 def progress_bar(what: str, enabled: bool | None = None, *, total: bool = True) -> Iterator[Callable[[int, int], None]]:
     """A rich progress bar on standard error with the time left (``enabled``: shown or not;
@@ -433,10 +466,24 @@ def progress_bar(what: str, enabled: bool | None = None, *, total: bool = True) 
         yield lambda done, total: None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     if total:
-        columns: tuple[Any, ...] = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
+        columns: tuple[Any, ...] = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("left"),
+            TimeRemainingColumn(),
+        )
     else:
         columns = (TextColumn("{task.description}"), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:

@@ -29,7 +29,13 @@ def list_games(ctx: click.Context, as_json: bool) -> None:
                     "source": spec.source,
                     "engines": list(engines[spec.name][0]),
                     "options": [
-                        {"name": o.name, "type": o.type.__name__, "default": o.default, "help": o.help, "choices": o.choices}
+                        {
+                            "name": o.name,
+                            "type": o.type.__name__,
+                            "default": o.default,
+                            "help": o.help,
+                            "choices": o.choices,
+                        }
                         for o in spec.options
                     ],
                 }
@@ -57,4 +63,3 @@ def _engines(registry: Registry) -> dict[str, tuple[tuple[str, ...], str]]:
         except Exception:  # a plugin's failure to build its default board is not this list's to report
             found[spec.name] = (("python",), "")
     return found
-

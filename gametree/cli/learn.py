@@ -15,9 +15,17 @@ from typing import Any
 import click
 
 from ..files import write_atomically
-from ..plugin.registry import GameSpec
 from ..game import GameError
-from .common import check_workers, game_group, game_options, make_game, progress_bar, resolved_options, split_game_options
+from ..plugin.registry import GameSpec
+from .common import (
+    check_workers,
+    game_group,
+    game_options,
+    make_game,
+    progress_bar,
+    resolved_options,
+    split_game_options,
+)
 
 __all__ = ["learn"]
 
@@ -28,13 +36,34 @@ def _learn_command(spec: GameSpec) -> click.Command:
     @click.command(
         name=spec.name,
         help=f"Learn position statistics of {spec.summary or spec.name} from random games.",
-        epilog="Play against the table with: gametree play GAME --o learned --table FILE (without --table: $GAMETREE_TABLE, else " + DEFAULT_TABLE + ").",
+        epilog="Play against the table with: gametree play GAME --o learned --table FILE (without --table: $GAMETREE_TABLE, else "
+        + DEFAULT_TABLE
+        + ").",
     )
     @game_options(spec)
-    @click.option("--games", "-n", type=click.IntRange(min=1), default=10_000, show_default=True, help="Random games to play.")
-    @click.option("--workers", "-w", type=click.IntRange(min=1), default=1, show_default=True, callback=check_workers, help="Play the games in this many processes (same table as one).")
-    @click.option("--seed", type=int, default=0, show_default=True, help="Master seed: game i uses a seed made from it and i.")
-    @click.option("-o", "--output", default=DEFAULT_TABLE, show_default=True, metavar="FILE", help="Where to write the table ('-': standard output).")
+    @click.option(
+        "--games", "-n", type=click.IntRange(min=1), default=10_000, show_default=True, help="Random games to play."
+    )
+    @click.option(
+        "--workers",
+        "-w",
+        type=click.IntRange(min=1),
+        default=1,
+        show_default=True,
+        callback=check_workers,
+        help="Play the games in this many processes (same table as one).",
+    )
+    @click.option(
+        "--seed", type=int, default=0, show_default=True, help="Master seed: game i uses a seed made from it and i."
+    )
+    @click.option(
+        "-o",
+        "--output",
+        default=DEFAULT_TABLE,
+        show_default=True,
+        metavar="FILE",
+        help="Where to write the table ('-': standard output).",
+    )
     @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary line instead of text.")
     def command(**params: Any) -> None:
         game_params, params = split_game_options(spec, params)
@@ -73,13 +102,24 @@ def _learn_command(spec: GameSpec) -> click.Command:
                 write_atomically(output, text.encode("utf-8"))  # a failed write keeps an old table whole
             except OSError as exc:
                 raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
-        summary = {"game": spec.name, "games": total, "positions": len(table.positions), "seconds": round(seconds, 3), "output": output}
+        summary = {
+            "game": spec.name,
+            "games": total,
+            "positions": len(table.positions),
+            "seconds": round(seconds, 3),
+            "output": output,
+        }
         if params["as_json"]:
             click.echo(json.dumps(summary), err=output == "-")
         else:
-            click.echo(f"learned {len(table.positions):,} positions from {total:,} random games in {seconds:.1f} s; wrote {output}", err=True)
+            click.echo(
+                f"learned {len(table.positions):,} positions from {total:,} random games in {seconds:.1f} s; wrote {output}",
+                err=True,
+            )
 
     return command
 
 
-learn = game_group("learn", "Learn position statistics from random self-play (gametree learn GAME --help).")(_learn_command)
+learn = game_group("learn", "Learn position statistics from random self-play (gametree learn GAME --help).")(
+    _learn_command
+)

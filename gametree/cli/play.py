@@ -18,7 +18,18 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import ENGINE_OPTION, FiniteFloatRange, GameGroup, clip, game_options, make_game, open_book, registry_of, split_game_options, store_options
+from .common import (
+    ENGINE_OPTION,
+    FiniteFloatRange,
+    GameGroup,
+    clip,
+    game_options,
+    make_game,
+    open_book,
+    registry_of,
+    split_game_options,
+    store_options,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -69,7 +80,15 @@ class PlayerKind(_ParamType):
 
 #: Options of every ``gametree play GAME`` besides the game's own.
 _SESSION_OPTIONS = (
-    click.option("--x", "--first", "first", type=PlayerKind(), default="human", show_default=True, help="Who plays first (X in tic-tac-toe)."),
+    click.option(
+        "--x",
+        "--first",
+        "first",
+        type=PlayerKind(),
+        default="human",
+        show_default=True,
+        help="Who plays first (X in tic-tac-toe).",
+    ),
     click.option(
         "--o",
         "--second",
@@ -78,8 +97,16 @@ _SESSION_OPTIONS = (
         default=None,
         help=f"Who plays second (O).  [default: perfect; hard on boards over {PERFECT_MAX_PLIES} cells]",
     ),
-    click.option("--seed", type=int, default=None, help="Seed for the players' random choices (same seed, same games)."),
-    click.option("--games", type=click.IntRange(min=1), default=1, show_default=True, help="Play a match of this many games and print the tally."),
+    click.option(
+        "--seed", type=int, default=None, help="Seed for the players' random choices (same seed, same games)."
+    ),
+    click.option(
+        "--games",
+        type=click.IntRange(min=1),
+        default=1,
+        show_default=True,
+        help="Play a match of this many games and print the tally.",
+    ),
     click.option(
         "--delay",
         type=FiniteFloatRange(min=0, max=MAX_DELAY),
@@ -87,7 +114,12 @@ _SESSION_OPTIONS = (
         metavar="SECONDS",
         help="Pause before each computer move when two computers play (default 0.8 s for a single game on a terminal, else 0).",
     ),
-    click.option("--moves", default="", metavar="MOVES", help="Start from the position after these moves, in the game's notation."),
+    click.option(
+        "--moves",
+        default="",
+        metavar="MOVES",
+        help="Start from the position after these moves, in the game's notation.",
+    ),
     click.option("--json", "as_json", is_flag=True, help="Print the match result as JSON (two computer players only)."),
     click.option(
         "--table",
@@ -164,7 +196,9 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
         except (ValueError, GameError) as exc:  # e.g. mcts with a bad $GAMETREE_MCTS_SECONDS
             raise click.ClickException(f"player {kind} ({option}): {exc}") from None
         if not isinstance(player, Player) or not isinstance(player.human, bool) or not callable(player.choose):
-            raise click.ClickException(f"player {kind} (from {factory.source}) is no player: it needs a 'human' attribute (True or False) and a 'choose' method")
+            raise click.ClickException(
+                f"player {kind} (from {factory.source}) is no player: it needs a 'human' attribute (True or False) and a 'choose' method"
+            )
         if params["engine"] is not None and hasattr(player, "engine"):  # a searching player (see docs/playing.md)
             player.engine = params["engine"]
         if params["book"] is not None and hasattr(player, "store"):  # a solving player: proven values from the store
@@ -189,7 +223,14 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
         if any(seat.human for seat in seats):
             raise click.UsageError("--json needs two computer players (for example --x perfect --o random)")
         try:
-            result = play_match(game, [s.player for s in seats], games=params["games"], seed=params["seed"], names=(seats[0].kind, seats[1].kind), start=start)
+            result = play_match(
+                game,
+                [s.player for s in seats],
+                games=params["games"],
+                seed=params["seed"],
+                names=(seats[0].kind, seats[1].kind),
+                start=start,
+            )
         except (PlayError, GameError) as exc:
             raise click.ClickException(str(exc)) from None
         click.echo(json.dumps({"game": spec.name, "seed": params["seed"], **dataclasses.asdict(result)}))

@@ -16,9 +16,9 @@ from typing import Any
 
 import click
 
+from .. import live as progress
 from ..game import Game, GameError, M, S, capabilities, play_text
 from ..plugin.registry import AlgorithmSpec, GameSpec, Option, Registry
-from .. import live as progress
 from ..search.results import SearchResult
 from .common import (
     ENGINE_OPTION,
@@ -49,19 +49,43 @@ CACHE_SIZE = "3M"
 ANALYSIS_TIME = 3.0
 
 
-
-
 #: The parameters of every solve command; any other (beside the game's) is an algorithm's own option.
 _COMMAND_PARAMS = frozenset(
     {
-        "moves", "algorithm", "depth", "time_limit", "analysis_time", "best_only", "weak", "no_cache", "cache_size", "no_symmetry", "engine",
-        "batch", "keep_going", "as_json", "progress", "workers", "scheduler", "split_ply", "store_path", "no_store",
+        "moves",
+        "algorithm",
+        "depth",
+        "time_limit",
+        "analysis_time",
+        "best_only",
+        "weak",
+        "no_cache",
+        "cache_size",
+        "no_symmetry",
+        "engine",
+        "batch",
+        "keep_going",
+        "as_json",
+        "progress",
+        "workers",
+        "scheduler",
+        "split_ply",
+        "store_path",
+        "no_store",
     }
 )
 
 #: The shared search flags: the search option each sets, and its click declaration.
 _SHARED_FLAGS: tuple[tuple[str, Callable[[Callable[..., Any]], Callable[..., Any]]], ...] = (
-    ("depth", click.option("--depth", type=click.IntRange(min=1), default=None, help="Depth limit; leaves are scored by the game's heuristic.")),
+    (
+        "depth",
+        click.option(
+            "--depth",
+            type=click.IntRange(min=1),
+            default=None,
+            help="Depth limit; leaves are scored by the game's heuristic.",
+        ),
+    ),
     (
         "time_limit",
         click.option(
@@ -86,11 +110,37 @@ _SHARED_FLAGS: tuple[tuple[str, Callable[[Callable[..., Any]], Callable[..., Any
             help="Once the value is proven, score the moves for at most SECONDS (the rest are listed as not scored); 0: no limit.",
         ),
     ),
-    ("all_moves", click.option("--best-only", is_flag=True, help="Only the position's score and one best move with its line, not every move's score: much faster on big boards.")),
-    ("weak", click.option("--weak", is_flag=True, help="Prove only who wins (win, draw or loss), not how fast: much faster on won and lost positions.")),
+    (
+        "all_moves",
+        click.option(
+            "--best-only",
+            is_flag=True,
+            help="Only the position's score and one best move with its line, not every move's score: much faster on big boards.",
+        ),
+    ),
+    (
+        "weak",
+        click.option(
+            "--weak",
+            is_flag=True,
+            help="Prove only who wins (win, draw or loss), not how fast: much faster on won and lost positions.",
+        ),
+    ),
     ("cache", click.option("--no-cache", is_flag=True, help="Search without a transposition cache.")),
-    ("cache", click.option("--cache-size", default=CACHE_SIZE, show_default=True, metavar="SIZE", help="Cache bound: entries (500000, 2M) or memory (256MB).")),
-    ("symmetry", click.option("--no-symmetry", is_flag=True, help="Key the cache by position, not by canonical symmetric key.")),
+    (
+        "cache",
+        click.option(
+            "--cache-size",
+            default=CACHE_SIZE,
+            show_default=True,
+            metavar="SIZE",
+            help="Cache bound: entries (500000, 2M) or memory (256MB).",
+        ),
+    ),
+    (
+        "symmetry",
+        click.option("--no-symmetry", is_flag=True, help="Key the cache by position, not by canonical symmetric key."),
+    ),
     ("engine", ENGINE_OPTION),
 )
 
@@ -99,7 +149,9 @@ def _applies(help: str, names: list[str]) -> str:
     return f"{help} [{', '.join(names)}]"
 
 
-def _algorithm_options(registry: Registry | None, taken: set[str]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def _algorithm_options(
+    registry: Registry | None, taken: set[str]
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """The shared search flags some registered algorithm takes, and each algorithm's own
     options, every help saying which algorithms it applies to."""
     specs = list(registry.algorithms.values()) if registry is not None else []
@@ -138,13 +190,33 @@ def _solve_command(spec: GameSpec) -> click.Command:
 
     @click.command(name=spec.name, help=f"Solve {spec.summary or spec.name}.")
     @game_options(spec)
-    @click.option("--moves", default="", metavar="MOVES", help="Solve the position after these moves (e.g. \"B2 A1\").")
-    @click.option("--algorithm", "-a", default="solver", show_default=True, help=f"Search algorithm: {names} (see 'gametree games').")
+    @click.option("--moves", default="", metavar="MOVES", help='Solve the position after these moves (e.g. "B2 A1").')
+    @click.option(
+        "--algorithm",
+        "-a",
+        default="solver",
+        show_default=True,
+        help=f"Search algorithm: {names} (see 'gametree games').",
+    )
     @_algorithm_options(registry, taken)
-    @click.option("--batch", type=click.File("r"), default=None, metavar="FILE", help="Solve one position per line of FILE ('-' for stdin); print 'position score'.")
-    @click.option("--keep-going", is_flag=True, help="With --batch: report a bad line (FILE:LINE) and go on; exit non-zero at the end.")
+    @click.option(
+        "--batch",
+        type=click.File("r"),
+        default=None,
+        metavar="FILE",
+        help="Solve one position per line of FILE ('-' for stdin); print 'position score'.",
+    )
+    @click.option(
+        "--keep-going",
+        is_flag=True,
+        help="With --batch: report a bad line (FILE:LINE) and go on; exit non-zero at the end.",
+    )
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (one per line with --batch).")
-    @click.option("--progress/--no-progress", default=None, help="Show live progress on standard error [default: when it is a terminal, without --json].")
+    @click.option(
+        "--progress/--no-progress",
+        default=None,
+        help="Show live progress on standard error [default: when it is a terminal, without --json].",
+    )
     @store_options
     @click.option(
         "--workers",
@@ -154,8 +226,19 @@ def _solve_command(spec: GameSpec) -> click.Command:
         metavar="N",
         help="Solve subproblems in N processes (exact algorithms; see docs/parallel.md): at most 4 per CPU, or 8 on small machines.",
     )
-    @click.option("--scheduler", default=None, metavar="ADDRESS", help="Solve subproblems on a Dask cluster, e.g. tcp://host:8786 (needs gametree[dask]).")
-    @click.option("--split-ply", type=click.IntRange(min=1), default=None, metavar="PLY", help="With --workers/--scheduler: split this many moves down [default: automatic].")
+    @click.option(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="Solve subproblems on a Dask cluster, e.g. tcp://host:8786 (needs gametree[dask]).",
+    )
+    @click.option(
+        "--split-ply",
+        type=click.IntRange(min=1),
+        default=None,
+        metavar="PLY",
+        help="With --workers/--scheduler: split this many moves down [default: automatic].",
+    )
     @click.pass_context
     def command(ctx: click.Context, /, **params: Any) -> None:
         game_params, params = split_game_options(spec, params)
@@ -163,7 +246,10 @@ def _solve_command(spec: GameSpec) -> click.Command:
         game = make_game(spec, game_params)
         name = params["algorithm"]
         if name not in registry.algorithms:
-            raise click.BadParameter(f"unknown algorithm {clip(name)!r} (choose from {', '.join(registry.algorithms)})", param_hint="--algorithm")
+            raise click.BadParameter(
+                f"unknown algorithm {clip(name)!r} (choose from {', '.join(registry.algorithms)})",
+                param_hint="--algorithm",
+            )
         algorithm = registry.algorithms[name]
         options = _search_options(algorithm, params)
         parallel = params["workers"] is not None or params["scheduler"] is not None
@@ -172,7 +258,9 @@ def _solve_command(spec: GameSpec) -> click.Command:
         if params.get("weak") and parallel:
             raise click.UsageError("--weak solves in one process: drop --workers/--scheduler")
         if params.get("best_only") and parallel:
-            raise click.UsageError("--workers/--scheduler split the work by move and score every move: drop --best-only")
+            raise click.UsageError(
+                "--workers/--scheduler split the work by move and score every move: drop --best-only"
+            )
         if params["keep_going"] and params["batch"] is None:
             raise click.UsageError("--keep-going goes with --batch")
         show = progress.wanted(params["progress"], params["as_json"])
@@ -182,7 +270,9 @@ def _solve_command(spec: GameSpec) -> click.Command:
         elif params["store_path"] and "store" not in algorithm.takes:
             raise click.UsageError(f"--store does not apply to --algorithm {algorithm.name} (it stores proven values)")
         if params["batch"] is not None and not parallel:
-            _solve_batch(game, algorithm, options, params["batch"], params["as_json"], keep_going=params["keep_going"], show=show)
+            _solve_batch(
+                game, algorithm, options, params["batch"], params["as_json"], keep_going=params["keep_going"], show=show
+            )
             return
         state = position_of(game, params["moves"])
         from .. import display
@@ -196,7 +286,12 @@ def _solve_command(spec: GameSpec) -> click.Command:
         if book is not None and book.write_error:
             click.echo(f"warning: {book.write_error}", err=True)
         if params["as_json"]:
-            data = {"game": spec.name, "options": resolved_options(spec, game, game_params), "moves": params["moves"], **dataclasses.asdict(result)}
+            data = {
+                "game": spec.name,
+                "options": resolved_options(spec, game, game_params),
+                "moves": params["moves"],
+                **dataclasses.asdict(result),
+            }
             click.echo(json.dumps(data))
             if result.cut_short == "interrupt":
                 sys.exit(130)
@@ -279,7 +374,9 @@ def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any]) -> dict[st
     return options
 
 
-def _solve_live(algorithm: AlgorithmSpec, game: Game[S, M], state: S, options: dict[str, Any], *, show: bool, quiet: bool) -> SearchResult:
+def _solve_live(
+    algorithm: AlgorithmSpec, game: Game[S, M], state: S, options: dict[str, Any], *, show: bool, quiet: bool
+) -> SearchResult:
     """Run the search with live progress (``show``); an algorithm that reports its progress
     (the solver) also prints its value as soon as it is proven (unless ``quiet``) and keeps
     what it proved when Ctrl-C stops the scoring of the moves."""
@@ -324,7 +421,16 @@ def _split_batch_line(compact: bool, line: str) -> tuple[str, int | None]:
     return line.strip(), None
 
 
-def _solve_batch(game: Game[S, M], algorithm: AlgorithmSpec, options: dict[str, Any], stream: Any, as_json: bool, *, keep_going: bool = False, show: bool = False) -> None:
+def _solve_batch(
+    game: Game[S, M],
+    algorithm: AlgorithmSpec,
+    options: dict[str, Any],
+    stream: Any,
+    as_json: bool,
+    *,
+    keep_going: bool = False,
+    show: bool = False,
+) -> None:
     """Solve one position per line with one cache for the whole batch; only root scores.
 
     ``keep_going``: a bad line is reported (``FILE:LINE: error``, on standard error) and the
@@ -390,15 +496,31 @@ def _solve_batch(game: Game[S, M], algorithm: AlgorithmSpec, options: dict[str, 
                 # A weak result is the score's sign: it matches the sign of the expected score.
                 matched += result.score == (expected > 0) - (expected < 0) if result.weak else result.score == expected
             if as_json:
-                write(encode({"position": moves, "score": result.score, "weak": result.weak, "expected": expected, "nodes": result.nodes, "seconds": result.seconds}) + "\n")
+                write(
+                    encode(
+                        {
+                            "position": moves,
+                            "score": result.score,
+                            "weak": result.weak,
+                            "expected": expected,
+                            "nodes": result.nodes,
+                            "seconds": result.seconds,
+                        }
+                    )
+                    + "\n"
+                )
             else:
                 write(f"{moves} {_fmt_score(result.score)}\n")
     sys.stdout.flush()  # before the summary on stderr
     if not count and not failed:
         raise click.ClickException(f"{name}: no positions")
     wall = time.perf_counter() - start
-    summary = f"{count} positions" if not count else (
-        f"{count} positions: mean {1000 * seconds / count:.3f} ms search time ({1000 * wall / count:.3f} ms with set-up), {nodes / count:.1f} nodes per position"
+    summary = (
+        f"{count} positions"
+        if not count
+        else (
+            f"{count} positions: mean {1000 * seconds / count:.3f} ms search time ({1000 * wall / count:.3f} ms with set-up), {nodes / count:.1f} nodes per position"
+        )
     )
     if with_expected:
         summary += f"; {matched}/{with_expected} matched the expected {'value (win, draw or loss)' if options.get('weak') else 'score'}"
@@ -421,11 +543,18 @@ def _solve_parallel(
     if options.get("depth") is not None or options.get("time_limit") is not None:
         raise click.UsageError("--workers and --scheduler compute exact values: drop --depth and --time-limit")
     if algorithm not in EXACT_ALGORITHMS:
-        raise click.BadParameter(f"parallel solving needs an exact algorithm ({' or '.join(EXACT_ALGORITHMS)}), not {algorithm!r}", param_hint="--algorithm")
+        raise click.BadParameter(
+            f"parallel solving needs an exact algorithm ({' or '.join(EXACT_ALGORITHMS)}), not {algorithm!r}",
+            param_hint="--algorithm",
+        )
     table = options.get("cache")
     entries = getattr(table, "max_entries", WORKER_TABLE_ENTRIES)
     workers = params.get("workers") or 1
-    where = f"on {params['scheduler']}" if params.get("scheduler") else f"in {workers} process{'es' if workers != 1 else ''}"
+    where = (
+        f"on {params['scheduler']}"
+        if params.get("scheduler")
+        else f"in {workers} process{'es' if workers != 1 else ''}"
+    )
 
     def search() -> SearchResult:
         try:
@@ -452,4 +581,6 @@ def _fmt_score(score: float) -> str:
     return str(score) if isinstance(score, int) else f"{score:.3f}"
 
 
-solve: GameGroup = game_group("solve", "Solve a position of an installed game (gametree solve GAME --help).")(_solve_command)
+solve: GameGroup = game_group("solve", "Solve a position of an installed game (gametree solve GAME --help).")(
+    _solve_command
+)

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..files import write_atomically
-from ..live import elapsed_status, live
 from ..game import Game, GameError, M, S
+from ..live import elapsed_status, live
 from ..plugin.registry import Exporter, GameSpec, Registry
 from .common import GameGroup, game_group, game_options, make_game, position_of, registry_of, split_game_options
 
@@ -42,37 +42,70 @@ MARKUP_SUFFIXES = frozenset({".svg", ".graphml", ".gexf", ".xml", ".html", ".htm
 def _exporter_for(registry: Registry, fmt: str | None, output: str) -> Exporter:
     exporters = registry.exporters
     if not exporters:
-        raise click.ClickException("no tree exporters are installed (the built-in gametree_builtins.plugins.exporters did not load)")
+        raise click.ClickException(
+            "no tree exporters are installed (the built-in gametree_builtins.plugins.exporters did not load)"
+        )
     if fmt is None:
-        suffix = os.path.splitext(output)[1].lower() if output != "-" else ""  # (not pathlib: it would load at every start)
+        suffix = (
+            os.path.splitext(output)[1].lower() if output != "-" else ""
+        )  # (not pathlib: it would load at every start)
         if not suffix:
             fmt = "svg"
         else:
             matches = [e for e in exporters.values() if suffix in e.suffixes]
             if not matches:
                 raise click.BadParameter(
-                    f"cannot tell the format from {output!r}; use --format ({', '.join(sorted(exporters))})", param_hint="--output"
+                    f"cannot tell the format from {output!r}; use --format ({', '.join(sorted(exporters))})",
+                    param_hint="--output",
                 )
             return matches[0]
     exporter = exporters.get(fmt)
     if exporter is None:
-        raise click.BadParameter(f"unknown format {fmt!r} (choose from {', '.join(sorted(exporters))})", param_hint="--format")
+        raise click.BadParameter(
+            f"unknown format {fmt!r} (choose from {', '.join(sorted(exporters))})", param_hint="--format"
+        )
     return exporter
 
 
 def _tree_command(spec: GameSpec) -> click.Command:
     @click.command(name=spec.name, help=f"Draw the search tree of {spec.summary or spec.name}.")
     @game_options(spec)
-    @click.option("--moves", default="", metavar="MOVES", help='Search the position after these moves (e.g. "A1 B2 C3").')
     @click.option(
-        "--algorithm", "-a", type=click.Choice(["alphabeta", "minimax", "mcts"]), default="alphabeta", show_default=True, help="Search algorithm to trace."
+        "--moves", default="", metavar="MOVES", help='Search the position after these moves (e.g. "A1 B2 C3").'
     )
-    @click.option("--iterations", type=click.IntRange(min=1), default=None, metavar="N", help="mcts: iterations (the tree has at most N + 1 nodes) [default: 100].")
+    @click.option(
+        "--algorithm",
+        "-a",
+        type=click.Choice(["alphabeta", "minimax", "mcts"]),
+        default="alphabeta",
+        show_default=True,
+        help="Search algorithm to trace.",
+    )
+    @click.option(
+        "--iterations",
+        type=click.IntRange(min=1),
+        default=None,
+        metavar="N",
+        help="mcts: iterations (the tree has at most N + 1 nodes) [default: 100].",
+    )
     @click.option("--seed", type=int, default=None, help="mcts: seed for the random playouts.")
-    @click.option("--depth", type=click.IntRange(min=1), default=None, help="Depth limit; leaves are scored by the game's heuristic.")
+    @click.option(
+        "--depth",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Depth limit; leaves are scored by the game's heuristic.",
+    )
     @click.option("--no-cache", is_flag=True, help="Alpha-beta without a transposition cache.")
-    @click.option("--root-window", is_flag=True, help="One alpha-beta search from the root (textbook pruning) instead of an exact value for every root move.")
-    @click.option("--compare", is_flag=True, help="html: the alpha-beta tree beside the minimax tree of the same position, one replay for both.")
+    @click.option(
+        "--root-window",
+        is_flag=True,
+        help="One alpha-beta search from the root (textbook pruning) instead of an exact value for every root move.",
+    )
+    @click.option(
+        "--compare",
+        is_flag=True,
+        help="html: the alpha-beta tree beside the minimax tree of the same position, one replay for both.",
+    )
     @click.option(
         "--max-nodes",
         type=click.IntRange(min=1),
@@ -80,17 +113,39 @@ def _tree_command(spec: GameSpec) -> click.Command:
         show_default=True,
         help="Refuse trees with more visited nodes than this.",
     )
-    @click.option("--board/--no-board", default=True, show_default=True, help="Draw each position as a small board inside its node.")
+    @click.option(
+        "--board/--no-board",
+        default=True,
+        show_default=True,
+        help="Draw each position as a small board inside its node.",
+    )
     @click.option("--legend/--no-legend", default=True, show_default=True, help="Add a legend to drawings.")
-    @click.option("-o", "--output", default="-", metavar="FILE", help="Write here ('-': standard output); the ending picks the format.")
-    @click.option("-f", "--format", "fmt", default=None, metavar="FORMAT", help="svg, png, dot, graphml, json, html or a plugin's format [default: from FILE, else svg].")
+    @click.option(
+        "-o",
+        "--output",
+        default="-",
+        metavar="FILE",
+        help="Write here ('-': standard output); the ending picks the format.",
+    )
+    @click.option(
+        "-f",
+        "--format",
+        "fmt",
+        default=None,
+        metavar="FORMAT",
+        help="svg, png, dot, graphml, json, html or a plugin's format [default: from FILE, else svg].",
+    )
     @click.pass_context
     def command(ctx: click.Context, /, **params: Any) -> None:
         game_params, params = split_game_options(spec, params)
         registry = registry_of(ctx)
         exporter = _exporter_for(registry, params["fmt"], params["output"])
         output = params["output"]
-        if output == "-" and sys.stdout.isatty() and (exporter.binary or any(x in MARKUP_SUFFIXES for x in exporter.suffixes)):
+        if (
+            output == "-"
+            and sys.stdout.isatty()
+            and (exporter.binary or any(x in MARKUP_SUFFIXES for x in exporter.suffixes))
+        ):
             ending = exporter.suffixes[0] if exporter.suffixes else "." + exporter.name
             kind = "binary" if exporter.binary else "markup, not for a terminal"
             raise click.UsageError(f"{exporter.name} is {kind}: write it to a file with -o tree{ending}, or pipe it")
@@ -102,7 +157,9 @@ def _tree_command(spec: GameSpec) -> click.Command:
         algorithm = params["algorithm"]
         if params["compare"]:
             if exporter.name not in COMPARE_FORMATS:
-                raise click.UsageError(f"--compare shows two trees side by side in the html explorer, not in {exporter.name}: write it with -o tree.html")
+                raise click.UsageError(
+                    f"--compare shows two trees side by side in the html explorer, not in {exporter.name}: write it with -o tree.html"
+                )
             if algorithm != "alphabeta":
                 raise click.UsageError(f"--compare traces alphabeta beside minimax: leave out --algorithm {algorithm}")
         if algorithm == "mcts":
@@ -155,12 +212,22 @@ def _tree_command(spec: GameSpec) -> click.Command:
                 raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
             pruned = len(tree.pruned_edges())
             beside = f" (minimax beside it: {compared.visited} nodes)" if compared is not None else ""
-            click.echo(f"wrote {output} ({exporter.name}, {len(data):,} bytes): {tree.visited} nodes, {pruned} pruned moves; {tree.result.value}{beside}", err=True)
+            click.echo(
+                f"wrote {output} ({exporter.name}, {len(data):,} bytes): {tree.visited} nodes, {pruned} pruned moves; {tree.result.value}{beside}",
+                err=True,
+            )
 
     return command
 
 
-def _export(exporter: Exporter, tree: SearchTree, spec: GameSpec, game: object, params: dict[str, Any], compared: SearchTree | None = None) -> bytes:
+def _export(
+    exporter: Exporter,
+    tree: SearchTree,
+    spec: GameSpec,
+    game: object,
+    params: dict[str, Any],
+    compared: SearchTree | None = None,
+) -> bytes:
     """The tree in the exporter's format, titled with the position and the search's summary
     (with ``compared``, the minimax tree shown beside it)."""
     from ..tree.draw import RenderError
@@ -171,7 +238,9 @@ def _export(exporter: Exporter, tree: SearchTree, spec: GameSpec, game: object, 
     title = f"{game_name} {where}: {_summary(tree)}"
     options: dict[str, Any] = {"board": params["board"], "legend": params["legend"], "title": title}
     if compared is not None:
-        options["title"] = f"{game_name} {where}: minimax and alpha-beta side by side; {tree.result.value}, best play {' '.join(tree.result.pv)}"
+        options["title"] = (
+            f"{game_name} {where}: minimax and alpha-beta side by side; {tree.result.value}, best play {' '.join(tree.result.pv)}"
+        )
         options["compare"] = compared
     try:
         data = exporter.export(tree, options)
@@ -189,9 +258,13 @@ def _mcts_tree(game: Game[S, M], state: S, params: dict[str, Any]) -> SearchTree
     iterations = params["iterations"] or 100
     limit = params["max_nodes"]
     if iterations + 1 > limit:
-        raise click.ClickException(f"the mcts tree of {iterations:,} iterations can have {iterations + 1:,} nodes, more than --max-nodes {limit:,}: use fewer --iterations or raise --max-nodes")
+        raise click.ClickException(
+            f"the mcts tree of {iterations:,} iterations can have {iterations + 1:,} nodes, more than --max-nodes {limit:,}: use fewer --iterations or raise --max-nodes"
+        )
     try:
-        return capture_mcts(game, state, iterations=iterations, seed=params["seed"], depth=params["depth"], max_nodes=limit)
+        return capture_mcts(
+            game, state, iterations=iterations, seed=params["seed"], depth=params["depth"], max_nodes=limit
+        )
     except (GameError, TreeTooLargeError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
 

@@ -56,7 +56,16 @@ OptionType: TypeAlias = "type[int | float | str | bool]"
 
 #: What :meth:`GameSpec.create` checks a new game has (the members of :class:`gametree.Game` it calls).
 _GAME_MEMBERS = (
-    "initial_state", "to_move", "ply", "legal_moves", "play", "outcome", "key", "parse_move", "format_move", "render"
+    "initial_state",
+    "to_move",
+    "ply",
+    "legal_moves",
+    "play",
+    "outcome",
+    "key",
+    "parse_move",
+    "format_move",
+    "render",
 )
 
 
@@ -148,8 +157,18 @@ class Exporter:
 #: those it takes.
 SEARCH_OPTIONS = frozenset(
     {
-        "depth", "time_limit", "analysis_time", "cache", "symmetry", "weak", "all_moves", "pv", "engine", "progress",
-        "interruptible", "store",
+        "depth",
+        "time_limit",
+        "analysis_time",
+        "cache",
+        "symmetry",
+        "weak",
+        "all_moves",
+        "pv",
+        "engine",
+        "progress",
+        "interruptible",
+        "store",
     }
 )
 

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from .algorithms import ALGORITHMS, prepare, prepare_scores, run, run_algorithm, search
 from .classic import alphabeta, iterative_deepening, minimax
-from .solver import Solver, solver
 from .montecarlo import mcts
 from .options import Limit, SearchOptions
 from .perfect import PerfectMover
 from .results import MoveValue, Scored, SearchResult, SearchStats, Value, position
+from .solver import Solver, solver
 from .strong import StrongSolution, solve_strongly
 from .table import Bound, Entry, TranspositionTable
 from .values import Draw, ExactValue, Loss, Win

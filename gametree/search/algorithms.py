@@ -54,15 +54,27 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             prepare_scores=exact_solver.prepare_scores,
             exact=True,
         ),
-        AlgorithmSpec("alphabeta", alphabeta, "alpha-beta negamax with a bounds table", takes=_CLASSIC | {"progress"}, exact=True),
-        AlgorithmSpec("minimax", minimax, "plain minimax: every node, no pruning (the teaching baseline)", takes=frozenset({"depth", "all_moves", "pv", "progress"})),
+        AlgorithmSpec(
+            "alphabeta", alphabeta, "alpha-beta negamax with a bounds table", takes=_CLASSIC | {"progress"}, exact=True
+        ),
+        AlgorithmSpec(
+            "minimax",
+            minimax,
+            "plain minimax: every node, no pruning (the teaching baseline)",
+            takes=frozenset({"depth", "all_moves", "pv", "progress"}),
+        ),
         AlgorithmSpec(
             "mcts",
             mcts,
             "Monte Carlo tree search (UCT) with proven-value bounds",
             takes=frozenset({"depth", "time_limit", "all_moves", "pv", "progress"}),
             options=(
-                Option("iterations", int, None, f"Monte Carlo iterations (default {DEFAULT_ITERATIONS} unless --time-limit)."),
+                Option(
+                    "iterations",
+                    int,
+                    None,
+                    f"Monte Carlo iterations (default {DEFAULT_ITERATIONS} unless --time-limit).",
+                ),
                 Option("exploration", float, None, f"UCT exploration constant (default {DEFAULT_EXPLORATION})."),
                 Option("seed", int, None, "Seed for the random playouts."),
             ),
@@ -189,7 +201,9 @@ def _merged(spec: AlgorithmSpec, settings: SearchOptions | None, options: dict[s
 
 
 def _not_an_algorithm(algorithm: object) -> AlgorithmSpec:
-    raise TypeError(f"algorithm: expected a name ({', '.join(sorted(ALGORITHMS))}) or an AlgorithmSpec, not {type(algorithm).__name__}")
+    raise TypeError(
+        f"algorithm: expected a name ({', '.join(sorted(ALGORITHMS))}) or an AlgorithmSpec, not {type(algorithm).__name__}"
+    )
 
 
 def run_algorithm(
@@ -246,7 +260,9 @@ def _prepare(spec: AlgorithmSpec, game: Game[S, M], options: dict[str, Any]) -> 
     return functools.partial(spec.search, game, **options)
 
 
-def prepare_scores(algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: Game[S, M], **options: Any) -> Callable[[S], Scored]:
+def prepare_scores(
+    algorithm: AlgorithmSpec | str | Callable[..., SearchResult], game: Game[S, M], **options: Any
+) -> Callable[[S], Scored]:
     """As :func:`prepare`, for when only each position's score matters: the callable returns :class:`Scored`.
 
     An algorithm that can prove a score without building a whole

@@ -58,7 +58,10 @@ def minimax(
     stats = freeze(engine.counters, None, time.perf_counter() - started, (0, 0, 0))
     lines = Engine(game, depth=depth, table=TranspositionTable()) if pv else None
     _phase(progress, "lines")
-    result = timed(build_result("minimax", game, state, root, lines, depth, stats, heuristic=engine.counters.heuristic > 0), started)
+    result = timed(
+        build_result("minimax", game, state, root, lines, depth, stats, heuristic=engine.counters.heuristic > 0),
+        started,
+    )
     _phase(progress, "done")
     return result
 
@@ -148,8 +151,20 @@ def alphabeta(
     """
     state = start(game, position(game, state, moves))
     if time_limit is not None:
-        return iterative_deepening(game, state, time_limit=time_limit, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv)
-    return _alphabeta(game, state, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv, deadline=None, progress=progress)
+        return iterative_deepening(
+            game, state, time_limit=time_limit, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv
+        )
+    return _alphabeta(
+        game,
+        state,
+        depth=depth,
+        cache=cache,
+        symmetry=symmetry,
+        all_moves=all_moves,
+        pv=pv,
+        deadline=None,
+        progress=progress,
+    )
 
 
 def _alphabeta(
@@ -173,9 +188,16 @@ def _alphabeta(
     watch = _watched(engine, progress)
     root = root_values(engine, state, watch) if all_moves else root_search(engine, state)
     stats = freeze(engine.counters, table, time.perf_counter() - started, base)
-    lines = Engine(game, depth=depth, table=table if table is not None else TranspositionTable(), symmetry=symmetry) if pv else None
+    lines = (
+        Engine(game, depth=depth, table=table if table is not None else TranspositionTable(), symmetry=symmetry)
+        if pv
+        else None
+    )
     _phase(watch, "lines")
-    result = timed(build_result("alphabeta", game, state, root, lines, depth, stats, heuristic=engine.counters.heuristic > 0), started)
+    result = timed(
+        build_result("alphabeta", game, state, root, lines, depth, stats, heuristic=engine.counters.heuristic > 0),
+        started,
+    )
     _phase(watch, "done")
     return result
 
@@ -226,7 +248,14 @@ def iterative_deepening(
     for d in range(1, most + 1):
         try:
             result = _alphabeta(
-                game, state, depth=d, cache=table, symmetry=symmetry, all_moves=all_moves, pv=pv, deadline=None if best is None else deadline
+                game,
+                state,
+                depth=d,
+                cache=table,
+                symmetry=symmetry,
+                all_moves=all_moves,
+                pv=pv,
+                deadline=None if best is None else deadline,
             )
         except SearchTimeout:
             break

@@ -364,7 +364,9 @@ class Engine:
             # now); one from outside is asked both questions here.
             out = game.outcome(state)
             if out is not None or threats.win_now(state):
-                return self._settle_root(state, height, alpha, beta, out.winner if out is not None else None, out is None)
+                return self._settle_root(
+                    state, height, alpha, beta, out.winner if out is not None else None, out is None
+                )
         plies = self._aim(p - height, height)  # the recursion's depth at most: one node frame per ply
         try:
             if plies > SPACIOUS_PLIES:
@@ -393,7 +395,9 @@ class Engine:
             self.observer.leave(Exit(value, "bound" if wins_now else "terminal", winner=winner, exact=True))
         return value
 
-    def _leaves(self) -> tuple[Callable[[State, int | None, int], float], Callable[[State], float], Callable[[State, int], float]]:
+    def _leaves(
+        self,
+    ) -> tuple[Callable[[State, int | None, int], float], Callable[[State], float], Callable[[State, int], float]]:
         """The scores of leaves: ``ended(state, winner, p)`` of a game over at ply ``p``;
         ``estimate(state)``, the heuristic's at the depth limit; ``stuck(state, p)`` of a position at
         ply ``p`` whose side to move has no safe move.  Each counts the leaf and tells the observer."""
@@ -413,7 +417,9 @@ class Engine:
         def estimate(state: State) -> float:
             counters.heuristic += 1
             value = evaluate(state)
-            value = HEURISTIC_MAX if value > HEURISTIC_MAX else -HEURISTIC_MAX if value < -HEURISTIC_MAX else float(value)
+            value = (
+                HEURISTIC_MAX if value > HEURISTIC_MAX else -HEURISTIC_MAX if value < -HEURISTIC_MAX else float(value)
+            )
             if obs is not None:
                 obs.leave(Exit(value, "heuristic"))
             return value
@@ -428,7 +434,9 @@ class Engine:
 
         return ended, estimate, stuck
 
-    def _reporters(self) -> tuple[Callable[..., float], Callable[[Exit], float], Callable[..., None], Callable[..., None]]:
+    def _reporters(
+        self,
+    ) -> tuple[Callable[..., float], Callable[[Exit], float], Callable[..., None], Callable[..., None]]:
         """The observer's helpers, kept out of the node's frame: ``report(value, kind, alpha, beta,
         entry)`` and ``leave(exit)`` tell it how a node was left (and return the value);
         ``cutoff(moves, move, value, beta)`` that moves were left untried; ``settled(state, move,
@@ -495,7 +503,11 @@ class Engine:
         root, stop, reach, threats, game = self.root, self.stop, self._reach, self.threats, self.game
         outcome, legal, play, per_depth = game.outcome, game.legal_moves, game.play, counters.per_depth
         _, safe, unordered, has_safe, reply = threats if threats is not None else NO_THREATS
-        (ended, estimate, stuck), (report, leave, cutoff, settled), keep = self._leaves(), self._reporters(), self._keeper()
+        (ended, estimate, stuck), (report, leave, cutoff, settled), keep = (
+            self._leaves(),
+            self._reporters(),
+            self._keeper(),
+        )
 
         def node(state: State, alpha: float, beta: float, height: int) -> float:
             per_depth[height] += 1

@@ -46,7 +46,12 @@ def _half(x: float) -> float:
 
 
 def exact_score(
-    engine: SearchEngine, state: State, height: int = 0, at_least: float | None = None, weak: bool = False, progress: SolveProgress | None = None
+    engine: SearchEngine,
+    state: State,
+    height: int = 0,
+    at_least: float | None = None,
+    weak: bool = False,
+    progress: SolveProgress | None = None,
 ) -> float:
     """The exact score of ``state`` by null-window searches of ``engine`` (see :func:`_exact_score`),
     with room on the frame stack for all of them; ``progress`` is told each narrowing of the range."""
@@ -54,7 +59,9 @@ def exact_score(
     return engine.with_room(plies, _exact_score, engine, state, height, at_least, weak, progress)
 
 
-def _exact_score(engine: SearchEngine, state: State, height: int, at_least: float | None, weak: bool, progress: SolveProgress | None) -> float:
+def _exact_score(
+    engine: SearchEngine, state: State, height: int, at_least: float | None, weak: bool, progress: SolveProgress | None
+) -> float:
     """The exact score of ``state`` by null-window searches of ``engine``.
 
     Pascal Pons's bisection biased towards 0 for the first two probes
@@ -140,5 +147,3 @@ def _exact_score(engine: SearchEngine, state: State, height: int, at_least: floa
         return lo
     finally:
         root.move = found
-
-

@@ -242,7 +242,9 @@ class Remembering:
         for key, (lo, hi) in self.pending.items():
             if lo is not None and lo == hi:
                 exact.append((key, lo))
-            elif lo is not None and (lo > 0 or hi is None or hi >= 0):  # (the bound that says more: a win, or at least a draw)
+            elif lo is not None and (
+                lo > 0 or hi is None or hi >= 0
+            ):  # (the bound that says more: a win, or at least a draw)
                 bounds.append((key, lo, Bound.LOWER))
             elif hi is not None:
                 bounds.append((key, hi, Bound.UPPER))

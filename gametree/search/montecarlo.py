@@ -115,7 +115,9 @@ class MCTSRun:
 class _Search:
     """The game's functions bound once, the generator, counters, the tree."""
 
-    def __init__(self, game: Game[Any, Any], *, exploration: float, rng: random.Random, depth: int | None, decisive: bool) -> None:
+    def __init__(
+        self, game: Game[Any, Any], *, exploration: float, rng: random.Random, depth: int | None, decisive: bool
+    ) -> None:
         self.game = game
         caps = capabilities(game)
         threats = caps.threats if decisive else None
@@ -127,7 +129,9 @@ class _Search:
         self.depth = depth
         evaluate = caps.heuristic.evaluate if caps.heuristic is not None else None
         if depth is not None and evaluate is None:
-            raise UnsupportedGameError("playouts cut at a depth need the game's evaluate() heuristic, which this game lacks")
+            raise UnsupportedGameError(
+                "playouts cut at a depth need the game's evaluate() heuristic, which this game lacks"
+            )
         self.evaluate: Callable[[Any], float] | None = evaluate
         self.nodes = self.terminals = self.heuristic = 0
         self.per_depth = [0] * 64
@@ -420,9 +424,16 @@ def result_of(game: Game[Any, Any], outcome: MCTSRun, depth: int | None = None) 
             score = clamp(score)
         plies = None
     stats = stats_of(
-        outcome.per_depth, outcome.seconds, nodes=outcome.nodes, terminals=outcome.terminals, heuristic=outcome.heuristic, iterations=outcome.iterations
+        outcome.per_depth,
+        outcome.seconds,
+        nodes=outcome.nodes,
+        terminals=outcome.terminals,
+        heuristic=outcome.heuristic,
+        iterations=outcome.iterations,
     )
-    return assemble("mcts", game, state, score, proven, plies, (fmt(state, best.move),), tuple(values), tuple(pv_text), depth, stats)
+    return assemble(
+        "mcts", game, state, score, proven, plies, (fmt(state, best.move),), tuple(values), tuple(pv_text), depth, stats
+    )
 
 
 def mcts(
@@ -486,7 +497,14 @@ class MCTSPlayer:
 
     human = False
 
-    def __init__(self, seconds: float | None = None, *, iterations: int | None = None, depth: int | None | str = "auto", exploration: float | None = None) -> None:
+    def __init__(
+        self,
+        seconds: float | None = None,
+        *,
+        iterations: int | None = None,
+        depth: int | None | str = "auto",
+        exploration: float | None = None,
+    ) -> None:
         if seconds is None and iterations is None:
             import os
 
@@ -497,7 +515,9 @@ class MCTSPlayer:
                 seconds = math.nan
             if not (math.isfinite(seconds) and seconds > 0):
                 shown = text if len(text) <= 60 else text[:57] + "..."
-                raise ValueError(f"GAMETREE_MCTS_SECONDS={shown!r}: expected the seconds per move, a number above 0 (e.g. 0.5)")
+                raise ValueError(
+                    f"GAMETREE_MCTS_SECONDS={shown!r}: expected the seconds per move, a number above 0 (e.g. 0.5)"
+                )
         self.seconds = seconds
         self.iterations = iterations
         self.depth = depth

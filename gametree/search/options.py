@@ -50,7 +50,9 @@ class OptionNotTaken(TypeError):
 
 
 def _seconds(name: str, value: float | None) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or math.isinf(value)):
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or math.isinf(value)
+    ):
         raise ValueError(f"{name} must be a positive number of seconds, not {value!r}")
 
 
@@ -68,7 +70,9 @@ class Limit:
     analysis: float | None = None
 
     def __post_init__(self) -> None:
-        if self.depth is not None and (isinstance(self.depth, bool) or not isinstance(self.depth, int) or self.depth < 0):
+        if self.depth is not None and (
+            isinstance(self.depth, bool) or not isinstance(self.depth, int) or self.depth < 0
+        ):
             raise ValueError(f"depth must be a whole number of plies, 0 or more, not {self.depth!r}")
         _seconds("time", self.time)
         _seconds("analysis", self.analysis)
@@ -76,6 +80,7 @@ class Limit:
 
 #: Each option's search keyword, from the fields of :class:`SearchOptions` and :class:`Limit`.
 KEYWORDS: Mapping[str, str] = {"depth": "depth", "time": "time_limit", "analysis": "analysis_time"}
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SearchOptions:
@@ -105,7 +110,9 @@ class SearchOptions:
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name}: expected True or False, not {getattr(self, name)!r}")
         if not (self.cache is None or isinstance(self.cache, (bool, TranspositionTable))):
-            raise TypeError(f"cache: expected a TranspositionTable, True, False or None, not {type(self.cache).__name__}")
+            raise TypeError(
+                f"cache: expected a TranspositionTable, True, False or None, not {type(self.cache).__name__}"
+            )
         if self.engine not in ENGINES:
             raise ValueError(f"unknown engine {self.engine!r} (choose from {', '.join(ENGINES)})")
 
@@ -118,7 +125,9 @@ class SearchOptions:
     def asked(self) -> set[str]:
         """The keywords whose value is not the default (what was asked for)."""
         default = SearchOptions().keywords()
-        return {name for name, value in self.keywords().items() if value is not default[name] and value != default[name]}
+        return {
+            name for name, value in self.keywords().items() if value is not default[name] and value != default[name]
+        }
 
     def for_algorithm(
         self, name: str, takes: Collection[str], *, asked: Collection[str] | None = None, also: Collection[str] = ()

@@ -365,9 +365,7 @@ class _Search:
         return best, [game.format_move(state, moves[best_index]), *best_line]
 
 
-def _carry(
-    game: Game[S, M], keyf: Callable[[S], Hashable], rep: S, line: Sequence[str], state: S
-) -> list[str]:
+def _carry(game: Game[S, M], keyf: Callable[[S], Hashable], rep: S, line: Sequence[str], state: S) -> list[str]:
     """A line played from ``rep``, carried over to the symmetric position ``state``
     (move by move: the successor with the same canonical key)."""
     if game.key(rep) == game.key(state):

@@ -26,8 +26,8 @@ first part needs a proof, the second exact scores, which cost far more.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..game import Game, M, S, State, capabilities, end_score
@@ -113,7 +113,9 @@ def stored_choice(game: Game[S, M], state: S, book: KnownValues) -> Choice | Non
     scores = [(None if c_hi is None else -c_hi, None if c_lo is None else -c_lo) for c_lo, c_hi in children]
 
     def done(picked: list[M], value: int, exact: bool) -> Choice:
-        return Choice(tuple(game.format_move(state, m) for m in picked), value, exact, "store", time.perf_counter() - started)
+        return Choice(
+            tuple(game.format_move(state, m) for m in picked), value, exact, "store", time.perf_counter() - started
+        )
 
     chosen = moves_to(game, state, entry.best) if entry.best is not None else []
     if chosen:

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Any, Generic, Literal, NamedTuple
 
 from ..game import Game, GameOverError, M, Move, S, State, UnsupportedGameError, play_text
-from .values import ExactValue, exact_value
 from .contract import Counters, SearchEngine
 from .table import UNLIMITED_DEPTH, TranspositionTable
+from .values import ExactValue, exact_value
 
 __all__ = [
     "CutShort",
@@ -174,7 +174,9 @@ def check_game(game: Game[S, M]) -> None:
         ("perfect_information", info.perfect_information),
     ):
         if not ok:
-            raise UnsupportedGameError(f"minimax search needs a two-player, zero-sum, deterministic, perfect-information game ({prop} fails)")
+            raise UnsupportedGameError(
+                f"minimax search needs a two-player, zero-sum, deterministic, perfect-information game ({prop} fails)"
+            )
 
 
 def start(game: Game[S, M], state: S | None, *, checked: bool = False) -> S:
@@ -203,19 +205,25 @@ def position(game: Game[S, M], state: S | None = None, moves: str | None = None)
     :func:`gametree.play_text` raises for a bad move.  Every search starts here.
     """
     if not (hasattr(game, "info") and hasattr(game, "initial_state") and hasattr(game, "legal_moves")):
-        raise TypeError(f"game: expected a Game (such as load().game('tictactoe').create()), not {type(game).__name__} {_shown(game)}")
+        raise TypeError(
+            f"game: expected a Game (such as load().game('tictactoe').create()), not {type(game).__name__} {_shown(game)}"
+        )
     if moves is not None:
         if state is not None:
             raise TypeError("give state or moves, not both (moves are played from the start)")
         if not isinstance(moves, str):
-            raise TypeError(f"moves: expected a string of moves such as 'B2 A1', not {type(moves).__name__} {_shown(moves)}")
+            raise TypeError(
+                f"moves: expected a string of moves such as 'B2 A1', not {type(moves).__name__} {_shown(moves)}"
+            )
         return play_text(game, moves)
     initial = game.initial_state()
     if state is None:
         return initial
     if not isinstance(state, type(initial)) and not isinstance(initial, type(state)):
         hint = f" (for the position after those moves, pass moves={_shown(state)})" if isinstance(state, str) else ""
-        raise TypeError(f"state: expected a state of the game ({type(initial).__name__}), not {type(state).__name__} {_shown(state)}{hint}")
+        raise TypeError(
+            f"state: expected a state of the game ({type(initial).__name__}), not {type(state).__name__} {_shown(state)}{hint}"
+        )
     return state
 
 
@@ -251,14 +259,32 @@ def stats_of(
     total = sum(counted) if nodes is None else nodes
     # Positional, in field order: keywords cost a microsecond more per search.
     return SearchStats(
-        total, terminals, heuristic, cutoffs, *table, last, seconds, total / seconds if seconds > 0 else 0.0, counted[: last + 1], iterations
+        total,
+        terminals,
+        heuristic,
+        cutoffs,
+        *table,
+        last,
+        seconds,
+        total / seconds if seconds > 0 else 0.0,
+        counted[: last + 1],
+        iterations,
     )
 
 
-def freeze(counters: Counters, table: TranspositionTable | None, seconds: float, base: tuple[int, int, int]) -> SearchStats:
+def freeze(
+    counters: Counters, table: TranspositionTable | None, seconds: float, base: tuple[int, int, int]
+) -> SearchStats:
     """The counters of one search as :class:`SearchStats`; ``base``: the table's counts before it."""
     counts = (table.probes - base[0], table.hits - base[1], table.stores - base[2]) if table is not None else (0, 0, 0)
-    return stats_of(counters.per_depth, seconds, terminals=counters.terminals, heuristic=counters.heuristic, cutoffs=counters.cutoffs, table=counts)
+    return stats_of(
+        counters.per_depth,
+        seconds,
+        terminals=counters.terminals,
+        heuristic=counters.heuristic,
+        cutoffs=counters.cutoffs,
+        table=counts,
+    )
 
 
 def best_move(engine: SearchEngine, state: State, value: float, height: int = 0) -> Any:
@@ -333,7 +359,9 @@ def assemble(
     me = game.to_move(state)
     value, winner = value_and_winner(score, me, proven)
     # Positional, in field order: keywords cost a microsecond more per result.
-    return SearchResult(algorithm, me, value, winner, score, proven, plies_to_end, best_moves, move_values, pv, depth, stats, weak)
+    return SearchResult(
+        algorithm, me, value, winner, score, proven, plies_to_end, best_moves, move_values, pv, depth, stats, weak
+    )
 
 
 def build_result(
@@ -361,7 +389,20 @@ def build_result(
         move, score = root.moves[0], root.values[0]
         text = fmt(state, move)
         proven = not heuristic or abs(score) >= 1
-        return assemble(algorithm, game, state, score, proven, None, (text,), (MoveValue(text, score, None, True),), (text,), depth, stats, weak)
+        return assemble(
+            algorithm,
+            game,
+            state,
+            score,
+            proven,
+            None,
+            (text,),
+            (MoveValue(text, score, None, True),),
+            (text,),
+            depth,
+            stats,
+            weak,
+        )
     best_value = max(root.values)
     texts = [fmt(state, m) for m in root.moves]
     best = root.values.index(best_value)
@@ -390,7 +431,9 @@ def build_result(
         s = game.play(s, previous)
         pv_text.append(fmt(s, m))
     best_moves = tuple(text for text, v in zip(texts, root.values) if v == best_value)
-    return assemble(algorithm, game, state, best_value, proven, plies, best_moves, move_values, tuple(pv_text), depth, stats, weak)
+    return assemble(
+        algorithm, game, state, best_value, proven, plies, best_moves, move_values, tuple(pv_text), depth, stats, weak
+    )
 
 
 def timed(result: SearchResult, started: float) -> SearchResult:

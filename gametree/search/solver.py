@@ -26,7 +26,22 @@ from .engine import Engine
 from .exact import exact_score
 from .known import KnownValues, Remembering, remember, stored_result
 from .progress import SolveProgress
-from .results import CutShort, Root, Scored, SearchResult, SearchStats, best_move, build_result, check_game, deepest, position, scores_of, start, stats_of, timed
+from .results import (
+    CutShort,
+    Root,
+    Scored,
+    SearchResult,
+    SearchStats,
+    best_move,
+    build_result,
+    check_game,
+    deepest,
+    position,
+    scores_of,
+    start,
+    stats_of,
+    timed,
+)
 from .table import Bound, TranspositionTable, table_of
 
 __all__ = ["EXACT_SHARE", "Solver", "prepare", "prepare_scores", "search_stats", "solver"]
@@ -94,7 +109,9 @@ class Solver:
                 return self._compiled
             except ImportError as exc:  # numba (or the rules' module) is there but broken
                 if self.choice == "compiled":
-                    raise UnsupportedGameError(f"the compiled engine cannot be loaded ({exc}): use --engine python") from None
+                    raise UnsupportedGameError(
+                        f"the compiled engine cannot be loaded ({exc}): use --engine python"
+                    ) from None
                 self.choice = "python"  # auto: the Python engine, from now on
         if self._python is None:
             self._python = Engine(game, table=self.table, symmetry=self.symmetry, threats=True)
@@ -124,7 +141,9 @@ class Solver:
         goes (:class:`gametree.search.progress.SolveProgress`).
         """
         game = self.game
-        state = start(game, position(game, state, moves), checked=True)  # (the game was checked when the solver was built)
+        state = start(
+            game, position(game, state, moves), checked=True
+        )  # (the game was checked when the solver was built)
         if time_limit is not None and weak:
             raise ValueError("weak solving proves the value; it does not combine with a time limit")
         watch = progress if progress is not None else SolveProgress()
@@ -189,7 +208,11 @@ class Solver:
                 root = Root([move], [value])
                 if all_moves:
                     watch.phase = "moves"
-                    ends = [t for t in (deadline, None if analysis_time is None else time.perf_counter() + analysis_time) if t is not None]
+                    ends = [
+                        t
+                        for t in (deadline, None if analysis_time is None else time.perf_counter() + analysis_time)
+                        if t is not None
+                    ]
                     alarm.at(min(ends) if ends else None)
                     root, cut = self._score_moves(engine, state, value, move, watch, interruptible)
                     unscored = tuple(game.format_move(state, m) for m in game.legal_moves(state) if m not in root.moves)
@@ -276,7 +299,9 @@ class Solver:
         done = sorted(scores)
         return Root([moves[i] for i in done], [scores[i] for i in done]), cut
 
-    def _best_guess(self, state: State, watch: SolveProgress, started: float, deadline: float | None, *, all_moves: bool, pv: bool) -> SearchResult:
+    def _best_guess(
+        self, state: State, watch: SolveProgress, started: float, deadline: float | None, *, all_moves: bool, pv: bool
+    ) -> SearchResult:
         """Out of time before the root's value was proven: what was proven (the window on the
         score) and the best guess of iterative deepening with the game's heuristic in the time left."""
         assert deadline is not None
@@ -284,15 +309,28 @@ class Solver:
         engine = self.engine
         exact_nodes = tuple(engine.counters.per_depth[: deepest(tuple(engine.counters.per_depth)) + 1])
         left = max(0.0, deadline - time.perf_counter())
-        guess = alphabeta(self.game, state, time_limit=left, cache=self.table if self.table is not None else True, symmetry=self.symmetry, all_moves=all_moves, pv=pv)
+        guess = alphabeta(
+            self.game,
+            state,
+            time_limit=left,
+            cache=self.table if self.table is not None else True,
+            symmetry=self.symmetry,
+            all_moves=all_moves,
+            pv=pv,
+        )
         per_depth = [a + b for a, b in itertools.zip_longest(exact_nodes, guess.stats.nodes_per_depth, fillvalue=0)]
         stats = dataclasses.replace(
-            guess.stats, nodes=sum(per_depth), nodes_per_depth=tuple(n for n in per_depth), seconds=time.perf_counter() - started
+            guess.stats,
+            nodes=sum(per_depth),
+            nodes_per_depth=tuple(n for n in per_depth),
+            seconds=time.perf_counter() - started,
         )
         watch.phase = "done"
         if guess.proven:  # iterative deepening proved it (a win or loss within its horizon)
             return dataclasses.replace(guess, algorithm="solver", stats=stats)
-        return dataclasses.replace(guess, algorithm="solver", stats=stats, score_bounds=(watch.low, watch.high), cut_short="time")
+        return dataclasses.replace(
+            guess, algorithm="solver", stats=stats, score_bounds=(watch.low, watch.high), cut_short="time"
+        )
 
     def score(self, state: State | None = None, *, weak: bool = False) -> Scored:
         """The score of ``state`` (default: the start) alone, and what proving it cost.
@@ -302,7 +340,9 @@ class Solver:
         matter (``gametree solve --batch``), the cheapest answer.  ``weak``: the
         score's sign, as ``solve(state, weak=True)``.
         """
-        state = start(self.game, position(self.game, state), checked=True)  # (the game was checked when the solver was built)
+        state = start(
+            self.game, position(self.game, state), checked=True
+        )  # (the game was checked when the solver was built)
         raw = self.engine_for(state)
         engine: SearchEngine = Remembering(raw, self.store) if self.store is not None else raw
         counters = engine.counters
@@ -327,16 +367,29 @@ class Solver:
         at_least = -value if value <= 0 else None
         if all_moves:
             moves = list(game.legal_moves(state))
-            return Root(moves, [-_sign(exact_score(engine, game.play(state, m), 1, at_least=at_least, weak=True)) for m in moves])
-        if found is None:  # any move keeping the value (those the store knows first); in a lost position every move loses
+            return Root(
+                moves,
+                [-_sign(exact_score(engine, game.play(state, m), 1, at_least=at_least, weak=True)) for m in moves],
+            )
+        if (
+            found is None
+        ):  # any move keeping the value (those the store knows first); in a lost position every move loses
             moves = list(game.legal_moves(state))
             if isinstance(engine, Remembering):
                 moves.sort(key=lambda m: engine.bounds(game.play(state, m)) == (None, None))
             for found in moves:
-                if value < 0 or -_sign(exact_score(engine, game.play(state, found), 1, at_least=at_least, weak=True)) == value:
+                if (
+                    value < 0
+                    or -_sign(exact_score(engine, game.play(state, found), 1, at_least=at_least, weak=True)) == value
+                ):
                     break
         # What keeps the value, for the store: a won position's move wins, a drawn one's draws, a lost one's loses.
-        remember(engine, game.play(state, found), -value, Bound.UPPER if value > 0 else Bound.LOWER if value < 0 else Bound.EXACT)
+        remember(
+            engine,
+            game.play(state, found),
+            -value,
+            Bound.UPPER if value > 0 else Bound.LOWER if value < 0 else Bound.EXACT,
+        )
         return Root([found], [value])
 
     def _line_engine(self, engine: SearchEngine) -> SearchEngine:
@@ -409,13 +462,22 @@ def solver(
     _refuse_depth(depth)
     state = position(game, state, moves)
     return Solver(game, cache=cache, symmetry=symmetry, engine=engine, store=store).solve(
-        state, all_moves=all_moves, pv=pv, weak=weak, time_limit=time_limit, analysis_time=analysis_time, interruptible=interruptible, progress=progress
+        state,
+        all_moves=all_moves,
+        pv=pv,
+        weak=weak,
+        time_limit=time_limit,
+        analysis_time=analysis_time,
+        interruptible=interruptible,
+        progress=progress,
     )
 
 
 def _refuse_depth(depth: int | None) -> None:
     if depth is not None:
-        raise ValueError("the solver proves exact values to the end of the game: a depth limit makes a heuristic search (use alphabeta with depth)")
+        raise ValueError(
+            "the solver proves exact values to the end of the game: a depth limit makes a heuristic search (use alphabeta with depth)"
+        )
 
 
 def prepare(
@@ -452,7 +514,19 @@ def prepare_scores(
     (a score not proven in time is the heuristic's best guess)."""
     _refuse_depth(depth)
     if time_limit is not None:
-        return scores_of(prepare(game, time_limit=time_limit, cache=cache, symmetry=symmetry, engine=engine, store=store, weak=weak, all_moves=False, pv=False))
+        return scores_of(
+            prepare(
+                game,
+                time_limit=time_limit,
+                cache=cache,
+                symmetry=symmetry,
+                engine=engine,
+                store=store,
+                weak=weak,
+                all_moves=False,
+                pv=False,
+            )
+        )
     return functools.partial(Solver(game, cache=cache, symmetry=symmetry, engine=engine, store=store).score, weak=weak)
 
 
@@ -461,7 +535,14 @@ def search_stats(engine: SearchEngine, seconds: float, base: tuple[int, int, int
     counters = engine.counters
     now = engine.table_counts()
     table = (now[0] - base[0], now[1] - base[1], now[2] - base[2])
-    return stats_of(counters.per_depth, seconds, terminals=counters.terminals, heuristic=counters.heuristic, cutoffs=counters.cutoffs, table=table)
+    return stats_of(
+        counters.per_depth,
+        seconds,
+        terminals=counters.terminals,
+        heuristic=counters.heuristic,
+        cutoffs=counters.cutoffs,
+        table=table,
+    )
 
 
 def _sign(x: float) -> int:

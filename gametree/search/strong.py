@@ -118,7 +118,13 @@ def _enumerate(
     canonical: Callable[[S], Hashable] | None,
     progress: Progress | None,
     max_positions: int,
-) -> tuple[list[dict[Hashable, tuple[Hashable, ...]]], dict[Hashable, Hashable], list[int], dict[Hashable, int], dict[Hashable, int]]:
+) -> tuple[
+    list[dict[Hashable, tuple[Hashable, ...]]],
+    dict[Hashable, Hashable],
+    list[int],
+    dict[Hashable, int],
+    dict[Hashable, int],
+]:
     """The forward pass: ``(layers, aliases, per_ply, scores, images)``.
 
     ``layers[i]`` maps the canonical key of each class of unfinished positions

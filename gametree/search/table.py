@@ -154,7 +154,9 @@ def parse_cache_size(text: str) -> TranspositionTable:
     shown = text if len(text) <= 60 else text[:57] + "..."
     match = _SIZE.match(text)
     if not match:
-        raise ValueError(f"cache size {shown!r}: expected a number of entries (e.g. 500000, 2M) or megabytes (e.g. 256MB)")
+        raise ValueError(
+            f"cache size {shown!r}: expected a number of entries (e.g. 500000, 2M) or megabytes (e.g. 256MB)"
+        )
     number, unit = float(match.group(1)), (match.group(2) or "").lower()  # (float: inf for hundreds of digits)
     if unit.endswith("b"):
         entries = number * {"kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30}[unit] / BYTES_PER_ENTRY

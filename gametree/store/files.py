@@ -48,7 +48,9 @@ def export_book(book: GameEntries, path: str) -> int:
     return count
 
 
-def import_book(store: SolutionStore, path: str, *, expect: tuple[str, dict[str, Any]] | None = None) -> tuple[GameEntries, int]:
+def import_book(
+    store: SolutionStore, path: str, *, expect: tuple[str, dict[str, Any]] | None = None
+) -> tuple[GameEntries, int]:
     """Add the entries of the exported book at ``path`` to ``store`` (in one transaction);
     returns the book and how many entries.  A file that is not such a book is a StoreError."""
     try:
@@ -57,7 +59,9 @@ def import_book(store: SolutionStore, path: str, *, expect: tuple[str, dict[str,
             if not isinstance(header, dict) or header.get("format") != BOOK_FORMAT:
                 raise StoreError(f"{path} is not a gametree book")
             if header.get("version") not in (1, 2):
-                raise StoreError(f"{path} is a gametree book of version {header.get('version')}; this gametree reads versions 1 and 2")
+                raise StoreError(
+                    f"{path} is a gametree book of version {header.get('version')}; this gametree reads versions 1 and 2"
+                )
             name, options = header["game"], header["options"]
             if not isinstance(name, str) or not isinstance(options, dict):
                 raise StoreError(f"{path} is a damaged gametree book (bad header)")
@@ -69,7 +73,9 @@ def import_book(store: SolutionStore, path: str, *, expect: tuple[str, dict[str,
                 if len(fields) not in (3, 5):
                     raise StoreError(f"{path}:{number}: not 'key score images [kind best]'")
                 key, best = json.loads(fields[0]), json.loads(fields[4]) if len(fields) == 5 else None
-                if not all(isinstance(k, (int, str)) and not isinstance(k, bool) for k in (key, key if best is None else best)):
+                if not all(
+                    isinstance(k, (int, str)) and not isinstance(k, bool) for k in (key, key if best is None else best)
+                ):
                     raise StoreError(f"{path}:{number}: a key must be an integer or a string")
                 kind = int(fields[3]) if len(fields) == 5 else Bound.EXACT
                 if kind == Bound.EXACT:
@@ -77,7 +83,9 @@ def import_book(store: SolutionStore, path: str, *, expect: tuple[str, dict[str,
                 elif kind in (Bound.LOWER, Bound.UPPER):
                     bounds.append((key, int(fields[1]), Bound(kind)))
                 else:
-                    raise StoreError(f"{path}:{number}: the kind of an entry is 0 (exact), 1 (at least) or -1 (at most)")
+                    raise StoreError(
+                        f"{path}:{number}: the kind of an entry is 0 (exact), 1 (at least) or -1 (at most)"
+                    )
                 if best is not None:
                     chosen.append((key, best))
     except (OSError, EOFError, UnicodeDecodeError, ValueError, KeyError, gzip.BadGzipFile) as exc:
@@ -87,4 +95,3 @@ def import_book(store: SolutionStore, path: str, *, expect: tuple[str, dict[str,
     book.put_bounds(bounds)
     book.choose_many(chosen)
     return book, len(entries) + len(bounds)
-

@@ -75,5 +75,3 @@ class MemoryEntries(GameEntries):
         """The bounds put since the last take."""
         fresh, self.fresh_bounds = self.fresh_bounds, []
         return fresh
-
-

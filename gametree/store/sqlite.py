@@ -124,7 +124,9 @@ class SolutionStore:
             raise StoreError(f"no store at {self.path}")
         try:
             uri = f"file:{_quote(os.path.abspath(self.path))}?mode={'ro' if readonly else 'rwc'}"
-            self.db = sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+            self.db = sqlite3.connect(
+                uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False
+            )
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the store {self.path}: {exc}") from None
         try:
@@ -142,7 +144,10 @@ class SolutionStore:
         db = self.db
         db.execute("BEGIN")  # one snapshot for the three reads (another process may be making the store)
         try:
-            application, version = db.execute("PRAGMA application_id").fetchone()[0], db.execute("PRAGMA user_version").fetchone()[0]
+            application, version = (
+                db.execute("PRAGMA application_id").fetchone()[0],
+                db.execute("PRAGMA user_version").fetchone()[0],
+            )
             tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         finally:
             db.execute("COMMIT")
@@ -151,7 +156,9 @@ class SolutionStore:
                 raise StoreError(f"{self.path} is an empty file, not a gametree store")
             db.execute("PRAGMA journal_mode = WAL")
             with self.transaction():
-                if db.execute("SELECT 1 FROM sqlite_master").fetchone() is None:  # (still new: no other process made it meanwhile)
+                if (
+                    db.execute("SELECT 1 FROM sqlite_master").fetchone() is None
+                ):  # (still new: no other process made it meanwhile)
                     for statement in _SCHEMA.split(";"):
                         if statement.strip():
                             db.execute(statement)
@@ -163,12 +170,16 @@ class SolutionStore:
             raise StoreError(f"{self.path} is not a gametree store (another program's database: it is left as it is)")
         if version == 1 and "positions" in tables:
             if self.readonly:
-                raise StoreError(f"{self.path} is a gametree store of schema version 1: open it for writing once to upgrade it")
+                raise StoreError(
+                    f"{self.path} is a gametree store of schema version 1: open it for writing once to upgrade it"
+                )
             self._upgrade()
             self._check()
             return
         if version != SCHEMA_VERSION:
-            raise StoreError(f"{self.path} is a gametree store of schema version {version}; this gametree reads version {SCHEMA_VERSION}")
+            raise StoreError(
+                f"{self.path} is a gametree store of schema version {version}; this gametree reads version {SCHEMA_VERSION}"
+            )
         if not {"games", "positions", "builds"} <= tables:
             raise StoreError(f"{self.path} is a damaged gametree store (tables missing)")
         columns = {row[1] for row in db.execute("PRAGMA table_info(positions)")}
@@ -222,13 +233,18 @@ class SolutionStore:
     def games(self) -> list[GameSummary]:
         """What the store holds, game by game."""
         entries = []
-        for game, name, options in self.db.execute("SELECT id, name, options FROM games ORDER BY name, options").fetchall():
+        for game, name, options in self.db.execute(
+            "SELECT id, name, options FROM games ORDER BY name, options"
+        ).fetchall():
             positions, covered, bounds, chosen = self.db.execute(
-                "SELECT COUNT(*), COALESCE(SUM(images), 0), COALESCE(SUM(bound != 0), 0), COUNT(best) FROM positions WHERE game = ?", (game,)
+                "SELECT COUNT(*), COALESCE(SUM(images), 0), COALESCE(SUM(bound != 0), 0), COUNT(best) FROM positions WHERE game = ?",
+                (game,),
             ).fetchone()
             builds = tuple(
                 (b, bool(c), p, s, n)
-                for b, c, p, s, n in self.db.execute("SELECT name, complete, positions, seconds, note FROM builds WHERE game = ? ORDER BY name", (game,))
+                for b, c, p, s, n in self.db.execute(
+                    "SELECT name, complete, positions, seconds, note FROM builds WHERE game = ? ORDER BY name", (game,)
+                )
             )
             entries.append(GameSummary(name, json.loads(options), positions, covered, builds, bounds, chosen))
         return entries
@@ -289,20 +305,32 @@ class GameEntries:
         game = self._game(False)
         if game is None:
             return None
-        row = self.store.db.execute("SELECT score, bound, best FROM positions WHERE game = ? AND key = ?", (game, key)).fetchone()
+        row = self.store.db.execute(
+            "SELECT score, bound, best FROM positions WHERE game = ? AND key = ?", (game, key)
+        ).fetchone()
         return None if row is None else Known(int(row[0]), Bound(int(row[1])), row[2])
 
     def has_chosen_moves(self) -> bool:
         """Whether some stored position names a chosen move (a book for perfect play is here)."""
         game = self._game(False)
-        return game is not None and self.store.db.execute("SELECT 1 FROM positions WHERE game = ? AND best IS NOT NULL LIMIT 1", (game,)).fetchone() is not None
+        return (
+            game is not None
+            and self.store.db.execute(
+                "SELECT 1 FROM positions WHERE game = ? AND best IS NOT NULL LIMIT 1", (game,)
+            ).fetchone()
+            is not None
+        )
 
     def chosen_moves(self) -> int:
         """How many stored positions name a chosen move (a book for perfect play)."""
         game = self._game(False)
         if game is None:
             return 0
-        return int(self.store.db.execute("SELECT COUNT(*) FROM positions WHERE game = ? AND best IS NOT NULL", (game,)).fetchone()[0])
+        return int(
+            self.store.db.execute(
+                "SELECT COUNT(*) FROM positions WHERE game = ? AND best IS NOT NULL", (game,)
+            ).fetchone()[0]
+        )
 
     def choose_many(self, items: Iterable[tuple[StoreKey, StoreKey]]) -> None:
         """Record for stored positions ``(key, best)`` that each is to be left for the position
@@ -375,7 +403,9 @@ class GameEntries:
         game = self._game(False)
         if game is None:
             return
-        yield from self.store.db.execute("SELECT key, score, images, bound, best FROM positions WHERE game = ? ORDER BY key", (game,))
+        yield from self.store.db.execute(
+            "SELECT key, score, images, bound, best FROM positions WHERE game = ? ORDER BY key", (game,)
+        )
 
     def record_build(self, name: str, *, complete: bool, positions: int, seconds: float, note: str = "") -> None:
         """Remember a book build (``gametree book info`` lists them)."""
@@ -390,7 +420,7 @@ class GameEntries:
         game = self._game(False)
         if game is None:
             return None
-        row = self.store.db.execute("SELECT complete, positions, seconds, note FROM builds WHERE game = ? AND name = ?", (game, name)).fetchone()
+        row = self.store.db.execute(
+            "SELECT complete, positions, seconds, note FROM builds WHERE game = ? AND name = ?", (game, name)
+        ).fetchone()
         return None if row is None else (bool(row[0]), int(row[1]), float(row[2]), str(row[3]))
-
-

@@ -14,4 +14,12 @@ from .model import SearchTree, TreeTooLargeError
 from .montecarlo import capture_mcts
 from .recorder import TreeRecorder, capture, count_nodes
 
-__all__ = ["SearchObserver", "SearchTree", "TreeRecorder", "TreeTooLargeError", "capture", "capture_mcts", "count_nodes"]
+__all__ = [
+    "SearchObserver",
+    "SearchTree",
+    "TreeRecorder",
+    "TreeTooLargeError",
+    "capture",
+    "capture_mcts",
+    "count_nodes",
+]

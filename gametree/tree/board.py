@@ -33,7 +33,10 @@ def board_attributes(game: Game[S, M]) -> Callable[[S], dict[str, str]] | None:
 
     def attributes(state: S) -> dict[str, str]:
         rows = [[str(cell) for cell in row] for row in cells_of(state)]
-        return {"cells": "\n".join("\t".join(row) for row in rows), "highlight": " ".join(f"{r},{c}" for r, c in winning(state) or ())}
+        return {
+            "cells": "\n".join("\t".join(row) for row in rows),
+            "highlight": " ".join(f"{r},{c}" for r, c in winning(state) or ()),
+        }
 
     return attributes
 

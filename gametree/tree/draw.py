@@ -136,7 +136,9 @@ def render(source: str, format: str = "svg", *, seconds: float | None = None) ->
         if not 0 < seconds < float("inf"):
             seconds = RENDER_SECONDS
     try:
-        done = subprocess.run([path, f"-T{format}"], input=source.encode("utf-8"), capture_output=True, check=False, timeout=seconds)
+        done = subprocess.run(
+            [path, f"-T{format}"], input=source.encode("utf-8"), capture_output=True, check=False, timeout=seconds
+        )
     except subprocess.TimeoutExpired:
         raise RenderError(
             f"{path} took more than {seconds:g} s to draw the {format} (the program was stopped): draw a smaller tree (--max-nodes, --depth), "
@@ -201,7 +203,9 @@ def _board_html(data: Mapping[str, Any]) -> str:
                     text = f'<FONT FACE="{MONO}" POINT-SIZE="10">{f"<B>{text}</B>" if (r, c) in last else text}</FONT>'
                 tds.append(f'<TD WIDTH="13" HEIGHT="13"{colour}>{text}</TD>')
             trs.append(f"<TR>{''.join(tds)}</TR>")
-        return f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="1" COLOR="#888888">{"".join(trs)}</TABLE>'
+        return (
+            f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="1" COLOR="#888888">{"".join(trs)}</TABLE>'
+        )
     position = data.get("position")
     if not position:
         return ""
@@ -239,7 +243,9 @@ def _notes(data: Mapping[str, Any]) -> list[str]:
     elif kind == "bound":
         notes.append("score bound")
     if data.get("visits") is not None:  # Monte Carlo tree search
-        notes.append(plural(int(data["visits"]), "visit") + (" · proven" if data.get("proven") and kind != "terminal" else ""))
+        notes.append(
+            plural(int(data["visits"]), "visit") + (" · proven" if data.get("proven") and kind != "terminal" else "")
+        )
     return notes
 
 
@@ -267,7 +273,9 @@ def default_node_style(data: Mapping[str, Any], *, board: bool = True) -> dict[s
         rows.append(f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="9" COLOR="{COLOURS["note"]}">{window}</FONT></TD></TR>')
     notes = _notes(data)
     if notes:
-        rows.append(f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="9" COLOR="{COLOURS["note"]}">{_esc(" · ".join(notes))}</FONT></TD></TR>')
+        rows.append(
+            f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="9" COLOR="{COLOURS["note"]}">{_esc(" · ".join(notes))}</FONT></TD></TR>'
+        )
     label = f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{"".join(rows)}</TABLE>>'
     kind = data.get("kind")
     fill = COLOURS["inner"]
@@ -289,7 +297,13 @@ def default_node_style(data: Mapping[str, Any], *, board: bool = True) -> dict[s
 def default_edge_style(data: Mapping[str, Any]) -> dict[str, str]:
     """Graphviz attributes for one edge (a move tried, or a group of pruned moves)."""
     if data.get("pruned"):
-        return {"style": "dashed", "color": COLOURS["pruned"], "fontcolor": COLOURS["pruned"], "arrowhead": "none", "label": ""}
+        return {
+            "style": "dashed",
+            "color": COLOURS["pruned"],
+            "fontcolor": COLOURS["pruned"],
+            "arrowhead": "none",
+            "label": "",
+        }
     attrs = {"label": f" {data.get('move', '')}"}
     if data.get("pv"):
         attrs.update(color=COLOURS["pv"], fontcolor=COLOURS["pv"], penwidth="2.5")
@@ -316,6 +330,7 @@ def _legend(algorithm: str, players: tuple[str, ...], board: bool) -> str:
             '<TR><TD COLSPAN="2" ALIGN="LEFT" BALIGN="LEFT">v ≥ / v ≤: a bound (the search failed high / low)<BR/>'
             "[α, β]: the alpha-beta window on entry</TD></TR>"
         )
+
     def words(colour: str, key: str, text: str) -> str:
         return f'<TR><TD ALIGN="LEFT"><FONT COLOR="{colour}"><B>{_esc(key)}</B></FONT></TD><TD ALIGN="LEFT">{_esc(text)}</TD></TR>'
 

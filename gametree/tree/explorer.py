@@ -124,7 +124,9 @@ def tree_data(tree: CapturedTree, *, title: str | None = None, board: bool = Tru
         columns[name] = _column([_plain(d.get(key)) for d in rows])
     if "cells" not in columns and any("position" in d for d in rows):
         columns["position"] = [d.get("position") for d in rows]
-    meta = {k: _plain(v) if not isinstance(v, (tuple, list)) else [_plain(x) for x in v] for k, v in graph.graph.items()}
+    meta = {
+        k: _plain(v) if not isinstance(v, (tuple, list)) else [_plain(x) for x in v] for k, v in graph.graph.items()
+    }
     result = tree.result
     meta.update(algorithm=result.algorithm, value=result.value, score=_plain(result.score), pv=list(result.pv))
     if title:
@@ -212,5 +214,7 @@ def export(tree: CapturedTree, options: Mapping[str, Any]) -> bytes:
     """The ``html`` exporter: ``options`` as ``gametree tree`` passes them (``title``, ``board``)
     and ``compare``, a second tree to show beside this one."""
     compare = options.get("compare")
-    page = explorer_html(tree, compare=compare, title=options.get("title"), board=options.get("board", True) is not False)
+    page = explorer_html(
+        tree, compare=compare, title=options.get("title"), board=options.get("board", True) is not False
+    )
     return page.encode("utf-8")

@@ -95,7 +95,9 @@ class TreeSearch(TypedDict, total=False):
     all_moves: bool
 
 
-def count_nodes(game: Game[S, M], state: S | None = None, *, limit: int = 2_000_000, **search: Unpack[TreeSearch]) -> int | None:
+def count_nodes(
+    game: Game[S, M], state: S | None = None, *, limit: int = 2_000_000, **search: Unpack[TreeSearch]
+) -> int | None:
     """How many nodes the search (and so its tree) has, or None if more than ``limit``.
 
     Runs the search observed only by a counter, so asking is cheap, and stops
@@ -107,7 +109,14 @@ def count_nodes(game: Game[S, M], state: S | None = None, *, limit: int = 2_000_
     state = start(game, state)
     table = table_of(search.get("cache", True)) if algorithm != "minimax" else None
     counter = NodeLimit(limit)
-    engine = Engine(game, depth=search.get("depth"), table=table, symmetry=search.get("symmetry", True), prune=algorithm != "minimax", observer=counter)
+    engine = Engine(
+        game,
+        depth=search.get("depth"),
+        table=table,
+        symmetry=search.get("symmetry", True),
+        prune=algorithm != "minimax",
+        observer=counter,
+    )
     try:
         observed_root(engine, state, search.get("all_moves", True))
     except TreeTooLargeError:
@@ -200,7 +209,13 @@ class TreeRecorder:
             text = self.game.format_move(state, move)
             node = self._new_id()
             self.graph.add_node(
-                node, pruned=True, depth=data["depth"] + 1, move=text, moves=f"{path} {text}".strip(), reason=reason, pv=False
+                node,
+                pruned=True,
+                depth=data["depth"] + 1,
+                move=text,
+                moves=f"{path} {text}".strip(),
+                reason=reason,
+                pv=False,
             )
             self.graph.add_edge(parent, node, move=text, order=order, pruned=True, reason=reason, pv=False)
             order += 1
@@ -248,11 +263,18 @@ def capture(
     table = table_of(cache) if algorithm != "minimax" else None
     base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
     recorder = TreeRecorder(game, max_nodes=max_nodes, positions=positions)
-    engine = Engine(game, depth=depth, table=table, symmetry=symmetry, prune=algorithm != "minimax", observer=observer or recorder)
+    engine = Engine(
+        game, depth=depth, table=table, symmetry=symmetry, prune=algorithm != "minimax", observer=observer or recorder
+    )
     started = time.perf_counter()
     root = observed_root(engine, state, all_moves)
     stats = freeze(engine.counters, table, time.perf_counter() - started, base)
-    lines = Engine(game, depth=depth, table=table if table is not None else TranspositionTable(), symmetry=symmetry or algorithm == "minimax")
+    lines = Engine(
+        game,
+        depth=depth,
+        table=table if table is not None else TranspositionTable(),
+        symmetry=symmetry or algorithm == "minimax",
+    )
     result = build_result(algorithm, game, state, root, lines, depth, stats, heuristic=engine.counters.heuristic > 0)
     graph = recorder.graph
     graph.graph.update(
