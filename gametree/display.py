@@ -24,7 +24,10 @@ def describe(game: Game[S, M], result: SearchResult) -> str:
     names = game.info.player_names
     plies = "" if result.plies_to_end is None else f" in {result.plies_to_end} plies"
     if not result.proven and result.stats.iterations is not None:  # Monte Carlo
-        return f"unknown (mean reward {result.score:+.3f} for {names[result.to_move]} after {result.stats.iterations:,} iterations)"
+        return (
+            f"unknown (mean reward {result.score:+.3f} for {names[result.to_move]} "
+            f"after {result.stats.iterations:,} iterations)"
+        )
     if not result.proven:
         guess = f"heuristic score {result.score:+.3f} for {names[result.to_move]} at depth {result.depth}"
         if result.score_bounds is not None:
@@ -137,11 +140,13 @@ def print_result(
             else "interrupted"
         )
         out.print(
-            f"[yellow]Partial: {len(result.move_values)} of {len(result.move_values) + len(result.unscored)} moves scored; {why}.[/]"
+            f"[yellow]Partial: {len(result.move_values)} of {len(result.move_values) + len(result.unscored)} "
+            f"moves scored; {why}.[/]"
         )
     if omitted:
         out.print(
-            f"... {omitted:,} more move{'s' if omitted != 1 else ''} not shown (the best {len(rows):,} are); --json gives them all"
+            f"... {omitted:,} more move{'s' if omitted != 1 else ''} not shown (the best {len(rows):,} are); "
+            "--json gives them all"
         )
     out.print(f"Best moves: {_clipped(result.best_moves, max_rows)}")
     if not result.weak:  # a weak result has no line to the end
@@ -149,13 +154,15 @@ def print_result(
     s = result.stats
     if result.from_store:
         out.print(
-            f"[dim]{result.algorithm}: answered from the solution store in {s.seconds * 1000:.1f} ms, without a search (--no-store searches)[/]"
+            f"[dim]{result.algorithm}: answered from the solution store in {s.seconds * 1000:.1f} ms, without a "
+            "search (--no-store searches)[/]"
         )
         return
     hit_rate = f" ({100 * s.cache_hits / s.cache_probes:.0f}% hits)" if s.cache_probes else ""
     out.print(
         f"[dim]{result.algorithm}: {s.nodes:,} nodes ({s.terminals:,} terminal, {s.heuristic_leaves:,} heuristic), "
-        f"{s.cutoffs:,} cutoffs, cache {s.cache_probes:,} probes / {s.cache_hits:,} hits{hit_rate} / {s.cache_stores:,} stores, "
+        f"{s.cutoffs:,} cutoffs, cache {s.cache_probes:,} probes / {s.cache_hits:,} hits{hit_rate} / "
+        f"{s.cache_stores:,} stores, "
         f"max depth {s.max_depth}, {s.seconds * 1000:.1f} ms, {s.nodes_per_second:,.0f} nodes/s[/]"
     )
     out.print(f"[dim]nodes per depth: {' '.join(str(n) for n in s.nodes_per_depth)}[/]")
@@ -176,7 +183,8 @@ def print_games(registry: Registry, engines: dict[str, tuple[tuple[str, ...], st
     table.add_column("from")
     for spec in registry.games.values():
         options = "\n".join(
-            f"--{o.name.replace('_', '-')} ({o.type.__name__}{'' if o.default is None else ', default ' + str(o.default)}): {o.help}"
+            f"--{o.name.replace('_', '-')} "
+            f"({o.type.__name__}{'' if o.default is None else ', default ' + str(o.default)}): {o.help}"
             for o in spec.options
         )
         names, why = engines.get(spec.name, (("python",), ""))

@@ -276,7 +276,8 @@ class LearnedTable:
             raw = Path(path).read_bytes()
         except OSError as exc:
             raise TableError(
-                f"cannot read the learned table {shown}: {exc.strerror or exc}; write one with 'gametree learn GAME -o {shown}'"
+                f"cannot read the learned table {shown}: {exc.strerror or exc}; write one with 'gametree learn "
+                f"GAME -o {shown}'"
             ) from None
         try:
             text = raw.decode("utf-8")
@@ -290,7 +291,8 @@ class LearnedTable:
         """Raise :class:`TableError` unless the table was learned for this very game (same variant)."""
         if self.variant != repr(game):
             raise TableError(
-                f"this table was learned for {_shown(self.variant, 120)}, not for {_shown(repr(game), 120)}: learn one with 'gametree learn'"
+                f"this table was learned for {_shown(self.variant, 120)}, not for {_shown(repr(game), 120)}: "
+                "learn one with 'gametree learn'"
             )
 
 

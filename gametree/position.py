@@ -48,7 +48,8 @@ class Position(Generic[S, M]):
 
     @classmethod
     def after(cls, game: Game[S, M], moves: str) -> Position[S, M]:
-        """The position after ``moves`` from the start, such as ``"B2 A1"`` (read as :func:`gametree.play_text` does)."""
+        """The position after ``moves`` from the start, such as ``"B2 A1"`` (read as :func:`gametree.play_text`
+        does)."""
         return cls(game, position(game, moves=moves))
 
     def play(self, moves: str) -> Position[S, M]:
@@ -74,11 +75,13 @@ class Position(Generic[S, M]):
         return self.game.outcome(self.state)
 
     def solve(self, **options: Any) -> SearchResult:
-        """The exact solver's answer: ``search("solver", ...)`` with ``options`` (see :func:`gametree.search.search`)."""
+        """The exact solver's answer: ``search("solver", ...)`` with ``options`` (see
+        :func:`gametree.search.search`)."""
         return search("solver", self.game, self.state, **options)
 
     def search(self, algorithm: AlgorithmSpec | str, **options: Any) -> SearchResult:
-        """Search this position with ``algorithm`` (``"alphabeta"``, ``"mcts"``, ...) and its options: see :func:`gametree.search.search`."""
+        """Search this position with ``algorithm`` (``"alphabeta"``, ``"mcts"``, ...) and its options: see
+        :func:`gametree.search.search`."""
         return search(algorithm, self.game, self.state, **options)
 
     def __str__(self) -> str:

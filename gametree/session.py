@@ -12,6 +12,7 @@ shown to a person; without it, two legal moves as examples.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -216,7 +217,9 @@ class Session(Generic[S, M]):
                     ui.pause(self.delay or 0.0)
                 player = seat.player
                 try:
-                    move = ui.think(lambda: player.choose(game, state, self.rng), f"{self.label(side)} is thinking...")
+                    move = ui.think(
+                        functools.partial(player.choose, game, state, self.rng), f"{self.label(side)} is thinking..."
+                    )
                 except KeyboardInterrupt as exc:
                     # Ctrl-C while the computer thinks, with a person playing: back to the person's move.
                     if type(exc) is not KeyboardInterrupt or not self.humans:

@@ -202,7 +202,8 @@ def _merged(spec: AlgorithmSpec, settings: SearchOptions | None, options: dict[s
 
 def _not_an_algorithm(algorithm: object) -> AlgorithmSpec:
     raise TypeError(
-        f"algorithm: expected a name ({', '.join(sorted(ALGORITHMS))}) or an AlgorithmSpec, not {type(algorithm).__name__}"
+        f"algorithm: expected a name ({', '.join(sorted(ALGORITHMS))}) or an AlgorithmSpec, not "
+        f"{type(algorithm).__name__}"
     )
 
 

@@ -63,7 +63,11 @@ def make_spacious() -> Callable[..., object]:
     frame stack, with room after it for about 45 nested node frames (see the module)."""
     names = " = ".join(f"_{i}" for i in range(SPACIOUS_SLOTS))
     namespace: dict[str, Callable[..., object]] = {}
-    source = f"def spacious(function, *args):\n    if function is None:\n        {names} = None\n    return function(*args)\n"
+    source = (
+        "def spacious(function, *args):\n"
+        f"    if function is None:\n        {names} = None\n"
+        "    return function(*args)\n"
+    )
     exec(source, namespace)  # noqa: S102 - the frame's size is its locals': see the module
     return namespace["spacious"]
 

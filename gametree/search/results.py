@@ -180,7 +180,8 @@ def check_game(game: Game[S, M]) -> None:
 
 
 def start(game: Game[S, M], state: S | None, *, checked: bool = False) -> S:
-    """The state to search (the start if None), refused if the game is over; ``checked``: the game was checked before."""
+    """The state to search (the start if None), refused if the game is over; ``checked``: the game was checked
+    before."""
     if not checked:
         check_game(game)
     state = game.initial_state() if state is None else state
@@ -206,7 +207,8 @@ def position(game: Game[S, M], state: S | None = None, moves: str | None = None)
     """
     if not (hasattr(game, "info") and hasattr(game, "initial_state") and hasattr(game, "legal_moves")):
         raise TypeError(
-            f"game: expected a Game (such as load().game('tictactoe').create()), not {type(game).__name__} {_shown(game)}"
+            f"game: expected a Game (such as load().game('tictactoe').create()), not {type(game).__name__} "
+            f"{_shown(game)}"
         )
     if moves is not None:
         if state is not None:
@@ -222,7 +224,8 @@ def position(game: Game[S, M], state: S | None = None, moves: str | None = None)
     if not isinstance(state, type(initial)) and not isinstance(initial, type(state)):
         hint = f" (for the position after those moves, pass moves={_shown(state)})" if isinstance(state, str) else ""
         raise TypeError(
-            f"state: expected a state of the game ({type(initial).__name__}), not {type(state).__name__} {_shown(state)}{hint}"
+            f"state: expected a state of the game ({type(initial).__name__}), not {type(state).__name__} "
+            f"{_shown(state)}{hint}"
         )
     return state
 
@@ -532,7 +535,8 @@ def result_html(result: SearchResult) -> str:
         f"<div><b>{_esc(result.algorithm)}</b>: {_esc(_value_line(result))}</div>",
         f"<table style={_q(_TABLE)}>{''.join(rows)}</table>",
         *(f"<div style={_q(_NOTE)}>{_esc(note)}</div>" for note in notes),
-        f"<div>best: <code>{_esc(' '.join(result.best_moves))}</code>; line: <code>{_esc(' '.join(result.pv))}</code></div>",
+        f"<div>best: <code>{_esc(' '.join(result.best_moves))}</code>; line: "
+        f"<code>{_esc(' '.join(result.pv))}</code></div>",
         f"<div style={_q(_NOTE)}>{_esc(_stats_line(result))}</div>",
     ]
     return f'<div class="gametree-result">{"".join(parts)}</div>'

@@ -476,7 +476,8 @@ def solver(
 def _refuse_depth(depth: int | None) -> None:
     if depth is not None:
         raise ValueError(
-            "the solver proves exact values to the end of the game: a depth limit makes a heuristic search (use alphabeta with depth)"
+            "the solver proves exact values to the end of the game: a depth limit makes a heuristic search (use "
+            "alphabeta with depth)"
         )
 
 

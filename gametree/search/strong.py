@@ -233,4 +233,7 @@ def _score(
 
 
 def _too_many(limit: int, depth: int) -> str:
-    return f"more than {limit:,} reachable positions within {depth} plies: too many to solve strongly in memory (max_positions={limit:,})"
+    return (
+        f"more than {limit:,} reachable positions within {depth} plies: too many to solve strongly in memory "
+        f"(max_positions={limit:,})"
+    )

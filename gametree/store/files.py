@@ -60,7 +60,8 @@ def import_book(
                 raise StoreError(f"{path} is not a gametree book")
             if header.get("version") not in (1, 2):
                 raise StoreError(
-                    f"{path} is a gametree book of version {header.get('version')}; this gametree reads versions 1 and 2"
+                    f"{path} is a gametree book of version {header.get('version')}; this gametree reads "
+                    "versions 1 and 2"
                 )
             name, options = header["game"], header["options"]
             if not isinstance(name, str) or not isinstance(options, dict):

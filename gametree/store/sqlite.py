@@ -178,7 +178,8 @@ class SolutionStore:
             return
         if version != SCHEMA_VERSION:
             raise StoreError(
-                f"{self.path} is a gametree store of schema version {version}; this gametree reads version {SCHEMA_VERSION}"
+                f"{self.path} is a gametree store of schema version {version}; this gametree reads version "
+                f"{SCHEMA_VERSION}"
             )
         if not {"games", "positions", "builds"} <= tables:
             raise StoreError(f"{self.path} is a damaged gametree store (tables missing)")
@@ -237,7 +238,8 @@ class SolutionStore:
             "SELECT id, name, options FROM games ORDER BY name, options"
         ).fetchall():
             positions, covered, bounds, chosen = self.db.execute(
-                "SELECT COUNT(*), COALESCE(SUM(images), 0), COALESCE(SUM(bound != 0), 0), COUNT(best) FROM positions WHERE game = ?",
+                "SELECT COUNT(*), COALESCE(SUM(images), 0), COALESCE(SUM(bound != 0), 0), COUNT(best) FROM "
+                "positions WHERE game = ?",
                 (game,),
             ).fetchone()
             builds = tuple(
@@ -365,7 +367,8 @@ class GameEntries:
             with self.store.transaction():
                 self.store.db.executemany(
                     "INSERT INTO positions (game, key, score, images, bound) VALUES (?, ?, ?, ?, 0) "
-                    "ON CONFLICT (game, key) DO UPDATE SET score = excluded.score, images = excluded.images, bound = 0",  # (a chosen move stays chosen)
+                    # (a chosen move stays chosen)
+                    "ON CONFLICT (game, key) DO UPDATE SET score = excluded.score, images = excluded.images, bound = 0",
                     rows,
                 )
         return len(rows)
@@ -382,8 +385,10 @@ class GameEntries:
         if rows:
             with self.store.transaction():
                 self.store.db.executemany(
-                    "INSERT INTO positions (game, key, score, bound) VALUES (?, ?, ?, ?) ON CONFLICT (game, key) DO UPDATE SET score = excluded.score "
-                    "WHERE positions.bound = excluded.bound AND excluded.bound * (excluded.score - positions.score) > 0",
+                    "INSERT INTO positions (game, key, score, bound) VALUES (?, ?, ?, ?) ON CONFLICT (game, "
+                    "key) DO UPDATE SET score = excluded.score "
+                    "WHERE positions.bound = excluded.bound AND excluded.bound * (excluded.score - "
+                    "positions.score) > 0",
                     rows,
                 )
         return len(rows)
@@ -412,7 +417,8 @@ class GameEntries:
         game = self._game(True)
         with self.store.transaction():
             self.store.db.execute(
-                "INSERT OR REPLACE INTO builds (game, name, complete, positions, seconds, note) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO builds (game, name, complete, positions, seconds, note) VALUES (?, ?, "
+                "?, ?, ?, ?)",
                 (game, name, int(complete), positions, seconds, note),
             )
 

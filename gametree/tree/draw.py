@@ -110,7 +110,8 @@ def find_dot() -> tuple[str, str] | None:
 
 
 MISSING = (
-    "no Graphviz 'dot' program found: install graphviz-pure (pip install graphviz-pure, which gametree normally brings) "
+    "no Graphviz 'dot' program found: install graphviz-pure (pip install graphviz-pure, which gametree normally "
+    "brings) "
     "or Graphviz (e.g. apt install graphviz); the dot, json and graphml formats need neither"
 )
 
@@ -141,7 +142,8 @@ def render(source: str, format: str = "svg", *, seconds: float | None = None) ->
         )
     except subprocess.TimeoutExpired:
         raise RenderError(
-            f"{path} took more than {seconds:g} s to draw the {format} (the program was stopped): draw a smaller tree (--max-nodes, --depth), "
+            f"{path} took more than {seconds:g} s to draw the {format} (the program was stopped): draw a "
+            "smaller tree (--max-nodes, --depth), "
             "or write -f dot, json or graphml, which need no drawing"
         ) from None
     except OSError as exc:
@@ -274,7 +276,8 @@ def default_node_style(data: Mapping[str, Any], *, board: bool = True) -> dict[s
     notes = _notes(data)
     if notes:
         rows.append(
-            f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="9" COLOR="{COLOURS["note"]}">{_esc(" · ".join(notes))}</FONT></TD></TR>'
+            '<TR><TD COLSPAN="3"><FONT POINT-SIZE="9" '
+            f'COLOR="{COLOURS["note"]}">{_esc(" · ".join(notes))}</FONT></TD></TR>'
         )
     label = f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{"".join(rows)}</TABLE>>'
     kind = data.get("kind")
@@ -332,7 +335,10 @@ def _legend(algorithm: str, players: tuple[str, ...], board: bool) -> str:
         )
 
     def words(colour: str, key: str, text: str) -> str:
-        return f'<TR><TD ALIGN="LEFT"><FONT COLOR="{colour}"><B>{_esc(key)}</B></FONT></TD><TD ALIGN="LEFT">{_esc(text)}</TD></TR>'
+        return (
+            f'<TR><TD ALIGN="LEFT"><FONT COLOR="{colour}"><B>{_esc(key)}</B></FONT></TD>'
+            f'<TD ALIGN="LEFT">{_esc(text)}</TD></TR>'
+        )
 
     rows += [
         swatch(COLOURS["win0"], f"{p0} has won"),

@@ -119,7 +119,10 @@ class SearchTree:
 
     def __repr__(self) -> str:
         r = self.result
-        return f"SearchTree(algorithm={r.algorithm!r}, nodes={self.visited}, value={r.value!r}, score={r.score!r}, pv={' '.join(r.pv)!r})"
+        return (
+            f"SearchTree(algorithm={r.algorithm!r}, nodes={self.visited}, value={r.value!r}, score={r.score!r}, "
+            f"pv={' '.join(r.pv)!r})"
+        )
 
 
 def mark_pv(graph: nx.DiGraph[int], root: int, pv: Sequence[str]) -> int:

@@ -45,7 +45,8 @@ def capture_mcts(
     >>> from gametree import load, play_text
     >>> game = load().game("tictactoe").create(size=3)
     >>> tree = capture_mcts(game, play_text(game, "B2 A1 C3 A3"), iterations=30, seed=0)
-    >>> tree.graph.number_of_nodes() == tree.result.stats.nodes, tree.graph.nodes[0]["visits"] == tree.result.stats.iterations
+    >>> stats = tree.result.stats
+    >>> tree.graph.number_of_nodes() == stats.nodes, tree.graph.nodes[0]["visits"] == stats.iterations
     (True, True)
     >>> tree.result.value, tree.pv_moves() == list(tree.result.pv)  # proven before the 30 iterations ran out
     ('draw', True)
