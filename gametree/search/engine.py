@@ -497,17 +497,13 @@ class Engine:
         return self._make_node(uppers, lowers)
 
     def _make_node(self, uppers: Sequence[int], lowers: Sequence[int]) -> NodeFunction:
-        """THE node function: fail-soft negamax, recursive, over a small frame (see :mod:`.frames`); it
-        reads the table's dictionaries itself, as a method call per node would cost more than the probe."""
+        """THE node function: fail-soft negamax over a small frame (:mod:`.frames`), reading the table itself."""
         counters, table, keyf, obs, prune = self.counters, self.table, self.keyf, self.observer, self.prune
         root, stop, reach, threats, game = self.root, self.stop, self._reach, self.threats, self.game
         outcome, legal, play, per_depth = game.outcome, game.legal_moves, game.play, counters.per_depth
         _, safe, unordered, has_safe, reply = threats if threats is not None else NO_THREATS
-        (ended, estimate, stuck), (report, leave, cutoff, settled), keep = (
-            self._leaves(),
-            self._reporters(),
-            self._keeper(),
-        )
+        (ended, estimate, stuck), (report, leave, cutoff, settled) = self._leaves(), self._reporters()
+        keep = self._keeper()
 
         def node(state: State, alpha: float, beta: float, height: int) -> float:
             per_depth[height] += 1
@@ -540,7 +536,7 @@ class Engine:
                     value = lowers[p] if has_safe(state) else stuck(state, p)
                     return value if obs is None else report(value, "bound", alpha, beta)
             hash_move = entry = key = None
-            if table is not None:  # before generating (and ordering) moves: a hit often ends the node
+            if table is not None:  # before ordering moves (a hit often ends the node); no method call: it costs more
                 key = keyf(state)
                 table.probes += 1
                 entry = table.current.get(key)
