@@ -36,6 +36,7 @@ __all__ = [
     "best_move",
     "build_result",
     "check_game",
+    "counted",
     "deepest",
     "freeze",
     "position",
@@ -279,14 +280,22 @@ def freeze(
     counters: Counters, table: TranspositionTable | None, seconds: float, base: tuple[int, int, int]
 ) -> SearchStats:
     """The counters of one search as :class:`SearchStats`; ``base``: the table's counts before it."""
-    counts = (table.probes - base[0], table.hits - base[1], table.stores - base[2]) if table is not None else (0, 0, 0)
+    return counted(counters, seconds, base, (table.probes, table.hits, table.stores) if table is not None else base)
+
+
+def counted(
+    counters: Counters, seconds: float, before: tuple[int, int, int], after: tuple[int, int, int]
+) -> SearchStats:
+    """The counters of one search as :class:`SearchStats`, with the table's probes, hits and stores
+    counted ``before`` and ``after`` it (an engine's ``table_counts()``)."""
+    table = (after[0] - before[0], after[1] - before[1], after[2] - before[2])
     return stats_of(
         counters.per_depth,
         seconds,
         terminals=counters.terminals,
         heuristic=counters.heuristic,
         cutoffs=counters.cutoffs,
-        table=counts,
+        table=table,
     )
 
 

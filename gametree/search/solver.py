@@ -35,11 +35,11 @@ from .results import (
     best_move,
     build_result,
     check_game,
+    counted,
     deepest,
     position,
     scores_of,
     start,
-    stats_of,
     timed,
 )
 from .table import Bound, TranspositionTable, table_of
@@ -514,36 +514,15 @@ def prepare_scores(
     apply to a score; with a ``time_limit``, each position's solve has that long
     (a score not proven in time is the heuristic's best guess)."""
     _refuse_depth(depth)
+    solving = Solver(game, cache=cache, symmetry=symmetry, engine=engine, store=store)
     if time_limit is not None:
-        return scores_of(
-            prepare(
-                game,
-                time_limit=time_limit,
-                cache=cache,
-                symmetry=symmetry,
-                engine=engine,
-                store=store,
-                weak=weak,
-                all_moves=False,
-                pv=False,
-            )
-        )
-    return functools.partial(Solver(game, cache=cache, symmetry=symmetry, engine=engine, store=store).score, weak=weak)
+        return scores_of(functools.partial(solving.solve, time_limit=time_limit, weak=weak, all_moves=False, pv=False))
+    return functools.partial(solving.score, weak=weak)
 
 
 def search_stats(engine: SearchEngine, seconds: float, base: tuple[int, int, int]) -> SearchStats:
     """The counters of ``engine``'s last search as :class:`SearchStats`; ``base``: its table's counts before it."""
-    counters = engine.counters
-    now = engine.table_counts()
-    table = (now[0] - base[0], now[1] - base[1], now[2] - base[2])
-    return stats_of(
-        counters.per_depth,
-        seconds,
-        terminals=counters.terminals,
-        heuristic=counters.heuristic,
-        cutoffs=counters.cutoffs,
-        table=table,
-    )
+    return counted(engine.counters, seconds, base, engine.table_counts())
 
 
 def _sign(x: float) -> int:
