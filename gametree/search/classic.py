@@ -14,7 +14,7 @@ from ..game import Game, M, Move, S, State
 from .contract import SearchTimeout
 from .engine import INF, Engine
 from .progress import Phase, SolveProgress
-from .results import Root, SearchResult, best_move, build_result, freeze, position, start, timed
+from .results import Root, SearchResult, SearchStats, best_move, build_result, freeze, position, start, timed
 from .table import TranspositionTable, table_of
 
 __all__ = ["alphabeta", "iterative_deepening", "minimax", "root_search", "root_values"]
@@ -57,13 +57,7 @@ def minimax(
     root = root_values(engine, state, _watched(engine, progress))
     stats = freeze(engine.counters, None, time.perf_counter() - started, (0, 0, 0))
     lines = Engine(game, depth=depth, table=TranspositionTable()) if pv else None
-    _phase(progress, "lines")
-    result = timed(
-        build_result("minimax", game, state, root, lines, depth, stats, heuristic=engine.counters.heuristic > 0),
-        started,
-    )
-    _phase(progress, "done")
-    return result
+    return _finish("minimax", engine, state, root, lines, stats, started, progress)
 
 
 def root_values(engine: Engine, state: State, progress: SolveProgress | None = None) -> Root[Move]:
@@ -81,6 +75,25 @@ def root_values(engine: Engine, state: State, progress: SolveProgress | None = N
         values.append(-engine.exact(game.play(state, m), 1))
         progress.moved(text, values[-1])
     return Root(moves, values)
+
+
+def _finish(
+    name: str,
+    engine: Engine,
+    state: State,
+    root: Root[Move],
+    lines: Engine | None,
+    stats: SearchStats,
+    started: float,
+    progress: SolveProgress | None,
+) -> SearchResult:
+    """The result of a search by ``engine`` whose root moves got ``root``, its lines followed by ``lines``,
+    timed from ``started`` (the lines included)."""
+    _phase(progress, "lines")
+    heuristic = engine.counters.heuristic > 0
+    result = timed(build_result(name, engine.game, state, root, lines, engine.depth, stats, heuristic=heuristic), started)
+    _phase(progress, "done")
+    return result
 
 
 def _phase(progress: SolveProgress | None, phase: Phase) -> None:
@@ -193,13 +206,7 @@ def _alphabeta(
         if pv
         else None
     )
-    _phase(watch, "lines")
-    result = timed(
-        build_result("alphabeta", game, state, root, lines, depth, stats, heuristic=engine.counters.heuristic > 0),
-        started,
-    )
-    _phase(watch, "done")
-    return result
+    return _finish("alphabeta", engine, state, root, lines, stats, started, watch)
 
 
 def iterative_deepening(
