@@ -91,9 +91,9 @@ def _finish(
     timed from ``started`` (the lines included)."""
     _phase(progress, "lines")
     heuristic = engine.counters.heuristic > 0
-    result = timed(build_result(name, engine.game, state, root, lines, engine.depth, stats, heuristic=heuristic), started)
+    result = build_result(name, engine.game, state, root, lines, engine.depth, stats, heuristic=heuristic)
     _phase(progress, "done")
-    return result
+    return timed(result, started)
 
 
 def _phase(progress: SolveProgress | None, phase: Phase) -> None:
