@@ -124,7 +124,8 @@ with open(path) as f:
         start = clock()
         score = solver.mtdf(b)
         seconds = clock() - start
-        row = {"position": fields[0], "score": score, "nodes": solver.get_node_counter(), "seconds": seconds, "setup": start - setup}
+        row = {"position": fields[0], "score": score, "nodes": solver.get_node_counter(), "seconds": seconds,
+               "setup": start - setup}
         if len(fields) > 1:
             row["expected"] = int(fields[1])
         print(json.dumps(row))
@@ -159,7 +160,8 @@ with open(sys.argv[1]) as f:
         start = clock()
         r = solver.score(state)
         seconds = clock() - start
-        print(json.dumps({"position": fields[0], "score": int(r.score), "nodes": r.nodes, "seconds": seconds, "setup": start - setup}))
+        print(json.dumps({"position": fields[0], "score": int(r.score), "nodes": r.nodes, "seconds": seconds,
+                          "setup": start - setup}))
 """
 
 
@@ -192,14 +194,17 @@ def ratio(ours: float, theirs: float) -> str:
 def bench_sets(step: int, repeat: int, time_limit: float) -> int:
     failures = 0
     print(
-        f"1. Pons's 7x6 test sets, whole process ({'all positions' if step == 1 else f'every {step}th position'}; one table for each set)"
+        f"1. Pons's 7x6 test sets, whole process ({'all positions' if step == 1 else f'every {step}th position'};"
+        " one table for each set)"
     )
     print(
-        f"'process s' is the whole command's wall time, the best of {repeat} run{'s' if repeat > 1 else ''}; 'slowest' the slowest;"
+        f"'process s' is the whole command's wall time, the best of {repeat} run{'s' if repeat > 1 else ''};"
+        " 'slowest' the slowest;"
         " 'search ms' and 'nodes' are means per position; ratios are ours / BitBully (above 1: ours slower)"
     )
     print(
-        f"{'set':<7} {'solver':<19} {'matched':>9} {'search ms':>9} {'nodes':>9} {'process s':>9} {'slowest':>8} {'ms/pos':>7} {'peak MB':>7}"
+        f"{'set':<7} {'solver':<19} {'matched':>9} {'search ms':>9} {'nodes':>9} {'process s':>9} {'slowest':>8}"
+        f" {'ms/pos':>7} {'peak MB':>7}"
         f" {'process ratio':>13} {'search ratio':>12}"
     )
     for name, file in SETS.items():
@@ -240,11 +245,13 @@ def bench_sets(step: int, repeat: int, time_limit: float) -> int:
                 f"{'':>13} {'':>12}"
                 if label == "BitBully"
                 else (
-                    f" {ratio(wall, float(theirs['best']['wall'])):>12} {ratio(s['search_ms'], theirs['search_ms']):>12}"
+                    f" {ratio(wall, float(theirs['best']['wall'])):>12}"
+                    f" {ratio(s['search_ms'], theirs['search_ms']):>12}"
                 )
             )
             print(
-                f"{name:<7} {label:<19} {s['matched']:>4}/{len(lines):<4} {s['search_ms']:>9.3f} {s['nodes']:>9.1f} {wall:>9.3f} {s['slowest']:>8.3f}"
+                f"{name:<7} {label:<19} {s['matched']:>4}/{len(lines):<4} {s['search_ms']:>9.3f} {s['nodes']:>9.1f}"
+                f" {wall:>9.3f} {s['slowest']:>8.3f}"
                 f" {1000 * wall / len(lines):>7.3f} {float(best['peak_mb']):>7.0f} {ratios}{note}",
                 flush=True,
             )
@@ -256,7 +263,10 @@ def bench_sets(step: int, repeat: int, time_limit: float) -> int:
 
 
 def random_positions(count: int, seed: int) -> list[str]:
-    """``count`` distinct 7x6 positions of 12 to 24 stones (moves, columns 1-based): not over, no win at once for the side to move."""
+    """``count`` distinct 7x6 positions of 12 to 24 stones (moves, columns 1-based).
+
+    Each is not over and has no win at once for the side to move.
+    """
     from gametree import load
 
     game = load().game("connect4").create()
@@ -294,17 +304,21 @@ def bench_random(count: int, seed: int, repeat: int, time_limit: float, warm: st
         os.unlink(path)
     stones = [len(p) for p in positions]
     print(
-        f"2. {count} random 7x6 positions, {min(stones)} to {max(stones)} stones (mean {statistics.mean(stones):.1f}; seed {seed}), one process per engine;"
-        " each position from scratch: ours a fresh Solver(engine='compiled') per position, BitBully mtdf after reset_transposition_table()"
+        f"2. {count} random 7x6 positions, {min(stones)} to {max(stones)} stones"
+        f" (mean {statistics.mean(stones):.1f}; seed {seed}), one process per engine;"
+        " each position from scratch: ours a fresh Solver(engine='compiled') per position,"
+        " BitBully mtdf after reset_transposition_table()"
     )
     print(
-        f"per-position times are a clock around score / mtdf, the best of {repeat} run{'s' if repeat > 1 else ''}; ratios are ours / BitBully"
+        f"per-position times are a clock around score / mtdf, the best of {repeat} run{'s' if repeat > 1 else ''};"
+        " ratios are ours / BitBully"
     )
     failures = 0
     timed_out = [f"{key[0]} ({key[1]})" for key, done in runs.items() if any(r["timed_out"] for r in done)]
     if timed_out:
         print(
-            f"TIMEOUT after {time_limit:g} s: {', '.join(timed_out)} (figures below cover the positions every run solved)"
+            f"TIMEOUT after {time_limit:g} s: {', '.join(timed_out)}"
+            " (figures below cover the positions every run solved)"
         )
         failures += 1
     solved = min(len(r["rows"]) for done in runs.values() for r in done)  # type: ignore[arg-type]
@@ -336,7 +350,8 @@ def bench_random(count: int, seed: int, repeat: int, time_limit: float, warm: st
     both = [sorted(a | b) for a, b in zip(scores(("ours", "fresh")), scores(("BitBully", "fresh")))]
     if table:
         print(
-            f"{'#':>3} {'stones':>6} {'score':>5} {'ours ms':>9} {'BitBully ms':>11} {'ratio':>7} {'ours nodes':>11} {'BitBully nodes':>14}"
+            f"{'#':>3} {'stones':>6} {'score':>5} {'ours ms':>9} {'BitBully ms':>11} {'ratio':>7}"
+            f" {'ours nodes':>11} {'BitBully nodes':>14}"
         )
         for i in range(solved):
             print(
@@ -368,11 +383,14 @@ def bench_random(count: int, seed: int, repeat: int, time_limit: float, warm: st
     print("fresh table per position:")
     totals(fresh, "fresh")
     print(
-        f"  outside the clock:    ours {setup[('ours', 'fresh')]:.3f} s building the Solvers, BitBully {setup[('BitBully', 'fresh')]:.3f} s resetting its table"
-        " (in the process times); ours maps a new table per position, whose pages fault in at first touch, inside the clock"
+        f"  outside the clock:    ours {setup[('ours', 'fresh')]:.3f} s building the Solvers,"
+        f" BitBully {setup[('BitBully', 'fresh')]:.3f} s resetting its table"
+        " (in the process times); ours maps a new table per position,"
+        " whose pages fault in at first touch, inside the clock"
     )
     print(
-        "one table kept across the positions (ours one Solver for all, BitBully no reset; later positions may hit earlier ones' entries):"
+        "one table kept across the positions (ours one Solver for all, BitBully no reset;"
+        " later positions may hit earlier ones' entries):"
     )
     totals(keep, "keep")
     print(flush=True)
@@ -418,11 +436,13 @@ def board_command(game: str, width: int, height: int, k: int) -> list[str]:
 def bench_boards(boards: tuple[tuple[str, int, int, int], ...], time_limit: float) -> int:
     failures = 0
     print(
-        "3. Empty boards from scratch, our compiled engine ('gametree solve GAME --engine compiled --best-only --json', a fresh process each)"
+        "3. Empty boards from scratch, our compiled engine"
+        " ('gametree solve GAME --engine compiled --best-only --json', a fresh process each)"
     )
     print("'search s' is the search's own time (stats.seconds), 'process s' the whole command's")
     print(
-        f"{'board':<20} {'value':<5} {'score':>5} {'best':>4} {'plies':>5} {'nodes':>14} {'search s':>9} {'process s':>9} {'peak MB':>7}  published"
+        f"{'board':<20} {'value':<5} {'score':>5} {'best':>4} {'plies':>5} {'nodes':>14} {'search s':>9}"
+        f" {'process s':>9} {'peak MB':>7}  published"
     )
     for game, width, height, k in boards:
         name = f"{game} {width}x{height}" + (f" k={k}" if game == "tictactoe" else "")
@@ -443,7 +463,8 @@ def bench_boards(boards: tuple[tuple[str, int, int, int], ...], time_limit: floa
         ok = expected is None or (r["value"], r["score"]) == tuple(expected)
         failures += not ok
         print(
-            f"{name:<20} {r['value']:<5} {r['score']:>+5} {r['best_moves'][0]:>4} {r['plies_to_end']:>5} {r['stats']['nodes']:>14,} {r['stats']['seconds']:>9.2f}"
+            f"{name:<20} {r['value']:<5} {r['score']:>+5} {r['best_moves'][0]:>4} {r['plies_to_end']:>5}"
+            f" {r['stats']['nodes']:>14,} {r['stats']['seconds']:>9.2f}"
             f" {wall:>9.2f} {peak_mb:>7.0f}  {published}{'  ok' if expected and ok else '' if ok else '  MISMATCH'}",
             flush=True,
         )

@@ -93,7 +93,10 @@ def _environment() -> dict[str, str]:
 
 
 def run_measured(command: list[str], time_limit: float) -> tuple[str, str, float, float, bool]:
-    """Run ``command``: its stdout, stderr, wall seconds, peak resident MB (of that process alone), and whether it timed out."""
+    """Run ``command``.
+
+    Returns its stdout, stderr, wall seconds, peak resident MB (of that process alone), and whether it timed out.
+    """
     with tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=err, text=True, env=_environment())
@@ -229,14 +232,17 @@ def main(argv: list[str] | None = None) -> int:
 
     if not args.skip_sets:
         print(
-            f"Pons's 7x6 test sets via 'gametree solve connect4 --batch' ({'every 10th position' if args.quick else 'all positions'})"
+            "Pons's 7x6 test sets via 'gametree solve connect4 --batch'"
+            f" ({'every 10th position' if args.quick else 'all positions'})"
         )
         if repeat > 1:
             print(
-                f"'process ms' (wall time per position, start-up included) is the best of {repeat} runs; 'slowest' the slowest"
+                f"'process ms' (wall time per position, start-up included) is the best of {repeat} runs;"
+                " 'slowest' the slowest"
             )
         print(
-            f"{'set':<8} {'algorithm':<16} {'positions':>9} {'matched':>9} {'mean ms':>9} {'nodes':>9} {'nodes/s':>9} {'process ms':>11} {'slowest':>8} {'peak MB':>8}"
+            f"{'set':<8} {'algorithm':<16} {'positions':>9} {'matched':>9} {'mean ms':>9} {'nodes':>9} {'nodes/s':>9}"
+            f" {'process ms':>11} {'slowest':>8} {'peak MB':>8}"
         )
         run_measured([*gametree_command(), "--version"], args.time_limit)  # warm-up: bytecode written, files cached
         for name in SETS:
@@ -253,8 +259,9 @@ def main(argv: list[str] | None = None) -> int:
                     target = SET_TARGETS[name]
                     note += f"  target {target:g} ms" + (" MISSED" if r["process_ms"] > target else " met")
                 print(
-                    f"{name:<8} {r['algorithm']:<16} {r['positions']:>9} {r['matched']:>5}/{r['solved']:<3} {r['mean_ms']:>9.3f}"
-                    f" {r['mean_nodes']:>9.1f} {r['nodes_per_s']:>9,.0f} {r['process_ms']:>11.3f} {slowest:>8.3f} {r['peak_mb']:>8.0f}{note}",
+                    f"{name:<8} {r['algorithm']:<16} {r['positions']:>9} {r['matched']:>5}/{r['solved']:<3}"
+                    f" {r['mean_ms']:>9.3f} {r['mean_nodes']:>9.1f} {r['nodes_per_s']:>9,.0f}"
+                    f" {r['process_ms']:>11.3f} {slowest:>8.3f} {r['peak_mb']:>8.0f}{note}",
                     flush=True,
                 )
                 failures += any(run["matched"] != run["positions"] for run in runs)
@@ -267,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
             "'seconds' is the search (the goals' measure); 'with PV' adds following the line of perfect play to the end"
         )
         print(
-            f"{'board':<6} {'algorithm':<10} {'result':<7} {'plies':>5} {'score':>5} {'nodes':>10} {'seconds':>8} {'with PV':>8} {'peak MB':>8}  published"
+            f"{'board':<6} {'algorithm':<10} {'result':<7} {'plies':>5} {'score':>5} {'nodes':>10} {'seconds':>8}"
+            f" {'with PV':>8} {'peak MB':>8}  published"
         )
         for width, height in QUICK_BOARDS if args.quick else BOARDS:
             row = table[(width, height)]
@@ -288,8 +296,9 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 failures += not ok
                 print(
-                    f"{width}x{height:<4} {algorithm:<10} {WINNERS[r['winner']]:<7} {r['plies']:>5} {r['score']:>5} {r['nodes']:>10,}"
-                    f" {r['seconds']:>8.2f} {r['wall']:>8.2f} {r['peak_mb']:>8.0f}  {expect}  {'ok' if ok else 'MISMATCH'}{target_note(width, height, algorithm, r)}",
+                    f"{width}x{height:<4} {algorithm:<10} {WINNERS[r['winner']]:<7} {r['plies']:>5} {r['score']:>5}"
+                    f" {r['nodes']:>10,} {r['seconds']:>8.2f} {r['wall']:>8.2f} {r['peak_mb']:>8.0f}  {expect}"
+                    f"  {'ok' if ok else 'MISMATCH'}{target_note(width, height, algorithm, r)}",
                     flush=True,
                 )
     print(machine_report("after the runs"))

@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
             par = min((measure(case, workers, args.split_ply) for _ in range(args.repeat)), key=lambda r: r["seconds"])
             same = (par["value"], par["score"], par["moves"]) == (single["value"], single["score"], single["moves"])
             print(
-                f"| {case} | {workers} | {par['seconds']:.2f} | {par['nodes']:,} | {single['seconds'] / par['seconds']:.2f} | {same} |",
+                f"| {case} | {workers} | {par['seconds']:.2f} | {par['nodes']:,}"
+                f" | {single['seconds'] / par['seconds']:.2f} | {same} |",
                 flush=True,
             )
     print(f"load average {os.getloadavg()[0]:.2f} at the end")

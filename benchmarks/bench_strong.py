@@ -80,7 +80,10 @@ def main() -> None:
         return
 
     cases = args.case or [c for c, spec in CASES.items() if spec[2] or not args.quick]
-    header = f"{'case':8} {'positions':>10} {'classes':>10} {'start':>6} {'seconds':>9} {'positions/s':>12} {'peak MB':>8}  published"
+    header = (
+        f"{'case':8} {'positions':>10} {'classes':>10} {'start':>6} {'seconds':>9} {'positions/s':>12} {'peak MB':>8}"
+        "  published"
+    )
     if not args.json:
         print(machine_report("before the runs"), flush=True)
         print(header)
@@ -109,8 +112,8 @@ def main() -> None:
             print(json.dumps(row | {"published": expected}))
         else:
             print(
-                f"{case:8} {row['positions']:>10,} {row['classes']:>10,} {row['start_score']:>+6d} {row['seconds']:>9.2f} "
-                f"{row['positions_per_second']:>12,.0f} {row['peak_mb']:>8.0f}  {check}",
+                f"{case:8} {row['positions']:>10,} {row['classes']:>10,} {row['start_score']:>+6d}"
+                f" {row['seconds']:>9.2f} {row['positions_per_second']:>12,.0f} {row['peak_mb']:>8.0f}  {check}",
                 flush=True,
             )
     if not args.json:

@@ -86,7 +86,10 @@ def main() -> None:
 
     cases = args.case or [c for c, spec in CASES.items() if spec[4] or not args.quick]
     algorithms = args.algorithm or list(ALGORITHMS)
-    header = f"{'case':8} {'algorithm':11} {'result':14} {'nodes':>12} {'seconds':>9} {'nodes/s':>10} {'peak MB':>8} {'target':>8}"
+    header = (
+        f"{'case':8} {'algorithm':11} {'result':14} {'nodes':>12} {'seconds':>9} {'nodes/s':>10} {'peak MB':>8}"
+        f" {'target':>8}"
+    )
     if not args.json:
         print(machine_report("before the runs"), flush=True)
         print(header)

@@ -591,7 +591,8 @@ def list_all() -> None:
     print("engines (what each runs: see the top of benchmarks/compare.py):")
     for engine, (package, exact) in ENGINES.items():
         print(
-            f"  {engine:25} {'depth-aware score' if exact else 'win/draw/loss'}{'' if package else ' (always available)'}"
+            f"  {engine:25} {'depth-aware score' if exact else 'win/draw/loss'}"
+            f"{'' if package else ' (always available)'}"
         )
 
 

@@ -31,7 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     game = registry.game("tictactoe").create(size=3)
     half = args.games // 2
     print(
-        "| random games learned | positions | vs random as X (W/D/L) | vs random as O | vs perfect as X | vs perfect as O | learn s |"
+        "| random games learned | positions | vs random as X (W/D/L) | vs random as O"
+        " | vs perfect as X | vs perfect as O | learn s |"
     )
     print("|---:|---:|---|---|---|---|---:|")
     for n in args.sizes:

@@ -31,4 +31,7 @@ def speed_check(repeat: int = 5) -> float:
 
 def report(when: str, repeat: int = 5) -> str:
     """A line for a benchmark's output: ``when`` ("before the runs", ...) and the check's time."""
-    return f"machine speed check {when}: {speed_check(repeat):.0f} ms for a fixed {STEPS:,}-step Python loop (the fastest of {repeat})"
+    return (
+        f"machine speed check {when}: {speed_check(repeat):.0f} ms for a fixed {STEPS:,}-step Python loop"
+        f" (the fastest of {repeat})"
+    )

@@ -84,8 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         f"\n{args.games} games on 7x6 Connect Four, mcts {args.seconds:g} s/move vs {args.opponent}, {minutes:.1f} min"
     )
     print(f"tally: mcts {tally['mcts']} wins, {args.opponent} {tally[args.opponent]} wins, {tally['draw']} draws")
-    for colour, (w, l, d) in by_colour.items():
-        print(f"  {colour}: {w} wins, {l} losses, {d} draws")
+    for colour, (won, lost, drawn) in by_colour.items():
+        print(f"  {colour}: {won} wins, {lost} losses, {drawn} draws")
     if log is not None:
         log.close()
     return 0 if tally["mcts"] > tally[args.opponent] else 1

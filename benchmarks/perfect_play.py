@@ -1,4 +1,5 @@
-"""Perfect play on Connect Four: how long each move of ``perfect`` and each hint takes, and whether it keeps every win and draw.
+"""Perfect play on Connect Four: how long each move of ``perfect`` and each hint takes,
+and whether it keeps every win and draw.
 
     python benchmarks/perfect_play.py                      # 7x6, 10 games per pairing
     python benchmarks/perfect_play.py --games 4 --width 6 --height 5
@@ -52,11 +53,14 @@ def percentile(values: list[float], share: float) -> float:
 def summary(values: list[float]) -> str:
     if not values:
         return "no moves"
-    return f"{len(values)} moves: median {percentile(values, 0.5):.3f} s, p95 {percentile(values, 0.95):.3f} s, max {max(values):.3f} s"
+    return (
+        f"{len(values)} moves: median {percentile(values, 0.5):.3f} s, p95 {percentile(values, 0.95):.3f} s,"
+        f" max {max(values):.3f} s"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])  # the first paragraph: one sentence
     parser.add_argument("--games", type=int, default=10, help="games per pairing")
     parser.add_argument("--hint-games", type=int, default=2, help="games per pairing whose positions get a hint")
     parser.add_argument("--width", type=int, default=7)
@@ -131,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
                 if held is not None and result < held:
                     failures += 1
                     print(
-                        f"  FAILURE: game {number + 1}: perfect held {'a win' if held > 0 else 'a draw'} and got {result}"
+                        f"  FAILURE: game {number + 1}: perfect held {'a win' if held > 0 else 'a draw'}"
+                        f" and got {result}"
                     )
                 if asked:
                     session = Session(

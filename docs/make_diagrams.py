@@ -204,7 +204,7 @@ def main(argv: list[str]) -> int:
         if not block.search(page):
             print(f"{PAGE}: no <!-- {name}:begin --> ... <!-- {name}:end --> block", file=sys.stderr)
             return 1
-        updated = block.sub(lambda m: m.group(1) + text + m.group(2), updated)
+        updated = block.sub(lambda m, text=text: m.group(1) + text + m.group(2), updated)
     if updated != page:
         stale.append(str(PAGE))
         if not check:

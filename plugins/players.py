@@ -203,7 +203,8 @@ def _perfect_seconds() -> float:
     if not (math.isfinite(seconds) and seconds >= 0):
         shown = text if len(text) <= 60 else text[:57] + "..."
         raise ValueError(
-            f"GAMETREE_PERFECT_SECONDS={shown!r}: expected the seconds for exact scores, a number of 0 or more (e.g. 1.5)"
+            f"GAMETREE_PERFECT_SECONDS={shown!r}: expected the seconds for exact scores,"
+            " a number of 0 or more (e.g. 1.5)"
         )
     return seconds
 

@@ -347,7 +347,10 @@ def _fits(text: str, original: str, width: int = 80) -> None:
 def test_wrap_for_terminal_breaks_long_lines_between_words(monkeypatch):
     from gametree.cli.common import wrap_for_terminal
 
-    message = "Error: the alphabeta tree of this position has 622 nodes, more than --max-nodes 400: start from a later position (--moves), limit the depth (--depth N), or raise --max-nodes"
+    message = (
+        "Error: the alphabeta tree of this position has 622 nodes, more than --max-nodes 400:"
+        " start from a later position (--moves), limit the depth (--depth N), or raise --max-nodes"
+    )
     assert wrap_for_terminal(message, io.StringIO()) == message  # a pipe or a file: one line
     master, slave = pty.openpty()
     try:
@@ -402,7 +405,10 @@ def test_terminal_say_breaks_between_words(monkeypatch, fancy):
 
     monkeypatch.setenv("COLUMNS", "80")
     screen = FakeTerminal()
-    note = "Yellow plays 'hard' by default here: 'perfect' would first solve all 42 plies, which is slow in Python (--o perfect insists)."
+    note = (
+        "Yellow plays 'hard' by default here: 'perfect' would first solve all 42 plies,"
+        " which is slow in Python (--o perfect insists)."
+    )
     terminal = Terminal(io.StringIO(), screen, fancy=fancy)
     terminal.say(note)
     terminal.say("  MOVE      " + note)

@@ -314,7 +314,8 @@ def test_a_dash_p_module_that_cannot_be_imported_is_an_error(gametree_cli):
 def test_a_dash_p_module_that_raises_on_import_or_in_its_hook_is_an_error(gametree_cli, tmp_path):
     (tmp_path / "raises_on_import.py").write_text("raise RuntimeError('broken on purpose')\n")
     (tmp_path / "raises_in_hook.py").write_text(
-        "from gametree import hookimpl\n\n@hookimpl\ndef gametree_register_games(registry):\n    raise RuntimeError('hook broken on purpose')\n"
+        "from gametree import hookimpl\n\n@hookimpl\ndef gametree_register_games(registry):\n"
+        "    raise RuntimeError('hook broken on purpose')\n"
     )
     out = gametree_cli("-p", "raises_on_import", "games", path=tmp_path)
     assert_one_line_error(out, "raises_on_import", "broken on purpose")

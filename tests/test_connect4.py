@@ -234,7 +234,8 @@ _SHARED_GAMES: dict[tuple[int, int, int], ConnectFour] = {}
 @settings(max_examples=120, deadline=None)
 @given(st.sampled_from([(7, 6, 4), (5, 4, 3), (4, 4, 2), (6, 5, 5)]), st.lists(st.integers(0, 6), max_size=30))
 def test_solver_helpers_and_threat_masks_agree_with_the_rules(board: tuple[int, int, int], columns: list[int]) -> None:
-    """immediate_win, safe_moves (and unordered), has_safe_move, has_safe_reply and the stored threat masks, checked by playing every move.
+    """immediate_win, safe_moves (and unordered), has_safe_move, has_safe_reply and the stored threat masks,
+    checked by playing every move.
 
     One game per board for all examples, as in a search: its memos answer from earlier positions.
     """
@@ -273,7 +274,8 @@ def test_solver_helpers_and_threat_masks_agree_with_the_rules(board: tuple[int, 
 
 @pytest.mark.parametrize("board", [(7, 6, 4), (6, 5, 4), (5, 4, 3)])
 def test_late_in_the_game_moves_that_fill_a_column_come_first(board: tuple[int, int, int]) -> None:
-    """Past ``_order_late`` plies, safe_moves (and legal_moves) put the moves into the top row first, then centre first."""
+    """Past ``_order_late`` plies, safe_moves (and legal_moves) put the moves into the top row first,
+    then centre first."""
     game = ConnectFour(*board)
     rng = random.Random(7)
     checked = 0

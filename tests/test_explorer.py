@@ -225,7 +225,8 @@ class Page:
     def statuses(self, panel: int = 0) -> list[list[str]]:
         """The status of every node at every step, 0 to the end."""
         return self.js(
-            "p => { const out = []; for (let s = 0; s <= gametree.steps; s++) { gametree.go(s); out.push(gametree.status(p)); } return out; }",
+            "p => { const out = []; for (let s = 0; s <= gametree.steps; s++) {"
+            " gametree.go(s); out.push(gametree.status(p)); } return out; }",
             panel,
         )
 
@@ -235,7 +236,8 @@ class Page:
             """p => { const out = [];
                 for (let s = 1; s <= gametree.steps; s++) {
                     gametree.go(s); const e = gametree.event(p);
-                    if (e.kind === "enter" && e.node !== 0) out.push([e.node, gametree.window(p, gametree.parent(p, e.node))]);
+                    if (e.kind === "enter" && e.node !== 0)
+                        out.push([e.node, gametree.window(p, gametree.parent(p, e.node))]);
                 } return out; }""",
             panel,
         )
@@ -430,7 +432,8 @@ def test_compare_shows_the_pruning_as_the_difference(browser, tmp_path):
     assert page.attr("nodes") == f"{len(minimax)} {len(alphabeta)}"
     assert page.js("() => gametree.skipped()") == [int(p not in visited) for p in minimax]
     both = page.js(
-        "() => { const out = []; for (let s = 0; s <= gametree.steps; s++) { gametree.go(s); out.push([gametree.status(0), gametree.status(1)]); } return out; }"
+        "() => { const out = []; for (let s = 0; s <= gametree.steps; s++) {"
+        " gametree.go(s); out.push([gametree.status(0), gametree.status(1)]); } return out; }"
     )
     assert len(both) == 2 * len(minimax) + 1  # minimax drives the replay
     for step, (mm, ab) in enumerate(both):

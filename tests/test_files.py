@@ -1,4 +1,7 @@
-"""``gametree.files.write_atomically`` (and ``write_privately``): a failed write leaves the old file as it was, and no temporary file."""
+"""``gametree.files.write_atomically`` (and ``write_privately``).
+
+A failed write leaves the old file as it was, and no temporary file.
+"""
 
 from __future__ import annotations
 

@@ -202,7 +202,8 @@ def test_malformed_cache_shapes_are_misses(tmp_path, monkeypatch):
 def test_a_plugin_that_loops_forever_is_given_up(gametree_cli, tmp_path):
     (tmp_path / "loops_at_import.py").write_text("while True:\n    pass\n")
     (tmp_path / "loops_in_hook.py").write_text(
-        "from gametree import hookimpl\n\n@hookimpl\ndef gametree_register_games(registry):\n    while True:\n        pass\n"
+        "from gametree import hookimpl\n\n@hookimpl\ndef gametree_register_games(registry):\n"
+        "    while True:\n        pass\n"
     )
     for module, what in (("loops_at_import", "its import"), ("loops_in_hook", "its hook gametree_register_games")):
         # (the helper's timeout fails the test if it hangs)

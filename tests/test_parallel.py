@@ -365,7 +365,7 @@ def test_an_address_that_is_no_dask_scheduler_is_one_error_within_the_timeout(re
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen(5)
-        address = "tcp://127.0.0.1:%d" % silent.getsockname()[1]
+        address = f"tcp://127.0.0.1:{silent.getsockname()[1]:d}"
         # The error that SCHEDULER_TIMEOUT ran out (its message names the 1 s), not Dask's own after minutes.
         with pytest.raises(ParallelError, match="no Dask scheduler answered at .* within 1 s"):
             solve_parallel(registry.game("tictactoe").create(size=3), scheduler=address)

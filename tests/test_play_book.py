@@ -41,9 +41,12 @@ def test_a_store_of_schema_1_is_upgraded_when_opened_for_writing(tmp_path):
     path = tmp_path / "old.sqlite"
     db = sqlite3.connect(path)
     db.executescript(
-        "CREATE TABLE games (id INTEGER PRIMARY KEY, name TEXT NOT NULL, options TEXT NOT NULL, UNIQUE (name, options));"
-        "CREATE TABLE positions (game INTEGER NOT NULL, key NOT NULL, score INTEGER NOT NULL, images INTEGER NOT NULL DEFAULT 1, PRIMARY KEY (game, key)) WITHOUT ROWID;"
-        "CREATE TABLE builds (game INTEGER NOT NULL, name TEXT NOT NULL, complete INTEGER NOT NULL, positions INTEGER NOT NULL,"
+        "CREATE TABLE games (id INTEGER PRIMARY KEY, name TEXT NOT NULL, options TEXT NOT NULL,"
+        " UNIQUE (name, options));"
+        "CREATE TABLE positions (game INTEGER NOT NULL, key NOT NULL, score INTEGER NOT NULL,"
+        " images INTEGER NOT NULL DEFAULT 1, PRIMARY KEY (game, key)) WITHOUT ROWID;"
+        "CREATE TABLE builds (game INTEGER NOT NULL, name TEXT NOT NULL, complete INTEGER NOT NULL,"
+        " positions INTEGER NOT NULL,"
         " seconds REAL NOT NULL, note TEXT NOT NULL DEFAULT '', PRIMARY KEY (game, name));"
         "INSERT INTO games VALUES (1, 'nim', '{}'); INSERT INTO positions VALUES (1, 7, 3, 1);"
         "PRAGMA application_id = 1735684709; PRAGMA user_version = 1;"

@@ -95,7 +95,8 @@ def test_misspelt_hook_rejects_only_that_plugin():
 def test_raising_hook_is_reported_and_others_survive():
     boom = module_plugin(
         "boom",
-        "from gametree import hookimpl\n@hookimpl\ndef gametree_register_games(registry):\n    raise RuntimeError('kaput')\n",
+        "from gametree import hookimpl\n@hookimpl\ndef gametree_register_games(registry):\n"
+        "    raise RuntimeError('kaput')\n",
     )
     registry = load(extra=[boom])
     assert any(e.name == "boom" and "kaput" in e.error for e in registry.errors)
@@ -111,7 +112,8 @@ def test_malformed_specs_and_games():
         extra=[
             module_plugin(
                 "broken",
-                "from gametree import hookimpl, GameSpec\n@hookimpl\ndef gametree_register_games(registry):\n    registry.add_game(GameSpec(name='broken', factory=object))\n",
+                "from gametree import hookimpl, GameSpec\n@hookimpl\ndef gametree_register_games(registry):\n"
+                "    registry.add_game(GameSpec(name='broken', factory=object))\n",
             )
         ]
     )

@@ -230,13 +230,13 @@ def test_slowest_loss_is_preferred(ttt3):
 def test_cache_variants_give_identical_answers(ttt3):
     state = play_text(ttt3, "B2")
     reference = alphabeta(ttt3, state, cache=None)
-    for cache, symmetry in [
+    for table, symmetry in [
         (True, True),
         (True, False),
         (TranspositionTable(2), True),
         (TranspositionTable(16), False),
     ]:
-        result = alphabeta(ttt3, state, cache=cache, symmetry=symmetry)
+        result = alphabeta(ttt3, state, cache=table, symmetry=symmetry)
         assert (result.score, result.best_moves, result.move_values, result.pv[:1]) == (
             reference.score,
             reference.best_moves,
@@ -485,7 +485,10 @@ def test_prepare_scores_for_any_algorithm(ttt3):
 
 
 def test_prepare_binds_any_algorithm(ttt3):
-    """Algorithms without a set-up of their own are simply bound; the solver refuses a depth limit (a heuristic search)."""
+    """Algorithms without a set-up of their own are simply bound.
+
+    The solver refuses a depth limit (a heuristic search).
+    """
     state = play_text(ttt3, "A1 B2")
     table = TranspositionTable()
     assert (

@@ -5,7 +5,10 @@ import sys
 
 
 def test_cli_import_is_light():
-    code = "import sys, gametree.cli; heavy = [m for m in ('networkx', 'graphviz', 'rich') if m in sys.modules]; print(','.join(heavy))"
+    code = (
+        "import sys, gametree.cli; heavy = [m for m in ('networkx', 'graphviz', 'rich') if m in sys.modules];"
+        " print(','.join(heavy))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
 

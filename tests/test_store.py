@@ -61,7 +61,10 @@ def test_two_processes_adding_the_same_game_share_its_entries(tmp_path):
 
 
 def test_processes_opening_a_new_store_at_once_all_get_it(tmp_path):
-    code = "import sys; from gametree.store import SolutionStore; SolutionStore(sys.argv[1]).entries_of('nim', {}).put_many([(int(sys.argv[2]), 1)])"
+    code = (
+        "import sys; from gametree.store import SolutionStore;"
+        " SolutionStore(sys.argv[1]).entries_of('nim', {}).put_many([(int(sys.argv[2]), 1)])"
+    )
     path = tmp_path / "new.sqlite"
     processes = [
         subprocess.Popen([sys.executable, "-c", code, str(path), str(i)], stderr=subprocess.PIPE, text=True)
@@ -218,7 +221,10 @@ def test_a_book_build_killed_twice_finishes_as_if_never_stopped(gametree_cli, wa
     for enough in (200, 700):  # killed (SIGKILL: no clean-up at all) once the store holds this many entries
         process = gametree_cli.popen(*command, "--store", str(killed), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         # (or once the build has ended, which the count of entries it had when resumed then shows)
-        wait_until(lambda: _entries(killed) >= enough or process.poll() is not None, f"{enough} entries in the store")
+        wait_until(
+            lambda enough=enough, process=process: _entries(killed) >= enough or process.poll() is not None,
+            f"{enough} entries in the store",
+        )
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=30)
     resumed = gametree_cli(*command, "--store", str(killed))
