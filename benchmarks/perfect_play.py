@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         with sqlite3.connect(f"file:{args.store}?mode=ro", uri=True) as source, sqlite3.connect(path) as copy:
             source.backup(copy)
     store = SolutionStore(path)
-    book = store.book("connect4", game.options())  # type: ignore[attr-defined]
+    book = store.entries_of("connect4", game.options())
     if args.store is None:
         for shipped in spec.books:
             try:
