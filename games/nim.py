@@ -41,10 +41,10 @@ class NimState(NamedTuple):
     moves: int
 
 
-
 def _clip(text: str, limit: int = 40) -> str:
     """User input as an error message repeats it: at most ``limit`` characters."""
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
 
 def parse_heaps(text: str) -> tuple[int, ...]:
     """``"3,4,5"`` -> ``(3, 4, 5)``; a clear ``ValueError`` for anything else."""
@@ -185,8 +185,14 @@ class Nim:
 
     def render(self, state: NimState) -> str:
         width = len(str(len(state.heaps)))
-        lines = [f"heap {i + 1:>{width}}: {'|' * h if h <= 40 else '|' * 40 + '...'} ({h})" for i, h in enumerate(state.heaps)]
-        lines.append(f"{'misere' if self.misere else 'normal'} play: whoever takes the last object {'loses' if self.misere else 'wins'}")
+        lines = [
+            f"heap {i + 1:>{width}}: {'|' * h if h <= 40 else '|' * 40 + '...'} ({h})"
+            for i, h in enumerate(state.heaps)
+        ]
+        lines.append(
+            f"{'misere' if self.misere else 'normal'} play: whoever takes the last object "
+            f"{'loses' if self.misere else 'wins'}"
+        )
         return "\n".join(lines)
 
 
