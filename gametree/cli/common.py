@@ -74,7 +74,9 @@ def option_stack(*decorators: Decorator) -> Decorator:
     return decorate
 
 
-def number_option(flag: str, kind: click.ParamType, metavar: str | None, help: str, **extra: Any) -> Decorator:
+def number_option(
+    flag: str, kind: click.ParamType[Any, Any], metavar: str | None, help: str, **extra: Any
+) -> Decorator:
     """The option ``flag`` taking one value of type ``kind`` (a range, most often), None when not
     given unless ``extra`` sets a ``default``: the shape of most of the commands' numeric flags."""
     return click.option(flag, type=kind, metavar=metavar, help=help, **{"default": None, **extra})
