@@ -112,7 +112,8 @@ _SESSION_OPTIONS = (
         type=FiniteFloatRange(min=0, max=MAX_DELAY),
         default=None,
         metavar="SECONDS",
-        help="Pause before each computer move when two computers play (default 0.8 s for a single game on a terminal, else 0).",
+        help="Pause before each computer move when two computers play "
+        "(default 0.8 s for a single game on a terminal, else 0).",
     ),
     click.option(
         "--moves",
@@ -125,7 +126,8 @@ _SESSION_OPTIONS = (
         "--table",
         metavar="FILE",
         default=None,
-        help="The table the learned player plays from (written by gametree learn) [default: $GAMETREE_TABLE, else gametree-learned.json].",
+        help="The table the learned player plays from (written by gametree learn) "
+        "[default: $GAMETREE_TABLE, else gametree-learned.json].",
     ),
     ENGINE_OPTION,
 )
@@ -182,7 +184,8 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
         second = "hard" if big and "hard" in registry.players else "perfect"
         if second == "hard":
             notes.append(
-                f"{game.info.player_names[1]} plays 'hard' by default here: 'perfect' would first solve all {game.info.max_plies} plies, "
+                f"{game.info.player_names[1]} plays 'hard' by default here: "
+                f"'perfect' would first solve all {game.info.max_plies} plies, "
                 f"which is slow{'' if compiled else ' in Python'} (--o perfect insists)."
             )
     seats: list[Seat] = []
@@ -197,7 +200,8 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
             raise click.ClickException(f"player {kind} ({option}): {exc}") from None
         if not isinstance(player, Player) or not isinstance(player.human, bool) or not callable(player.choose):
             raise click.ClickException(
-                f"player {kind} (from {factory.source}) is no player: it needs a 'human' attribute (True or False) and a 'choose' method"
+                f"player {kind} (from {factory.source}) is no player: "
+                "it needs a 'human' attribute (True or False) and a 'choose' method"
             )
         if params["engine"] is not None and hasattr(player, "engine"):  # a searching player (see docs/playing.md)
             player.engine = params["engine"]
@@ -210,7 +214,8 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
     booked = params["book"] is not None and params["book"].has_chosen_moves()
     if big and not booked and "perfect" in (params["first"], params["second"]):
         notes.append(
-            f"note: 'perfect' proves the value before it moves; with {game.info.max_plies} plies and no book for perfect play in the store "
+            f"note: 'perfect' proves the value before it moves; "
+            f"with {game.info.max_plies} plies and no book for perfect play in the store "
             "(gametree book build --for-play) that can take very long (Ctrl-C stops)."
         )
     try:  # (an illegal move is exit 1, as in solve and tree: the command line is well formed)
