@@ -19,22 +19,25 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..game import GameError
+from ..game import Game, GameError
 from ..plugin.registry import GameSpec
 from .common import (
     ENGINE_OPTION,
-    check_workers,
     game_group,
     game_options,
     make_game,
+    number_option,
     open_book,
+    option_stack,
+    parallel_options,
     progress_bar,
     split_game_options,
     store_options,
 )
 
 if TYPE_CHECKING:
-    from ..store import SolutionStore
+    from ..book import BuildReport
+    from ..store import GameEntries, SolutionStore
 
 __all__ = ["book"]
 
@@ -49,153 +52,164 @@ def book() -> None:
     pass
 
 
-def _build_command(spec: GameSpec) -> click.Command:
-    @click.command(name=spec.name, help=f"Prove positions of {spec.summary or spec.name} into the solution store.")
-    @game_options(spec)
-    @click.option(
-        "--plies",
-        type=click.IntRange(min=0, max=64),
-        default=None,
-        metavar="N",
-        help="Every position up to N moves deep (mirror images once).",
-    )
-    @click.option(
+#: The options of ``gametree book build GAME`` after the game's own.
+_BUILD_OPTIONS = option_stack(
+    number_option(
+        "--plies", click.IntRange(min=0, max=64), "N", "Every position up to N moves deep (mirror images once)."
+    ),
+    click.option(
         "--all", "everything", is_flag=True, help="Every reachable position: a strong solution (small boards)."
-    )
-    @click.option(
+    ),
+    number_option(
         "--for-play",
-        "for_play",
-        type=click.FloatRange(min=0, max=3600),
-        default=None,
-        metavar="SECONDS",
-        help="What the perfect player needs to move within SECONDS against any opponent: its move in every position it can meet that takes longer to prove.",
-    )
-    @click.option(
+        click.FloatRange(min=0, max=3600),
+        "SECONDS",
+        "What the perfect player needs to move within SECONDS against any opponent: "
+        "its move in every position it can meet that takes longer to prove.",
+    ),
+    click.option(
         "--player",
         type=click.Choice(["first", "second", "both"]),
         default="both",
         show_default=True,
         help="With --for-play: the perfect player's side.",
-    )
-    @FROM_SCRATCH
-    @click.option(
-        "--workers",
-        type=click.IntRange(min=1),
-        default=None,
-        callback=check_workers,
-        metavar="N",
-        help="Prove positions in N processes.",
-    )
-    @click.option(
-        "--scheduler",
-        default=None,
-        metavar="ADDRESS",
-        help="Prove positions on a Dask cluster, e.g. tcp://host:8786 (needs gametree[dask]).",
-    )
-    @click.option(
+    ),
+    FROM_SCRATCH,
+    parallel_options("Prove positions"),
+    click.option(
         "--lines",
         is_flag=True,
         help="Also keep the values along each deepest position's principal variation (whole lines of play).",
-    )
-    @ENGINE_OPTION
-    @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
-    @store_options
+    ),
+    ENGINE_OPTION,
+    click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text."),
+    store_options,
+)
+
+
+def _build_command(spec: GameSpec) -> click.Command:
+    @click.command(name=spec.name, help=f"Prove positions of {spec.summary or spec.name} into the solution store.")
+    @game_options(spec)
+    @_BUILD_OPTIONS
     def command(**params: Any) -> None:
-        game_params, params = split_game_options(spec, params)
-        if [params["plies"] is not None, params["everything"], params["for_play"] is not None].count(True) != 1:
-            raise click.UsageError("give --plies N, --all or --for-play SECONDS (one of them)")
-        for mode in ("everything", "for_play"):
-            if params[mode] not in (None, False) and (params["workers"] or params["lines"] or params["scheduler"]):
-                raise click.UsageError(
-                    f"--{mode.replace('everything', 'all').replace('_', '-')} works in one process: drop --workers, --scheduler and --lines"
-                )
-        if params["workers"] and params["scheduler"]:
-            raise click.UsageError("--workers and --scheduler: choose one")
-        game = make_game(spec, game_params)
-        entries = open_book(spec, game, game_params, params)
-        if entries is None:
-            raise click.UsageError("a book is built into a store: drop --no-store (or set GAMETREE_STORE)")
-        import time
-
-        from ..book import build_book, build_play_book, build_strong
-        from ..store import StoreError
-
-        players = {"first": (0,), "second": (1,), "both": (0, 1)}[params["player"]]
-        name = (
-            "all"
-            if params["everything"]
-            else f"plies:{params['plies']}"
-            if params["for_play"] is None
-            else f"play:{params['for_play']:g}:{params['player']}"
-        )
-        previous = entries.build(name)
-        before = previous[2] if previous is not None else 0.0  # the time of earlier runs (stopped, or done before)
-        started = time.perf_counter()
-        try:
-            if params["everything"]:
-                with progress_bar("proving every position") as bar:
-                    report = build_strong(game, entries, progress=lambda stage, done, total: bar(done, total))
-            elif params["for_play"] is not None:
-                with progress_bar("positions the perfect player meets (stored / visited)", total=False) as bar:
-                    report = build_play_book(
-                        game,
-                        entries,
-                        seconds=params["for_play"],
-                        players=players,
-                        engine=params["engine"] or "auto",
-                        progress=lambda seen, hard: bar(hard, seen),
-                    )
-            else:
-                with progress_bar(f"proving positions up to ply {params['plies']}") as bar:
-                    report = build_book(
-                        game,
-                        entries,
-                        plies=params["plies"],
-                        workers=params["workers"] or 1,
-                        scheduler=params["scheduler"],
-                        engine=params["engine"] or "auto",
-                        lines=params["lines"],
-                        progress=bar,
-                    )
-        except KeyboardInterrupt:
-            entries.record_build(name, complete=False, positions=0, seconds=before + time.perf_counter() - started)
-            click.echo("Interrupted: what was proven is kept; run the same command again to go on.", err=True)
-            raise
-        except (ValueError, StoreError, GameError) as exc:  # (a lost Dask scheduler is a GameError)
-            raise click.ClickException(str(exc)) from None
-        entries.record_build(name, complete=True, positions=report.positions, seconds=before + report.seconds)
-        if params["as_json"]:
-            summary = {
-                "game": spec.name,
-                "options": entries.options,
-                "build": name,
-                "positions": report.positions,
-                "proved": report.proved,
-                "had": report.had,
-            }
-            click.echo(json.dumps({**summary, "seconds": report.seconds, "per_ply": list(report.per_ply)}))
-            return
-        if params["for_play"] is None:
-            click.echo(
-                f"{spec.name} {entries.options}: {name}: {report.positions:,} positions ({report.proved:,} proved now, {report.had:,} stored already) in {report.seconds:.1f} s"
-            )
-        else:
-            quick = report.positions - report.proved - report.had
-            reach = f"up to where it proves them within {params['for_play']:g} s"
-            click.echo(
-                f"{spec.name} {entries.options}: {name}: the perfect player meets {report.positions:,} positions {reach} ({report.seconds:.1f} s)"
-            )
-            click.echo(
-                f"its move stored: {report.proved:,} searched now, {report.had:,} from what the store proves; {quick:,} proven in time, left to the player"
-            )
-        if report.per_ply:
-            click.echo(
-                ("searched and stored per ply: " if params["for_play"] is not None else "per ply: ")
-                + " ".join(f"{n:,}" for n in report.per_ply)
-            )
-        click.echo(f"store: {entries.store.path} ({entries.store.size():,} bytes)")
+        _build(spec, params)
 
     return command
+
+
+def _build(spec: GameSpec, params: dict[str, Any]) -> None:
+    """``gametree book build GAME``: check the flags, prove the positions into the store, report."""
+    game_params, params = split_game_options(spec, params)
+    _check_build_flags(params)
+    game = make_game(spec, game_params)
+    entries = open_book(spec, game, game_params, params)
+    if entries is None:
+        raise click.UsageError("a book is built into a store: drop --no-store (or set GAMETREE_STORE)")
+    import time
+
+    from ..store import StoreError
+
+    name = _build_name(params)
+    previous = entries.build(name)
+    before = previous[2] if previous is not None else 0.0  # the time of earlier runs (stopped, or done before)
+    started = time.perf_counter()
+    try:
+        report = _run_build(game, entries, params)
+    except KeyboardInterrupt:
+        entries.record_build(name, complete=False, positions=0, seconds=before + time.perf_counter() - started)
+        click.echo("Interrupted: what was proven is kept; run the same command again to go on.", err=True)
+        raise
+    except (ValueError, StoreError, GameError) as exc:  # (a lost Dask scheduler is a GameError)
+        raise click.ClickException(str(exc)) from None
+    entries.record_build(name, complete=True, positions=report.positions, seconds=before + report.seconds)
+    _print_build(spec, entries, name, report, params)
+
+
+def _check_build_flags(params: dict[str, Any]) -> None:
+    """One of --plies, --all and --for-play, and the flags that go with it (a usage error otherwise)."""
+    if [params["plies"] is not None, params["everything"], params["for_play"] is not None].count(True) != 1:
+        raise click.UsageError("give --plies N, --all or --for-play SECONDS (one of them)")
+    for mode in ("everything", "for_play"):
+        if params[mode] not in (None, False) and (params["workers"] or params["lines"] or params["scheduler"]):
+            flag = mode.replace("everything", "all").replace("_", "-")
+            raise click.UsageError(f"--{flag} works in one process: drop --workers, --scheduler and --lines")
+    if params["workers"] and params["scheduler"]:
+        raise click.UsageError("--workers and --scheduler: choose one")
+
+
+def _build_name(params: dict[str, Any]) -> str:
+    """The name the store records the build under (``all``, ``plies:N``, ``play:SECONDS:PLAYER``)."""
+    if params["everything"]:
+        return "all"
+    if params["for_play"] is None:
+        return f"plies:{params['plies']}"
+    return f"play:{params['for_play']:g}:{params['player']}"
+
+
+def _run_build(game: Game[Any, Any], entries: GameEntries, params: dict[str, Any]) -> BuildReport:
+    """Prove the positions the flags ask for into ``entries``, with a progress bar."""
+    from ..book import build_book, build_play_book, build_strong
+
+    if params["everything"]:
+        with progress_bar("proving every position") as bar:
+            return build_strong(game, entries, progress=lambda stage, done, total: bar(done, total))
+    if params["for_play"] is not None:
+        players = {"first": (0,), "second": (1,), "both": (0, 1)}[params["player"]]
+        with progress_bar("positions the perfect player meets (stored / visited)", total=False) as bar:
+            return build_play_book(
+                game,
+                entries,
+                seconds=params["for_play"],
+                players=players,
+                engine=params["engine"] or "auto",
+                progress=lambda seen, hard: bar(hard, seen),
+            )
+    with progress_bar(f"proving positions up to ply {params['plies']}") as bar:
+        return build_book(
+            game,
+            entries,
+            plies=params["plies"],
+            workers=params["workers"] or 1,
+            scheduler=params["scheduler"],
+            engine=params["engine"] or "auto",
+            lines=params["lines"],
+            progress=bar,
+        )
+
+
+def _print_build(spec: GameSpec, entries: GameEntries, name: str, report: BuildReport, params: dict[str, Any]) -> None:
+    """The build's summary: one JSON line (``--json``), else text."""
+    if params["as_json"]:
+        summary = {
+            "game": spec.name,
+            "options": entries.options,
+            "build": name,
+            "positions": report.positions,
+            "proved": report.proved,
+            "had": report.had,
+        }
+        click.echo(json.dumps({**summary, "seconds": report.seconds, "per_ply": list(report.per_ply)}))
+        return
+    board = f"{spec.name} {entries.options}: {name}:"
+    if params["for_play"] is None:
+        click.echo(
+            f"{board} {report.positions:,} positions ({report.proved:,} proved now, "
+            f"{report.had:,} stored already) in {report.seconds:.1f} s"
+        )
+    else:
+        quick = report.positions - report.proved - report.had
+        reach = f"up to where it proves them within {params['for_play']:g} s"
+        click.echo(f"{board} the perfect player meets {report.positions:,} positions {reach} ({report.seconds:.1f} s)")
+        click.echo(
+            f"its move stored: {report.proved:,} searched now, {report.had:,} from what the store proves; "
+            f"{quick:,} proven in time, left to the player"
+        )
+    if report.per_ply:
+        click.echo(
+            ("searched and stored per ply: " if params["for_play"] is not None else "per ply: ")
+            + " ".join(f"{n:,}" for n in report.per_ply)
+        )
+    click.echo(f"store: {entries.store.path} ({entries.store.size():,} bytes)")
 
 
 book.add_command(
@@ -246,9 +260,8 @@ def info(**params: Any) -> None:
         )
         click.echo(f"{g.name} {options}: {g.covered:,} positions ({g.positions:,} entries, mirror images once{kinds})")
         for name, complete, positions, seconds, note in g.builds:
-            click.echo(
-                f"  {name}: {positions:,} positions, {seconds:.1f} s{'' if complete else ' (incomplete)'}{'; ' + note if note else ''}"
-            )
+            state = "" if complete else " (incomplete)"
+            click.echo(f"  {name}: {positions:,} positions, {seconds:.1f} s{state}{'; ' + note if note else ''}")
 
 
 def _export_command(spec: GameSpec) -> click.Command:
@@ -271,9 +284,9 @@ def _export_command(spec: GameSpec) -> click.Command:
             count = export_book(entries, params["output"])
         except OSError as exc:
             raise click.ClickException(f"cannot write {params['output']}: {exc.strerror or exc}") from None
+        size = os.path.getsize(params["output"])
         click.echo(
-            f"wrote {params['output']}: {count:,} entries of {spec.name} {entries.options} ({os.path.getsize(params['output']):,} bytes)",
-            err=True,
+            f"wrote {params['output']}: {count:,} entries of {spec.name} {entries.options} ({size:,} bytes)", err=True
         )
 
     return command

@@ -31,9 +31,11 @@ if TYPE_CHECKING:
     from ..store import GameEntries
 
 __all__ = [
+    "DEPTH_OPTION",
     "ENGINE_OPTION",
     "FINITE_FLOAT",
     "FiniteFloatRange",
+    "Decorator",
     "GameGroup",
     "click_option",
     "clip",
@@ -42,7 +44,10 @@ __all__ = [
     "progress_bar",
     "game_options",
     "make_game",
+    "number_option",
     "open_book",
+    "option_stack",
+    "parallel_options",
     "position_of",
     "registry_of",
     "resolved_options",
@@ -52,12 +57,43 @@ __all__ = [
 ]
 
 
+#: A decorator adding click parameters to a command's function.
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def option_stack(*decorators: Decorator) -> Decorator:
+    """One decorator applying ``decorators`` as if they were stacked in this order above the
+    function (the first is the first in ``--help``): a command's options declared once, at
+    module level, and reused by name (as simonw/datasette's ``cli.py`` shares its flags)."""
+
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+        for decorator in reversed(decorators):
+            function = decorator(function)
+        return function
+
+    return decorate
+
+
+def number_option(
+    flag: str, kind: click.ParamType[Any, Any], metavar: str | None, help: str, **extra: Any
+) -> Decorator:
+    """The option ``flag`` taking one value of type ``kind`` (a range, most often), None when not
+    given unless ``extra`` sets a ``default``: the shape of most of the commands' numeric flags."""
+    return click.option(flag, type=kind, metavar=metavar, help=help, **{"default": None, **extra})
+
+
 #: ``--engine``, wherever a search runs (the names of :data:`gametree.search.compiled.ENGINES`).
 ENGINE_OPTION = click.option(
     "--engine",
     type=click.Choice(["auto", "python", "compiled"]),
     default=None,
-    help="Search engine: compiled (numba; games with compiled rules), python (the reference) or auto: compiled for searches long enough to pay its start-up [default: auto].",
+    help="Search engine: compiled (numba; games with compiled rules), python (the reference) or auto: "
+    "compiled for searches long enough to pay its start-up [default: auto].",
+)
+
+#: ``--depth``, wherever a search can stop at a depth and score its leaves by the heuristic.
+DEPTH_OPTION = number_option(
+    "--depth", click.IntRange(min=1), None, "Depth limit; leaves are scored by the game's heuristic."
 )
 
 
@@ -217,7 +253,8 @@ def resolved_options(spec: GameSpec, game: object, given: dict[str, Any]) -> dic
         declared = {o.name for o in spec.options}
         if not isinstance(options, dict) or not set(options) <= declared:
             raise click.ClickException(
-                f"plugin {spec.source or '?'}: game {spec.name!r} is malformed: its options() gave {clip(repr(options))}, "
+                f"plugin {spec.source or '?'}: game {spec.name!r} is malformed: "
+                f"its options() gave {clip(repr(options))}, "
                 f"not a dict of its declared options ({', '.join(sorted(declared)) or 'none'})"
             )
         return dict(options)
@@ -225,17 +262,33 @@ def resolved_options(spec: GameSpec, game: object, given: dict[str, Any]) -> dic
 
 
 #: ``--store PATH`` and ``--no-store``, wherever proven values are read and written.
-def store_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    function = click.option("--no-store", is_flag=True, help="Use no solution store (read nothing, write nothing).")(
-        function
-    )
-    return click.option(
+store_options = option_stack(
+    click.option(
         "--store",
         "store_path",
         default=None,
         metavar="PATH",
-        help="The solution store (SQLite) to read proven values from and write them to [default: $GAMETREE_STORE, else ~/.local/share/gametree/solutions.sqlite].",
-    )(function)
+        help="The solution store (SQLite) to read proven values from and write them to "
+        "[default: $GAMETREE_STORE, else ~/.local/share/gametree/solutions.sqlite].",
+    ),
+    click.option("--no-store", is_flag=True, help="Use no solution store (read nothing, write nothing)."),
+)
+
+
+def parallel_options(what: str, workers_note: str = "") -> Decorator:
+    """``--workers N`` and ``--scheduler ADDRESS``: do ``what`` ("Prove positions") in N processes
+    (``workers_note`` added to that help) or on a Dask cluster."""
+    return option_stack(
+        number_option(
+            "--workers", click.IntRange(min=1), "N", f"{what} in N processes{workers_note}.", callback=check_workers
+        ),
+        click.option(
+            "--scheduler",
+            default=None,
+            metavar="ADDRESS",
+            help=f"{what} on a Dask cluster, e.g. tcp://host:8786 (needs gametree[dask]).",
+        ),
+    )
 
 
 def open_book(spec: GameSpec, game: object, given: dict[str, Any], params: dict[str, Any]) -> GameEntries | None:

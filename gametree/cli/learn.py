@@ -36,9 +36,8 @@ def _learn_command(spec: GameSpec) -> click.Command:
     @click.command(
         name=spec.name,
         help=f"Learn position statistics of {spec.summary or spec.name} from random games.",
-        epilog="Play against the table with: gametree play GAME --o learned --table FILE (without --table: $GAMETREE_TABLE, else "
-        + DEFAULT_TABLE
-        + ").",
+        epilog="Play against the table with: gametree play GAME --o learned --table FILE "
+        "(without --table: $GAMETREE_TABLE, else " + DEFAULT_TABLE + ").",
     )
     @game_options(spec)
     @click.option(
@@ -113,7 +112,8 @@ def _learn_command(spec: GameSpec) -> click.Command:
             click.echo(json.dumps(summary), err=output == "-")
         else:
             click.echo(
-                f"learned {len(table.positions):,} positions from {total:,} random games in {seconds:.1f} s; wrote {output}",
+                f"learned {len(table.positions):,} positions from {total:,} random games in {seconds:.1f} s; "
+                f"wrote {output}",
                 err=True,
             )
 

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ..game import Game, M, S
-    from ..plugin.registry import GameSpec
+    from ..plugin.registry import GameSpec, Registry
     from ..session import Seat
 
 __all__ = ["DEFAULT_GAME", "MAX_DELAY", "PlayerKind", "play", "session_options"]
@@ -112,7 +112,8 @@ _SESSION_OPTIONS = (
         type=FiniteFloatRange(min=0, max=MAX_DELAY),
         default=None,
         metavar="SECONDS",
-        help="Pause before each computer move when two computers play (default 0.8 s for a single game on a terminal, else 0).",
+        help="Pause before each computer move when two computers play "
+        "(default 0.8 s for a single game on a terminal, else 0).",
     ),
     click.option(
         "--moves",
@@ -125,7 +126,8 @@ _SESSION_OPTIONS = (
         "--table",
         metavar="FILE",
         default=None,
-        help="The table the learned player plays from (written by gametree learn) [default: $GAMETREE_TABLE, else gametree-learned.json].",
+        help="The table the learned player plays from (written by gametree learn) "
+        "[default: $GAMETREE_TABLE, else gametree-learned.json].",
     ),
     ENGINE_OPTION,
 )
@@ -160,8 +162,8 @@ def _play_command(spec: GameSpec) -> click.Command:
 def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params: dict[str, Any]) -> None:
     """Build the two seats from the options and play: a match printed as JSON, or a session at the terminal."""
     from ..game import GameError
-    from ..play import Player, PlayError, play_match
-    from ..session import Seat, Session
+    from ..play import PlayError, play_match
+    from ..session import Session
     from ..terminal import Terminal
 
     registry = registry_of(ctx)
@@ -182,35 +184,19 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
         second = "hard" if big and "hard" in registry.players else "perfect"
         if second == "hard":
             notes.append(
-                f"{game.info.player_names[1]} plays 'hard' by default here: 'perfect' would first solve all {game.info.max_plies} plies, "
+                f"{game.info.player_names[1]} plays 'hard' by default here: "
+                f"'perfect' would first solve all {game.info.max_plies} plies, "
                 f"which is slow{'' if compiled else ' in Python'} (--o perfect insists)."
             )
-    seats: list[Seat] = []
-    for option, kind in (("--x", params["first"]), ("--o", second)):
-        factory = registry.players.get(kind)
-        if factory is None:
-            known = ", ".join(registry.players) or "none"
-            raise click.BadParameter(f"unknown player {clip(kind)!r} (installed: {known})", param_hint=option)
-        try:
-            player = factory()
-        except (ValueError, GameError) as exc:  # e.g. mcts with a bad $GAMETREE_MCTS_SECONDS
-            raise click.ClickException(f"player {kind} ({option}): {exc}") from None
-        if not isinstance(player, Player) or not isinstance(player.human, bool) or not callable(player.choose):
-            raise click.ClickException(
-                f"player {kind} (from {factory.source}) is no player: it needs a 'human' attribute (True or False) and a 'choose' method"
-            )
-        if params["engine"] is not None and hasattr(player, "engine"):  # a searching player (see docs/playing.md)
-            player.engine = params["engine"]
-        if params["book"] is not None and hasattr(player, "store"):  # a solving player: proven values from the store
-            player.store = params["book"]
-        seats.append(Seat(kind, player))
+    seats = [_seat(registry, option, kind, params) for option, kind in (("--x", params["first"]), ("--o", second))]
     if params["table"] is not None:
         _give_table(game, seats, params["table"])
     # (a store with a book for perfect play, from book build --for-play or a game's shipped book, keeps it quick)
     booked = params["book"] is not None and params["book"].has_chosen_moves()
     if big and not booked and "perfect" in (params["first"], params["second"]):
         notes.append(
-            f"note: 'perfect' proves the value before it moves; with {game.info.max_plies} plies and no book for perfect play in the store "
+            f"note: 'perfect' proves the value before it moves; "
+            f"with {game.info.max_plies} plies and no book for perfect play in the store "
             "(gametree book build --for-play) that can take very long (Ctrl-C stops)."
         )
     try:  # (an illegal move is exit 1, as in solve and tree: the command line is well formed)
@@ -255,6 +241,33 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
         raise click.ClickException(str(exc)) from None
     if session.ended == "interrupt":
         sys.exit(130)  # the shell's code for Ctrl-C (click's non-standalone main would swallow ctx.exit)
+
+
+def _seat(registry: Registry, option: str, kind: str, params: dict[str, Any]) -> Seat:
+    """The seat of the player ``kind`` asked for by ``option`` (``--x`` or ``--o``), given the
+    ``--engine`` and the store if it searches; an unknown, failing or malformed player is a one-line error."""
+    from ..game import GameError
+    from ..play import Player
+    from ..session import Seat
+
+    factory = registry.players.get(kind)
+    if factory is None:
+        known = ", ".join(registry.players) or "none"
+        raise click.BadParameter(f"unknown player {clip(kind)!r} (installed: {known})", param_hint=option)
+    try:
+        player = factory()
+    except (ValueError, GameError) as exc:  # e.g. mcts with a bad $GAMETREE_MCTS_SECONDS
+        raise click.ClickException(f"player {kind} ({option}): {exc}") from None
+    if not isinstance(player, Player) or not isinstance(player.human, bool) or not callable(player.choose):
+        raise click.ClickException(
+            f"player {kind} (from {factory.source}) is no player: "
+            "it needs a 'human' attribute (True or False) and a 'choose' method"
+        )
+    if params["engine"] is not None and hasattr(player, "engine"):  # a searching player (see docs/playing.md)
+        player.engine = params["engine"]
+    if params["book"] is not None and hasattr(player, "store"):  # a solving player: proven values from the store
+        player.store = params["book"]
+    return Seat(kind, player)
 
 
 def _give_table(game: Game[S, M], seats: list[Seat], path: str) -> None:

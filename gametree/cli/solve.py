@@ -19,18 +19,22 @@ import click
 from .. import live as progress
 from ..game import Game, GameError, M, S, capabilities, play_text
 from ..plugin.registry import AlgorithmSpec, GameSpec, Option, Registry
-from ..search.results import SearchResult
+from ..search.results import Scored, SearchResult
 from .common import (
+    DEPTH_OPTION,
     ENGINE_OPTION,
+    Decorator,
     FiniteFloatRange,
     GameGroup,
-    check_workers,
     click_option,
     clip,
     game_group,
     game_options,
     make_game,
+    number_option,
     open_book,
+    option_stack,
+    parallel_options,
     position_of,
     progress_bar,
     registry_of,
@@ -77,37 +81,28 @@ _COMMAND_PARAMS = frozenset(
 
 #: The shared search flags: the search option each sets, and its click declaration.
 _SHARED_FLAGS: tuple[tuple[str, Callable[[Callable[..., Any]], Callable[..., Any]]], ...] = (
-    (
-        "depth",
-        click.option(
-            "--depth",
-            type=click.IntRange(min=1),
-            default=None,
-            help="Depth limit; leaves are scored by the game's heuristic.",
-        ),
-    ),
+    ("depth", DEPTH_OPTION),
     (
         "time_limit",
-        click.option(
+        number_option(
             "--time-limit",
-            type=FiniteFloatRange(min=0, min_open=True),
-            default=None,
-            metavar="SECONDS",
-            help=(
-                "Stop after SECONDS. solver: exact if proven in time (moves not scored by then are listed), else a best guess "
-                "marked unproven, with the score's proven range; alphabeta: iterative deepening; mcts: stop the playouts."
-            ),
+            FiniteFloatRange(min=0, min_open=True),
+            "SECONDS",
+            "Stop after SECONDS. solver: exact if proven in time (moves not scored by then are listed), "
+            "else a best guess marked unproven, with the score's proven range; alphabeta: iterative deepening; "
+            "mcts: stop the playouts.",
         ),
     ),
     (
         "analysis_time",
-        click.option(
+        number_option(
             "--analysis-time",
-            type=FiniteFloatRange(min=0),
+            FiniteFloatRange(min=0),
+            "SECONDS",
+            "Once the value is proven, score the moves for at most SECONDS (the rest are listed as not scored); "
+            "0: no limit.",
             default=ANALYSIS_TIME,
             show_default=True,
-            metavar="SECONDS",
-            help="Once the value is proven, score the moves for at most SECONDS (the rest are listed as not scored); 0: no limit.",
         ),
     ),
     (
@@ -115,7 +110,8 @@ _SHARED_FLAGS: tuple[tuple[str, Callable[[Callable[..., Any]], Callable[..., Any
         click.option(
             "--best-only",
             is_flag=True,
-            help="Only the position's score and one best move with its line, not every move's score: much faster on big boards.",
+            help="Only the position's score and one best move with its line, not every move's score: "
+            "much faster on big boards.",
         ),
     ),
     (
@@ -182,6 +178,56 @@ def _algorithm_options(
     return decorate
 
 
+def _position_options(algorithms: str) -> Decorator:
+    """``--moves`` and ``--algorithm`` (whose help names the registered ``algorithms``)."""
+    return option_stack(
+        click.option(
+            "--moves", default="", metavar="MOVES", help='Solve the position after these moves (e.g. "B2 A1").'
+        ),
+        click.option(
+            "--algorithm",
+            "-a",
+            default="solver",
+            show_default=True,
+            help=f"Search algorithm: {algorithms} (see 'gametree games').",
+        ),
+    )
+
+
+#: The options of ``gametree solve GAME`` after the search flags: the batch, the output, the store, parallel solving.
+_RUN_OPTIONS = option_stack(
+    click.option(
+        "--batch",
+        type=click.File("r"),
+        default=None,
+        metavar="FILE",
+        help="Solve one position per line of FILE ('-' for stdin); print 'position score'.",
+    ),
+    click.option(
+        "--keep-going",
+        is_flag=True,
+        help="With --batch: report a bad line (FILE:LINE) and go on; exit non-zero at the end.",
+    ),
+    click.option("--json", "as_json", is_flag=True, help="Print one JSON object (one per line with --batch)."),
+    click.option(
+        "--progress/--no-progress",
+        default=None,
+        help="Show live progress on standard error [default: when it is a terminal, without --json].",
+    ),
+    store_options,
+    parallel_options(
+        "Solve subproblems",
+        " (exact algorithms; see docs/parallel.md): at most 4 per CPU, or 8 on small machines",
+    ),
+    number_option(
+        "--split-ply",
+        click.IntRange(min=1),
+        "PLY",
+        "With --workers/--scheduler: split this many moves down [default: automatic].",
+    ),
+)
+
+
 def _solve_command(spec: GameSpec) -> click.Command:
     context = click.get_current_context(silent=True)
     registry = registry_of(context) if context is not None else None
@@ -190,117 +236,77 @@ def _solve_command(spec: GameSpec) -> click.Command:
 
     @click.command(name=spec.name, help=f"Solve {spec.summary or spec.name}.")
     @game_options(spec)
-    @click.option("--moves", default="", metavar="MOVES", help='Solve the position after these moves (e.g. "B2 A1").')
-    @click.option(
-        "--algorithm",
-        "-a",
-        default="solver",
-        show_default=True,
-        help=f"Search algorithm: {names} (see 'gametree games').",
-    )
+    @_position_options(names)
     @_algorithm_options(registry, taken)
-    @click.option(
-        "--batch",
-        type=click.File("r"),
-        default=None,
-        metavar="FILE",
-        help="Solve one position per line of FILE ('-' for stdin); print 'position score'.",
-    )
-    @click.option(
-        "--keep-going",
-        is_flag=True,
-        help="With --batch: report a bad line (FILE:LINE) and go on; exit non-zero at the end.",
-    )
-    @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (one per line with --batch).")
-    @click.option(
-        "--progress/--no-progress",
-        default=None,
-        help="Show live progress on standard error [default: when it is a terminal, without --json].",
-    )
-    @store_options
-    @click.option(
-        "--workers",
-        type=click.IntRange(min=1),
-        default=None,
-        callback=check_workers,
-        metavar="N",
-        help="Solve subproblems in N processes (exact algorithms; see docs/parallel.md): at most 4 per CPU, or 8 on small machines.",
-    )
-    @click.option(
-        "--scheduler",
-        default=None,
-        metavar="ADDRESS",
-        help="Solve subproblems on a Dask cluster, e.g. tcp://host:8786 (needs gametree[dask]).",
-    )
-    @click.option(
-        "--split-ply",
-        type=click.IntRange(min=1),
-        default=None,
-        metavar="PLY",
-        help="With --workers/--scheduler: split this many moves down [default: automatic].",
-    )
+    @_RUN_OPTIONS
     @click.pass_context
     def command(ctx: click.Context, /, **params: Any) -> None:
-        game_params, params = split_game_options(spec, params)
-        registry = registry_of(ctx)
-        game = make_game(spec, game_params)
-        name = params["algorithm"]
-        if name not in registry.algorithms:
-            raise click.BadParameter(
-                f"unknown algorithm {clip(name)!r} (choose from {', '.join(registry.algorithms)})",
-                param_hint="--algorithm",
-            )
-        algorithm = registry.algorithms[name]
-        options = _search_options(algorithm, params)
-        parallel = params["workers"] is not None or params["scheduler"] is not None
-        if params["split_ply"] is not None and not parallel:
-            raise click.UsageError("--split-ply needs --workers or --scheduler")
-        if params.get("weak") and parallel:
-            raise click.UsageError("--weak solves in one process: drop --workers/--scheduler")
-        if params.get("best_only") and parallel:
-            raise click.UsageError(
-                "--workers/--scheduler split the work by move and score every move: drop --best-only"
-            )
-        if params["keep_going"] and params["batch"] is None:
-            raise click.UsageError("--keep-going goes with --batch")
-        show = progress.wanted(params["progress"], params["as_json"])
-        book = open_book(spec, game, game_params, params) if "store" in algorithm.takes else None
-        if book is not None:
-            options["store"] = book
-        elif params["store_path"] and "store" not in algorithm.takes:
-            raise click.UsageError(f"--store does not apply to --algorithm {algorithm.name} (it stores proven values)")
-        if params["batch"] is not None and not parallel:
-            _solve_batch(
-                game, algorithm, options, params["batch"], params["as_json"], keep_going=params["keep_going"], show=show
-            )
-            return
-        state = position_of(game, params["moves"])
-        from .. import display
-
-        if not params["as_json"]:
-            display.print_position(game, state)  # at once: the answer may take a while
-        if parallel:  # split into subproblems solved by worker processes or a Dask cluster
-            result = _solve_parallel(game, state, name, options, params)
-        else:
-            result = _solve_live(algorithm, game, state, options, show=show, quiet=params["as_json"])
-        if book is not None and book.write_error:
-            click.echo(f"warning: {book.write_error}", err=True)
-        if params["as_json"]:
-            data = {
-                "game": spec.name,
-                "options": resolved_options(spec, game, game_params),
-                "moves": params["moves"],
-                **dataclasses.asdict(result),
-            }
-            click.echo(json.dumps(data))
-            if result.cut_short == "interrupt":
-                sys.exit(130)
-            return
-        display.print_result(game, state, result, position=False)
-        if result.cut_short == "interrupt":  # what was proven is printed; the exit says Ctrl-C
-            sys.exit(130)
+        _solve(ctx, spec, params)
 
     return command
+
+
+def _solve(ctx: click.Context, spec: GameSpec, params: dict[str, Any]) -> None:
+    """``gametree solve GAME``: check the flags, then solve a batch of positions or one, and show the answer."""
+    game_params, params = split_game_options(spec, params)
+    registry = registry_of(ctx)
+    game = make_game(spec, game_params)
+    name = params["algorithm"]
+    if name not in registry.algorithms:
+        raise click.BadParameter(
+            f"unknown algorithm {clip(name)!r} (choose from {', '.join(registry.algorithms)})",
+            param_hint="--algorithm",
+        )
+    algorithm = registry.algorithms[name]
+    options = _search_options(algorithm, params)
+    parallel = params["workers"] is not None or params["scheduler"] is not None
+    _check_run_flags(params, parallel)
+    show = progress.wanted(params["progress"], params["as_json"])
+    book = open_book(spec, game, game_params, params) if "store" in algorithm.takes else None
+    if book is not None:
+        options["store"] = book
+    elif params["store_path"] and "store" not in algorithm.takes:
+        raise click.UsageError(f"--store does not apply to --algorithm {algorithm.name} (it stores proven values)")
+    if params["batch"] is not None and not parallel:
+        _solve_batch(
+            game, algorithm, options, params["batch"], params["as_json"], keep_going=params["keep_going"], show=show
+        )
+        return
+    state = position_of(game, params["moves"])
+    from .. import display
+
+    if not params["as_json"]:
+        display.print_position(game, state)  # at once: the answer may take a while
+    if parallel:  # split into subproblems solved by worker processes or a Dask cluster
+        result = _solve_parallel(game, state, name, options, params)
+    else:
+        result = _solve_live(algorithm, game, state, options, show=show, quiet=params["as_json"])
+    if book is not None and book.write_error:
+        click.echo(f"warning: {book.write_error}", err=True)
+    if params["as_json"]:
+        data = {
+            "game": spec.name,
+            "options": resolved_options(spec, game, game_params),
+            "moves": params["moves"],
+            **dataclasses.asdict(result),
+        }
+        click.echo(json.dumps(data))
+    else:
+        display.print_result(game, state, result, position=False)
+    if result.cut_short == "interrupt":  # what was proven is shown; the exit says Ctrl-C
+        sys.exit(130)
+
+
+def _check_run_flags(params: dict[str, Any], parallel: bool) -> None:
+    """The flags that need another (``--split-ply``, ``--keep-going``) or exclude parallel solving."""
+    if params["split_ply"] is not None and not parallel:
+        raise click.UsageError("--split-ply needs --workers or --scheduler")
+    if params.get("weak") and parallel:
+        raise click.UsageError("--weak solves in one process: drop --workers/--scheduler")
+    if params.get("best_only") and parallel:
+        raise click.UsageError("--workers/--scheduler split the work by move and score every move: drop --best-only")
+    if params["keep_going"] and params["batch"] is None:
+        raise click.UsageError("--keep-going goes with --batch")
 
 
 #: The flag that asks for each search option (the command line's side of :class:`SearchOptions`).
@@ -359,7 +365,8 @@ def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any]) -> dict[st
     except OptionNotTaken as exc:
         if exc.option == "depth":
             raise click.UsageError(
-                f"--depth does not apply to --algorithm {algorithm.name}: a depth limit makes a heuristic search (-a alphabeta --depth N)"
+                f"--depth does not apply to --algorithm {algorithm.name}: "
+                "a depth limit makes a heuristic search (-a alphabeta --depth N)"
             ) from None
         flag = "--engine compiled" if exc.option == "engine" else _FLAG_OF[exc.option]
         raise click.UsageError(f"{flag} does not apply to --algorithm {algorithm.name}") from None
@@ -421,6 +428,61 @@ def _split_batch_line(compact: bool, line: str) -> tuple[str, int | None]:
     return line.strip(), None
 
 
+@dataclasses.dataclass
+class _BatchTally:
+    """What a ``--batch`` run has solved so far, for the summary on standard error.
+
+    ``name``: the file's name for the ``FILE:LINE: error`` of a bad line; ``keep_going``: a bad
+    line is counted and reported, not the end of the run.
+    """
+
+    name: str
+    keep_going: bool
+    count: int = 0
+    matched: int = 0
+    with_expected: int = 0
+    nodes: int = 0
+    failed: int = 0
+    seconds: float = 0.0
+
+    def bad(self, number: int, message: str) -> None:
+        """Line ``number`` cannot be solved: the end of the run, or (``keep_going``) a line on standard error."""
+        text = f"{self.name}:{number}: {message}"
+        if not self.keep_going:
+            raise click.ClickException(text)
+        self.failed += 1
+        sys.stdout.flush()  # the lines before it first
+        click.echo(f"Error: {text}", err=True)
+
+    def add(self, scored: Scored, expected: int | None) -> None:
+        """Count a solved position and whether its score matches the ``expected`` one."""
+        self.count += 1
+        self.nodes += scored.nodes
+        self.seconds += scored.seconds
+        if expected is not None:
+            self.with_expected += 1
+            # A weak result is the score's sign: it matches the sign of the expected score.
+            sign = (expected > 0) - (expected < 0)
+            self.matched += scored.score == sign if scored.weak else scored.score == expected
+
+    def summary(self, wall: float, weak: bool) -> str:
+        """The summary line: mean search time and nodes, the matches, the bad lines skipped."""
+        count = self.count
+        if not count:
+            text = f"{count} positions"
+        else:
+            text = (
+                f"{count} positions: mean {1000 * self.seconds / count:.3f} ms search time "
+                f"({1000 * wall / count:.3f} ms with set-up), {self.nodes / count:.1f} nodes per position"
+            )
+        if self.with_expected:
+            what = "value (win, draw or loss)" if weak else "score"
+            text += f"; {self.matched}/{self.with_expected} matched the expected {what}"
+        if self.failed:
+            text += f"; {self.failed} bad line{'s' if self.failed != 1 else ''} skipped"
+        return text
+
+
 def _solve_batch(
     game: Game[S, M],
     algorithm: AlgorithmSpec,
@@ -444,29 +506,13 @@ def _solve_batch(
         solve = prepare_scores(algorithm, game, **options)
     except ValueError as exc:  # an option value the algorithm refuses (mcts --iterations 0)
         raise click.ClickException(f"--algorithm {algorithm.name}: {exc}") from None
-    # One line per position, buffered as stdout is (click.echo would flush every line: a
-    # write and a wake-up of the reader per position).
-    write = sys.stdout.write
-    # One encoder for every line, not watching for cycles (a line's object holds no containers).
-    encode = json.JSONEncoder(check_circular=False).encode
-    count = matched = with_expected = nodes = failed = 0
-    seconds = 0.0
+    write = _batch_writer(as_json)
     compact = capabilities(game).splitter is not None
-    name = getattr(stream, "name", "batch")
+    tally = _BatchTally(getattr(stream, "name", "batch"), keep_going)
     try:
         lines = stream.readlines()
     except (OSError, UnicodeDecodeError) as exc:
-        raise click.ClickException(f"cannot read {name}: {exc}") from None
-
-    def bad(number: int, message: str) -> None:
-        nonlocal failed
-        text = f"{name}:{number}: {message}"
-        if not keep_going:
-            raise click.ClickException(text)
-        failed += 1
-        sys.stdout.flush()  # the lines before it first
-        click.echo(f"Error: {text}", err=True)
-
+        raise click.ClickException(f"cannot read {tally.name}: {exc}") from None
     start = time.perf_counter()
     with progress_bar("solving positions", enabled=show) as advance:
         for number, raw in enumerate(lines, start=1):
@@ -477,58 +523,49 @@ def _solve_batch(
             try:
                 moves, expected = _split_batch_line(compact, line)
             except ValueError:
-                bad(number, f"the expected score must be an integer: {clip(line)!r}")
+                tally.bad(number, f"the expected score must be an integer: {clip(line)!r}")
                 continue
             try:
-                state = play_text(game, moves)
-                result = solve(state)
+                scored = solve(play_text(game, moves))
             except GameError as exc:
-                bad(number, str(exc))
+                tally.bad(number, str(exc))
                 continue
             except ValueError as exc:  # an option value the algorithm refuses only when it runs
-                bad(number, f"--algorithm {algorithm.name}: {exc}")
+                tally.bad(number, f"--algorithm {algorithm.name}: {exc}")
                 continue
-            count += 1
-            nodes += result.nodes
-            seconds += result.seconds
-            if expected is not None:
-                with_expected += 1
-                # A weak result is the score's sign: it matches the sign of the expected score.
-                matched += result.score == (expected > 0) - (expected < 0) if result.weak else result.score == expected
-            if as_json:
-                write(
-                    encode(
-                        {
-                            "position": moves,
-                            "score": result.score,
-                            "weak": result.weak,
-                            "expected": expected,
-                            "nodes": result.nodes,
-                            "seconds": result.seconds,
-                        }
-                    )
-                    + "\n"
-                )
-            else:
-                write(f"{moves} {_fmt_score(result.score)}\n")
+            tally.add(scored, expected)
+            write(moves, scored, expected)
     sys.stdout.flush()  # before the summary on stderr
-    if not count and not failed:
-        raise click.ClickException(f"{name}: no positions")
-    wall = time.perf_counter() - start
-    summary = (
-        f"{count} positions"
-        if not count
-        else (
-            f"{count} positions: mean {1000 * seconds / count:.3f} ms search time ({1000 * wall / count:.3f} ms with set-up), {nodes / count:.1f} nodes per position"
-        )
-    )
-    if with_expected:
-        summary += f"; {matched}/{with_expected} matched the expected {'value (win, draw or loss)' if options.get('weak') else 'score'}"
-    if failed:
-        summary += f"; {failed} bad line{'s' if failed != 1 else ''} skipped"
-    click.echo(summary, err=True)
-    if matched != with_expected or failed:
+    if not tally.count and not tally.failed:
+        raise click.ClickException(f"{tally.name}: no positions")
+    click.echo(tally.summary(time.perf_counter() - start, bool(options.get("weak"))), err=True)
+    if tally.matched != tally.with_expected or tally.failed:
         sys.exit(1)
+
+
+def _batch_writer(as_json: bool) -> Callable[[str, Scored, int | None], None]:
+    """What writes a solved position's line of a batch: ``position score``, or (``as_json``) a JSON object."""
+    # One line per position, buffered as stdout is (click.echo would flush every line: a
+    # write and a wake-up of the reader per position).
+    write = sys.stdout.write
+    # One encoder for every line, not watching for cycles (a line's object holds no containers).
+    encode = json.JSONEncoder(check_circular=False).encode
+
+    def write_json(moves: str, scored: Scored, expected: int | None) -> None:
+        line = {
+            "position": moves,
+            "score": scored.score,
+            "weak": scored.weak,
+            "expected": expected,
+            "nodes": scored.nodes,
+            "seconds": scored.seconds,
+        }
+        write(encode(line) + "\n")
+
+    def write_text(moves: str, scored: Scored, expected: int | None) -> None:
+        write(f"{moves} {_fmt_score(scored.score)}\n")
+
+    return write_json if as_json else write_text
 
 
 def _solve_parallel(

@@ -19,7 +19,18 @@ from ..files import write_atomically
 from ..game import Game, GameError, M, S
 from ..live import elapsed_status, live
 from ..plugin.registry import Exporter, GameSpec, Registry
-from .common import GameGroup, game_group, game_options, make_game, position_of, registry_of, split_game_options
+from .common import (
+    DEPTH_OPTION,
+    GameGroup,
+    game_group,
+    game_options,
+    make_game,
+    number_option,
+    option_stack,
+    position_of,
+    registry_of,
+    split_game_options,
+)
 
 if TYPE_CHECKING:
     from ..tree import SearchTree
@@ -67,157 +78,198 @@ def _exporter_for(registry: Registry, fmt: str | None, output: str) -> Exporter:
     return exporter
 
 
-def _tree_command(spec: GameSpec) -> click.Command:
-    @click.command(name=spec.name, help=f"Draw the search tree of {spec.summary or spec.name}.")
-    @game_options(spec)
-    @click.option(
+#: The options of ``gametree tree GAME`` after the game's own.
+_TREE_OPTIONS = option_stack(
+    click.option(
         "--moves", default="", metavar="MOVES", help='Search the position after these moves (e.g. "A1 B2 C3").'
-    )
-    @click.option(
+    ),
+    click.option(
         "--algorithm",
         "-a",
         type=click.Choice(["alphabeta", "minimax", "mcts"]),
         default="alphabeta",
         show_default=True,
         help="Search algorithm to trace.",
-    )
-    @click.option(
+    ),
+    number_option(
         "--iterations",
-        type=click.IntRange(min=1),
-        default=None,
-        metavar="N",
-        help="mcts: iterations (the tree has at most N + 1 nodes) [default: 100].",
-    )
-    @click.option("--seed", type=int, default=None, help="mcts: seed for the random playouts.")
-    @click.option(
-        "--depth",
-        type=click.IntRange(min=1),
-        default=None,
-        help="Depth limit; leaves are scored by the game's heuristic.",
-    )
-    @click.option("--no-cache", is_flag=True, help="Alpha-beta without a transposition cache.")
-    @click.option(
+        click.IntRange(min=1),
+        "N",
+        "mcts: iterations (the tree has at most N + 1 nodes) [default: 100].",
+    ),
+    click.option("--seed", type=int, default=None, help="mcts: seed for the random playouts."),
+    DEPTH_OPTION,
+    click.option("--no-cache", is_flag=True, help="Alpha-beta without a transposition cache."),
+    click.option(
         "--root-window",
         is_flag=True,
         help="One alpha-beta search from the root (textbook pruning) instead of an exact value for every root move.",
-    )
-    @click.option(
+    ),
+    click.option(
         "--compare",
         is_flag=True,
         help="html: the alpha-beta tree beside the minimax tree of the same position, one replay for both.",
-    )
-    @click.option(
+    ),
+    number_option(
         "--max-nodes",
-        type=click.IntRange(min=1),
+        click.IntRange(min=1),
+        None,
+        "Refuse trees with more visited nodes than this.",
         default=DEFAULT_MAX_NODES,
         show_default=True,
-        help="Refuse trees with more visited nodes than this.",
-    )
-    @click.option(
+    ),
+    click.option(
         "--board/--no-board",
         default=True,
         show_default=True,
         help="Draw each position as a small board inside its node.",
-    )
-    @click.option("--legend/--no-legend", default=True, show_default=True, help="Add a legend to drawings.")
-    @click.option(
+    ),
+    click.option("--legend/--no-legend", default=True, show_default=True, help="Add a legend to drawings."),
+    click.option(
         "-o",
         "--output",
         default="-",
         metavar="FILE",
         help="Write here ('-': standard output); the ending picks the format.",
-    )
-    @click.option(
+    ),
+    click.option(
         "-f",
         "--format",
         "fmt",
         default=None,
         metavar="FORMAT",
         help="svg, png, dot, graphml, json, html or a plugin's format [default: from FILE, else svg].",
-    )
+    ),
+)
+
+
+def _tree_command(spec: GameSpec) -> click.Command:
+    @click.command(name=spec.name, help=f"Draw the search tree of {spec.summary or spec.name}.")
+    @game_options(spec)
+    @_TREE_OPTIONS
     @click.pass_context
     def command(ctx: click.Context, /, **params: Any) -> None:
-        game_params, params = split_game_options(spec, params)
-        registry = registry_of(ctx)
-        exporter = _exporter_for(registry, params["fmt"], params["output"])
-        output = params["output"]
-        if (
-            output == "-"
-            and sys.stdout.isatty()
-            and (exporter.binary or any(x in MARKUP_SUFFIXES for x in exporter.suffixes))
-        ):
-            ending = exporter.suffixes[0] if exporter.suffixes else "." + exporter.name
-            kind = "binary" if exporter.binary else "markup, not for a terminal"
-            raise click.UsageError(f"{exporter.name} is {kind}: write it to a file with -o tree{ending}, or pipe it")
-        game = make_game(spec, game_params)
-        state = position_of(game, params["moves"])
-
-        from ..tree import TreeTooLargeError, capture, count_nodes
-
-        algorithm = params["algorithm"]
-        if params["compare"]:
-            if exporter.name not in COMPARE_FORMATS:
-                raise click.UsageError(
-                    f"--compare shows two trees side by side in the html explorer, not in {exporter.name}: write it with -o tree.html"
-                )
-            if algorithm != "alphabeta":
-                raise click.UsageError(f"--compare traces alphabeta beside minimax: leave out --algorithm {algorithm}")
-        if algorithm == "mcts":
-            tree = _mcts_tree(game, state, params)
-        elif params["iterations"] is not None or params["seed"] is not None:
-            raise click.UsageError(f"--iterations and --seed apply to --algorithm mcts, not {algorithm}")
-        search = {
-            "algorithm": algorithm,
-            "depth": params["depth"],
-            "cache": not params["no_cache"],
-            "all_moves": not params["root_window"],
-        }
-        limit = params["max_nodes"]
-        compared = None
-        # On a terminal, work past half a second shows its stage and time (on standard error).
-        stage = ["counting the nodes"]
-        with live(elapsed_status(lambda: stage[0]), sys.stderr.isatty()):
-            try:
-                # --compare: minimax first, the larger tree, so that a refusal comes before any capture.
-                for name in ("minimax", algorithm) if params["compare"] else (algorithm,):
-                    if name == "mcts":  # (captured above)
-                        continue
-                    this = {**search, "algorithm": name}
-                    # Counted a little past the limit, for the message: not to the end of a huge tree.
-                    counted = max(limit, min(COUNT_LIMIT, max(COUNT_MIN, COUNT_FACTOR * limit)))
-                    nodes = count_nodes(game, state, **this, limit=counted)
-                    if nodes is None or nodes > limit:
-                        size = f"{nodes:,} nodes" if nodes is not None else f"more than {counted:,} nodes"
-                        raise click.ClickException(
-                            f"the {name} tree of this position has {size}, more than --max-nodes {limit:,}: "
-                            "start from a later position (--moves), limit the depth (--depth N), or raise --max-nodes"
-                        )
-                    stage[0] = f"capturing the {name} tree ({nodes:,} nodes)"
-                    captured = capture(game, state, **this, max_nodes=limit)
-                    if name == algorithm:
-                        tree = captured
-                    else:
-                        compared = captured
-            except (GameError, TreeTooLargeError) as exc:
-                raise click.ClickException(str(exc)) from None
-            stage[0] = f"drawing the tree ({exporter.name})"
-            data = _export(exporter, tree, spec, game, params, compared)
-        if output == "-":
-            sys.stdout.buffer.write(data)
-            sys.stdout.flush()
-        else:
-            try:
-                write_atomically(output, data)  # a failed write keeps an old file whole
-            except OSError as exc:
-                raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
-            pruned = len(tree.pruned_edges())
-            beside = f" (minimax beside it: {compared.visited} nodes)" if compared is not None else ""
-            click.echo(
-                f"wrote {output} ({exporter.name}, {len(data):,} bytes): {tree.visited} nodes, {pruned} pruned moves; {tree.result.value}{beside}",
-                err=True,
-            )
+        _draw(ctx, spec, params)
 
     return command
+
+
+class _Stage:
+    """The stage a long ``gametree tree`` is at, for its status line on a terminal."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _draw(ctx: click.Context, spec: GameSpec, params: dict[str, Any]) -> None:
+    """``gametree tree GAME``: check the flags, count, capture and draw the tree, and write it out."""
+    game_params, params = split_game_options(spec, params)
+    exporter = _exporter_for(registry_of(ctx), params["fmt"], params["output"])
+    _check_terminal(exporter, params["output"])
+    game = make_game(spec, game_params)
+    state = position_of(game, params["moves"])
+    _check_compare(exporter, params)
+    tree = _mcts_tree(game, state, params) if params["algorithm"] == "mcts" else None
+    if tree is None and (params["iterations"] is not None or params["seed"] is not None):
+        raise click.UsageError(f"--iterations and --seed apply to --algorithm mcts, not {params['algorithm']}")
+    # On a terminal, work past half a second shows its stage and time (on standard error).
+    stage = _Stage("counting the nodes")
+    with live(elapsed_status(lambda: stage.text), sys.stderr.isatty()):
+        traced, compared = _capture(game, state, params, stage)
+        if tree is None:  # (not mcts: the traced algorithm's)
+            tree = traced
+        assert tree is not None
+        stage.text = f"drawing the tree ({exporter.name})"
+        data = _export(exporter, tree, spec, game, params, compared)
+    _write_tree(params["output"], data, exporter, tree, compared)
+
+
+def _check_terminal(exporter: Exporter, output: str) -> None:
+    """A binary or markup format is not written to a terminal (a usage error saying how to write it)."""
+    if (
+        output == "-"
+        and sys.stdout.isatty()
+        and (exporter.binary or any(x in MARKUP_SUFFIXES for x in exporter.suffixes))
+    ):
+        ending = exporter.suffixes[0] if exporter.suffixes else "." + exporter.name
+        kind = "binary" if exporter.binary else "markup, not for a terminal"
+        raise click.UsageError(f"{exporter.name} is {kind}: write it to a file with -o tree{ending}, or pipe it")
+
+
+def _check_compare(exporter: Exporter, params: dict[str, Any]) -> None:
+    """``--compare`` needs a format that shows two trees and the alphabeta algorithm."""
+    if not params["compare"]:
+        return
+    if exporter.name not in COMPARE_FORMATS:
+        raise click.UsageError(
+            f"--compare shows two trees side by side in the html explorer, not in {exporter.name}: "
+            "write it with -o tree.html"
+        )
+    if params["algorithm"] != "alphabeta":
+        raise click.UsageError(
+            f"--compare traces alphabeta beside minimax: leave out --algorithm {params['algorithm']}"
+        )
+
+
+def _capture(
+    game: Game[S, M], state: S, params: dict[str, Any], stage: _Stage
+) -> tuple[SearchTree | None, SearchTree | None]:
+    """The traced algorithm's tree (None for mcts, captured apart) and, with ``--compare``, the
+    minimax tree; each counted first, so that a tree over ``--max-nodes`` is refused before any capture."""
+    from ..tree import TreeTooLargeError, capture, count_nodes
+
+    algorithm = params["algorithm"]
+    search = {
+        "algorithm": algorithm,
+        "depth": params["depth"],
+        "cache": not params["no_cache"],
+        "all_moves": not params["root_window"],
+    }
+    limit = params["max_nodes"]
+    tree = compared = None
+    try:
+        # --compare: minimax first, the larger tree, so that a refusal comes before any capture.
+        for name in ("minimax", algorithm) if params["compare"] else (algorithm,):
+            if name == "mcts":  # (captured apart)
+                continue
+            this = {**search, "algorithm": name}
+            # Counted a little past the limit, for the message: not to the end of a huge tree.
+            counted = max(limit, min(COUNT_LIMIT, max(COUNT_MIN, COUNT_FACTOR * limit)))
+            nodes = count_nodes(game, state, **this, limit=counted)
+            if nodes is None or nodes > limit:
+                size = f"{nodes:,} nodes" if nodes is not None else f"more than {counted:,} nodes"
+                raise click.ClickException(
+                    f"the {name} tree of this position has {size}, more than --max-nodes {limit:,}: "
+                    "start from a later position (--moves), limit the depth (--depth N), or raise --max-nodes"
+                )
+            stage.text = f"capturing the {name} tree ({nodes:,} nodes)"
+            captured = capture(game, state, **this, max_nodes=limit)
+            if name == algorithm:
+                tree = captured
+            else:
+                compared = captured
+    except (GameError, TreeTooLargeError) as exc:
+        raise click.ClickException(str(exc)) from None
+    return tree, compared
+
+
+def _write_tree(output: str, data: bytes, exporter: Exporter, tree: SearchTree, compared: SearchTree | None) -> None:
+    """Write the drawing to standard output (``-``) or, whole or not at all, to the file ``output`` with a note."""
+    if output == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    try:
+        write_atomically(output, data)  # a failed write keeps an old file whole
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from None
+    pruned = len(tree.pruned_edges())
+    beside = f" (minimax beside it: {compared.visited} nodes)" if compared is not None else ""
+    click.echo(
+        f"wrote {output} ({exporter.name}, {len(data):,} bytes): {tree.visited} nodes, {pruned} pruned moves; "
+        f"{tree.result.value}{beside}",
+        err=True,
+    )
 
 
 def _export(
@@ -239,7 +291,8 @@ def _export(
     options: dict[str, Any] = {"board": params["board"], "legend": params["legend"], "title": title}
     if compared is not None:
         options["title"] = (
-            f"{game_name} {where}: minimax and alpha-beta side by side; {tree.result.value}, best play {' '.join(tree.result.pv)}"
+            f"{game_name} {where}: minimax and alpha-beta side by side; "
+            f"{tree.result.value}, best play {' '.join(tree.result.pv)}"
         )
         options["compare"] = compared
     try:
@@ -259,7 +312,8 @@ def _mcts_tree(game: Game[S, M], state: S, params: dict[str, Any]) -> SearchTree
     limit = params["max_nodes"]
     if iterations + 1 > limit:
         raise click.ClickException(
-            f"the mcts tree of {iterations:,} iterations can have {iterations + 1:,} nodes, more than --max-nodes {limit:,}: use fewer --iterations or raise --max-nodes"
+            f"the mcts tree of {iterations:,} iterations can have {iterations + 1:,} nodes, "
+            f"more than --max-nodes {limit:,}: use fewer --iterations or raise --max-nodes"
         )
     try:
         return capture_mcts(
