@@ -71,12 +71,13 @@ def _learn_command(spec: GameSpec) -> click.Command:
 
         start = time.perf_counter()
         total = params["games"]
-        done = [0]
+        played = 0
         with progress_bar(f"playing {total:,} random games") as bar:
 
             def progress(n: int) -> None:
-                done[0] += n
-                bar(done[0], total)
+                nonlocal played
+                played += n
+                bar(played, total)
 
             try:
                 table = learn(
