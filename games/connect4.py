@@ -34,10 +34,11 @@ from gametree import (
     MoveParseError,
     Option,
     Outcome,
+    RuleSet,
     hookimpl,
 )
 
-__all__ = ["C4State", "ConnectFour", "MAX_SIDE", "compiled_params"]
+__all__ = ["C4Board", "C4State", "ConnectFour", "MAX_SIDE"]
 
 #: The largest width and height (checked before anything is built; see the module docstring).
 MAX_SIDE = 100
@@ -50,23 +51,37 @@ _DRAW = Outcome(None)
 _MEMO_LIMIT = 200_000
 
 
-#: Where :func:`compiled_params` puts each constant (read by :mod:`connect4_rules`).
-P_WIDTH, P_HEIGHT, P_H1, P_BOTTOM, P_BOARD, P_K, P_SYMMETRIC_PLIES, P_LINES, P_DIRECTIONS = 0, 1, 2, 3, 4, 5, 6, 7, 8
-P_TOP_ROW, P_ORDER_UNTIL, P_ORDER_LATE, P_PREPARE_UNTIL, P_ORDER = 12, 13, 14, 15, 16
+class C4Board(NamedTuple):
+    """A board's constants for the compiled rules (:mod:`connect4_rules` reads them by name)."""
+
+    width: int
+    height: int
+    #: The bits of a column: its cells and the empty sentinel bit on top.
+    h1: int
+    #: The bottom row and all the board's cells, as masks.
+    bottom: int
+    board: int
+    k: int
+    #: Keys are mirrored before this ply.
+    symmetric_plies: int
+    #: How many directions can hold a line of ``k``, and their shifts (the rest 0).
+    lines: int
+    directions: tuple[int, int, int, int]
+    #: The top row: late in the game, the moves that fill a column come first.
+    top_row: int
+    #: The plies that switch the move order (as :meth:`ConnectFour.safe_moves`; 0 if negative).
+    order_until: int
+    order_late: int
+    prepare_until: int
+    #: The columns, centre first.
+    order: tuple[int, ...]
 
 
-def compiled_params(game: ConnectFour) -> tuple[int, ...]:
-    """The board's constants for the compiled rules: sizes, the bottom row and the board's cells as
-    masks, the ply before which keys are mirrored, the shifts of the directions that can hold a
-    line of ``k`` (up to four), the top row, the plies that switch the move order (as the game's
-    :meth:`ConnectFour.safe_moves`), the columns centre first."""
-    small = min(game.width, game.height)
-    h, k = game.height, game.k
-    dirs = [d for d, fits in ((1, k <= h), (game.h1, k <= game.width), (h, k <= small), (h + 2, k <= small)) if fits]
-    return (
-        game.width, h, game.h1, game.bottom, game.board_mask, k, game.symmetric_plies, len(dirs), *dirs, *([0] * (4 - len(dirs))),
-        game._top_row, *(max(0, ply) for ply in (game._order_until, game._order_late, game._prepare_until)), *game.order,
-    )  # fmt: skip
+def _compiled_functions() -> RuleSet:
+    """The compiled rules' functions (numba is imported here: only the compiled engine asks)."""
+    from . import connect4_rules
+
+    return connect4_rules.RULES
 
 
 def _current_and_mask(state: C4State) -> tuple[int, int]:
@@ -519,9 +534,28 @@ class ConnectFour:
         """The rules of :mod:`connect4_rules` for this board, if its bitboard fits in 64 bits."""
         if self.width * self.h1 > 64:
             return None
+        h, k, small = self.height, self.k, min(self.width, self.height)
+        fits = ((1, k <= h), (self.h1, k <= self.width), (h, k <= small), (h + 2, k <= small))
+        directions = [d for d, fit in fits if fit] + [0] * 4
+        board = C4Board(
+            width=self.width,
+            height=h,
+            h1=self.h1,
+            bottom=self.bottom,
+            board=self.board_mask,
+            k=k,
+            symmetric_plies=self.symmetric_plies,
+            lines=sum(fit for _, fit in fits),
+            directions=(directions[0], directions[1], directions[2], directions[3]),
+            top_row=self._top_row,
+            order_until=max(0, self._order_until),
+            order_late=max(0, self._order_late),
+            prepare_until=max(0, self._prepare_until),
+            order=self.order,
+        )
         return CompiledRules(
-            module=f"{__package__}.connect4_rules" if __package__ else "connect4_rules",
-            params=compiled_params(self),
+            functions=_compiled_functions,
+            board=board,
             encode=_current_and_mask,
             encode_move=_same_move,
             decode_move=_same_move,

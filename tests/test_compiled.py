@@ -239,13 +239,13 @@ def test_without_a_working_numba_everything_runs_on_python(tmp_path) -> None:  #
 _CALLBACK = textwrap.dedent(
     """
     import ctypes
-    from gametree.search.compiled import _quiet_callback_interrupts
+    from gametree.search.numba_support import quiet_compile_interrupts
 
     @ctypes.CFUNCTYPE(None)
     def callback():  # as llvmlite's object-cache callback, when Ctrl-C lands in it
         raise KeyboardInterrupt
 
-    with _quiet_callback_interrupts():
+    with quiet_compile_interrupts():
         callback()
     print("inside: quiet", flush=True)
     callback()  # outside: Python's own report
@@ -260,3 +260,6 @@ def test_a_ctrl_c_landing_in_a_callback_of_numbas_compiler_prints_no_traceback()
     out = subprocess.run([sys.executable, "-c", _CALLBACK], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout == "inside: quiet\n", out.stderr
     assert out.stderr.count("Exception ignored") == 1 and "KeyboardInterrupt" in out.stderr  # (the call outside only)
+    env = {**os.environ, "GAMETREE_QUIET_COMPILE_INTERRUPTS": "0"}  # the switch that turns it off
+    loud = subprocess.run([sys.executable, "-c", _CALLBACK], capture_output=True, text=True, timeout=60, env=env)
+    assert loud.returncode == 0 and loud.stderr.count("Exception ignored") == 2
