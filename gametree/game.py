@@ -375,7 +375,7 @@ class RuleSet:
     "Compiled rules").
 
     The compiled engine closes its search over these functions (numba compiles
-    a search for each rule set, with the rules inlined).  A position is two
+    one search for each rule set, which calls them as compiled code).  A position is two
     unsigned 64-bit words seen from the side to move (for a board game: its
     stones and all stones, or its stones and the opponent's), a move an
     integer; each function gets ``g``, the board's constants (the
@@ -422,8 +422,10 @@ class RuleSet:
         return self.safe_moves is not None
 
 
-#: A board's constants, for compiled rules: a ``NamedTuple`` whose fields are ints (each a numpy
-#: ``uint64`` in compiled code) or tuples of ints (each a ``uint64`` array), read by name.
+#: A board's constants, for compiled rules: a ``NamedTuple`` whose fields are ints from 0 to
+#: 2**64 - 1 or tuples of them, read by name; in compiled code each int is a ``uint64`` and each
+#: tuple a ``uint64`` array of 64 words, padded with zeros (see
+#: :func:`gametree.search.kernel.board_constants`).
 BoardConstants: TypeAlias = tuple[int | tuple[int, ...], ...]
 
 

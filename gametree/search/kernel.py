@@ -3,19 +3,19 @@
 :func:`build` takes a :class:`gametree.game.RuleSet` (the rules as numba
 functions) and returns a compiled fail-soft negamax that closes over them, as
 pynndescent's ``search_closure`` closes over the distance it is given: numba
-compiles one search for each rule set, with the rules inlined.  It has the same
-scores, windows and bounds as :class:`gametree.search.engine.Engine` (the
-reference): depth-aware win scores, score bounds from the moves left, a bounds
-table.  For rules with ``win_now`` and ``safe_moves`` it searches as Pascal
-Pons's solver does (a position is entered only by a move that leaves the
+compiles one search for each rule set, calling the rules as compiled code.  It
+has the same scores, windows and bounds as :class:`gametree.search.engine.Engine`
+(the reference): depth-aware win scores, score bounds from the moves left, a
+bounds table.  For rules with ``win_now`` and ``safe_moves`` it searches as
+Pascal Pons's solver does (a position is entered only by a move that leaves the
 opponent no immediate win); otherwise every legal move, with game-ending moves
 scored from the parent.
 
 The board's constants (:class:`gametree.game.CompiledRules` ``board``, a numpy
 record made by :func:`board_constants`) are an argument of the search, not
-constants of its closure: one compiled search serves every board of a game.  Closed over,
-they would make numba compile the search again for each board (16 s for
-Connect Four, 7 s for tic-tac-toe, measured), for no gain in speed worth it
+constants of its closure: one compiled search serves every board of a game.
+Closed over, they would make numba compile the search again for each board (14
+to 20 s for a Connect Four board), for a search at most 9% faster
 (docs/performance-log.md).  What else one search works with goes in one
 :class:`Workspace`.
 

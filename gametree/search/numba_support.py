@@ -1,7 +1,7 @@
 """What the compiled engine does around numba and CPython, each in one place, with a switch to turn it off.
 
 Three workarounds, none needed for correct results; each is measured in
-docs/performance-log.md ("numba's workarounds in one module") and listed in
+docs/performance-log.md (26 November 2026) and listed in
 docs/limits.md:
 
 1. **Stable dispatcher identities** (:func:`stable_id`, :func:`stabilise`;
