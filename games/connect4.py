@@ -34,10 +34,11 @@ from gametree import (
     MoveParseError,
     Option,
     Outcome,
+    RuleSet,
     hookimpl,
 )
 
-__all__ = ["C4State", "ConnectFour", "MAX_SIDE", "compiled_params"]
+__all__ = ["C4Board", "C4State", "ConnectFour", "MAX_SIDE"]
 
 #: The largest width and height (checked before anything is built; see the module docstring).
 MAX_SIDE = 100
@@ -50,23 +51,37 @@ _DRAW = Outcome(None)
 _MEMO_LIMIT = 200_000
 
 
-#: Where :func:`compiled_params` puts each constant (read by :mod:`connect4_rules`).
-P_WIDTH, P_HEIGHT, P_H1, P_BOTTOM, P_BOARD, P_K, P_SYMMETRIC_PLIES, P_LINES, P_DIRECTIONS = 0, 1, 2, 3, 4, 5, 6, 7, 8
-P_TOP_ROW, P_ORDER_UNTIL, P_ORDER_LATE, P_PREPARE_UNTIL, P_ORDER = 12, 13, 14, 15, 16
+class C4Board(NamedTuple):
+    """A board's constants for the compiled rules (:mod:`connect4_rules` reads them by name)."""
+
+    width: int
+    height: int
+    #: The bits of a column: its cells and the empty sentinel bit on top.
+    h1: int
+    #: The bottom row and all the board's cells, as masks.
+    bottom: int
+    board: int
+    k: int
+    #: Keys are mirrored before this ply.
+    symmetric_plies: int
+    #: How many directions can hold a line of ``k``, and their shifts (the rest 0).
+    lines: int
+    directions: tuple[int, int, int, int]
+    #: The top row: late in the game, the moves that fill a column come first.
+    top_row: int
+    #: The plies that switch the move order (as :meth:`ConnectFour.safe_moves`; 0 if negative).
+    order_until: int
+    order_late: int
+    prepare_until: int
+    #: The columns, centre first.
+    order: tuple[int, ...]
 
 
-def compiled_params(game: ConnectFour) -> tuple[int, ...]:
-    """The board's constants for the compiled rules: sizes, the bottom row and the board's cells as
-    masks, the ply before which keys are mirrored, the shifts of the directions that can hold a
-    line of ``k`` (up to four), the top row, the plies that switch the move order (as the game's
-    :meth:`ConnectFour.safe_moves`), the columns centre first."""
-    small = min(game.width, game.height)
-    h, k = game.height, game.k
-    dirs = [d for d, fits in ((1, k <= h), (game.h1, k <= game.width), (h, k <= small), (h + 2, k <= small)) if fits]
-    return (
-        game.width, h, game.h1, game.bottom, game.board_mask, k, game.symmetric_plies, len(dirs), *dirs, *([0] * (4 - len(dirs))),
-        game._top_row, *(max(0, ply) for ply in (game._order_until, game._order_late, game._prepare_until)), *game.order,
-    )  # fmt: skip
+def _compiled_functions() -> RuleSet:
+    """The compiled rules' functions (numba is imported here: only the compiled engine asks)."""
+    from . import connect4_rules
+
+    return connect4_rules.RULES
 
 
 def _current_and_mask(state: C4State) -> tuple[int, int]:
@@ -151,7 +166,8 @@ class ConnectFour:
         #: counting threats costs more than it saves (see :meth:`_orders_by_threats`).
         self._order_until = self.cells - 12
         self._order_late = self.cells - 8
-        #: Before this ply a move two cells below one of the mover's threat cells counts as one more threat (see :meth:`_by_threats`).
+        #: Before this ply a move two cells below one of the mover's threat cells counts as one more threat
+        #: (see :meth:`_by_threats`).
         self._prepare_until = self.cells - 14
         #: Positions after this many moves are keyed as they are: mirror images met deep in a
         #: search are rare, and mirroring every key costs more than the rare hit saves.
@@ -281,11 +297,15 @@ class ConnectFour:
         order = self._order_bits
         mine = state.mine & possible
         if mine:
-            return [c for c, col in order if possible & col & mine] + [c for c, col in order if possible & col and not col & mine]
+            return [c for c, col in order if possible & col & mine] + [
+                c for c, col in order if possible & col and not col & mine
+            ]
         theirs = state.theirs
         forced = possible & theirs
         if forced:
-            return [c for c, col in order if col & forced] + [c for c, col in order if possible & col and not col & forced]
+            return [c for c, col in order if col & forced] + [
+                c for c, col in order if possible & col and not col & forced
+            ]
         bad = possible & (theirs >> 1)  # dropping here gives the opponent the cell above
         good = possible & ~bad
         if not self._orders_by_threats(state.moves, good):  # as safe_moves
@@ -440,7 +460,9 @@ class ConnectFour:
         if not safe:
             return ()
         # Late in the game (as _orders_by_threats, inlined), and for a single move: not by threats.
-        if not safe & (safe - 1) or (moves >= self._order_until and (moves >= self._order_late or safe.bit_count() < 4)):
+        if not safe & (safe - 1) or (
+            moves >= self._order_until and (moves >= self._order_late or safe.bit_count() < 4)
+        ):
             columns = self._late.get(safe)
             return columns if columns is not None else self._columns_late(safe)
         return self._by_threats(current, mask, moves, mine, safe)
@@ -501,7 +523,9 @@ class ConnectFour:
         completing = memo.get(local)
         if completing is None:
             completing = self._remember(memo, local, bit)
-        return _new_state(C4State, (current ^ mask, after, moves + 1, bit & mine != 0, theirs & ~bit, (completing | mine) & ~after))
+        return _new_state(
+            C4State, (current ^ mask, after, moves + 1, bit & mine != 0, theirs & ~bit, (completing | mine) & ~after)
+        )
 
     def outcome(self, state: C4State) -> Outcome | None:
         if state.won:
@@ -519,9 +543,28 @@ class ConnectFour:
         """The rules of :mod:`connect4_rules` for this board, if its bitboard fits in 64 bits."""
         if self.width * self.h1 > 64:
             return None
+        h, k, small = self.height, self.k, min(self.width, self.height)
+        fits = ((1, k <= h), (self.h1, k <= self.width), (h, k <= small), (h + 2, k <= small))
+        directions = [d for d, fit in fits if fit] + [0] * 4
+        board = C4Board(
+            width=self.width,
+            height=h,
+            h1=self.h1,
+            bottom=self.bottom,
+            board=self.board_mask,
+            k=k,
+            symmetric_plies=self.symmetric_plies,
+            lines=sum(fit for _, fit in fits),
+            directions=(directions[0], directions[1], directions[2], directions[3]),
+            top_row=self._top_row,
+            order_until=max(0, self._order_until),
+            order_late=max(0, self._order_late),
+            prepare_until=max(0, self._prepare_until),
+            order=self.order,
+        )
         return CompiledRules(
-            module=f"{__package__}.connect4_rules" if __package__ else "connect4_rules",
-            params=compiled_params(self),
+            functions=_compiled_functions,
+            board=board,
             encode=_current_and_mask,
             encode_move=_same_move,
             decode_move=_same_move,
@@ -599,7 +642,9 @@ class ConnectFour:
         except ValueError:  # over the 4,300 digits int() reads: off the board
             column = 0
         if not 1 <= column <= self.width:
-            raise MoveParseError(f"column {column if len(t) <= 60 else shown} is off the board (columns 1..{self.width})")
+            raise MoveParseError(
+                f"column {column if len(t) <= 60 else shown} is off the board (columns 1..{self.width})"
+            )
         return column - 1
 
     def format_move(self, state: C4State, move: int) -> str:
@@ -633,7 +678,9 @@ class ConnectFour:
             raise IllegalMoveError("cannot replay") from None
         if mask & self._sentinels:  # a disc dropped in a full column (on a full board, every column is)
             raise IllegalMoveError("cannot replay")
-        bit = 1 << ((mask & self._column_mask[column_of[texts[-1]]]).bit_length() - 1)  # the last disc: its column's top one
+        bit = 1 << (
+            (mask & self._column_mask[column_of[texts[-1]]]).bit_length() - 1
+        )  # the last disc: its column's top one
         moves = state.moves + len(texts)
         # Lines are never broken, so a game that ended before the last move shows a line
         # of the side to move now, or one of the last mover's that does not need the last stone.

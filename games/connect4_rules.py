@@ -1,4 +1,4 @@
-"""Connect Four's compiled rules (numba), for the compiled engine: see :class:`gametree.CompiledRules`.
+"""Connect Four's compiled rules (numba), for the compiled engine: see :class:`gametree.RuleSet`.
 
 The bitboard of :mod:`connect4`: column ``c`` holds bits ``c * (height + 1)``
 up, with an empty sentinel bit on top.  A position is ``(current, mask)``: the
@@ -7,43 +7,53 @@ stones of the side to move and all stones, as in Pascal Pons's solver; its key
 in 64 bits (``width * (height + 1) <= 64``: 7x6, 8x7, 6x6, ...) have compiled
 rules; larger ones are searched by the Python engine.
 
-``g`` holds the board's constants (see :func:`connect4.compiled_params`).  All arithmetic on
+``g`` holds the board's constants by name (:class:`Board`).  All arithmetic on
 bitboards stays in ``uint64``: numba turns a mix of signed and unsigned
 integers into floats.
 """
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 from numba import njit
 
-from .connect4 import P_BOARD as _BOARD
-from .connect4 import P_BOTTOM as _BOTTOM
-from .connect4 import P_DIRECTIONS as _DIRS
-from .connect4 import P_H1 as _H1
-from .connect4 import P_HEIGHT as _H
-from .connect4 import P_K as _K
-from .connect4 import P_LINES as _NDIRS
-from .connect4 import P_ORDER as _ORDER
-from .connect4 import P_SYMMETRIC_PLIES as _SYMMETRIC_PLIES
-from .connect4 import P_WIDTH as _W
-from .connect4 import P_TOP_ROW as _TOP_ROW
-from .connect4 import P_ORDER_UNTIL as _ORDER_UNTIL
-from .connect4 import P_ORDER_LATE as _ORDER_LATE
-from .connect4 import P_PREPARE_UNTIL as _PREPARE_UNTIL
+from gametree import RuleSet
 
-__all__ = ["ends", "key", "moves", "play", "safe_moves", "win_now"]
+__all__ = ["RULES", "Board", "ends", "key", "moves", "play", "safe_moves", "win_now"]
+
+
+class Board(Protocol):
+    """The board's constants as these functions get them: :class:`connect4.C4Board` (the fields
+    are documented there), each int a ``np.uint64`` and each tuple a ``uint64`` array."""
+
+    width: np.uint64
+    height: np.uint64
+    h1: np.uint64
+    bottom: np.uint64
+    board: np.uint64
+    k: np.uint64
+    symmetric_plies: np.uint64
+    lines: np.uint64
+    directions: np.ndarray
+    top_row: np.uint64
+    order_until: np.uint64
+    order_late: np.uint64
+    prepare_until: np.uint64
+    order: np.ndarray
+
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 
 
 @njit(inline="always")
-def _geometry(g: np.ndarray) -> tuple[np.uint64, int, int, np.uint64, np.uint64, np.uint64, np.uint64]:
+def _geometry(g: Board) -> tuple[np.uint64, int, int, np.uint64, np.uint64, np.uint64, np.uint64]:
     """What :func:`_winning_cells` needs, read from ``g`` once per call of a rule (then kept in
     registers: read from the array inside its loops, the values would be read again after every
     store the caller makes)."""
-    return g[_BOARD], int(g[_K]), int(g[_NDIRS]), g[_DIRS], g[_DIRS + 1], g[_DIRS + 2], g[_DIRS + 3]
+    return g.board, int(g.k), int(g.lines), g.directions[0], g.directions[1], g.directions[2], g.directions[3]
 
 
 @njit(inline="always")
@@ -70,7 +80,9 @@ def _line_cells(stones: np.uint64, d: np.uint64, k: int) -> np.uint64:
 
 
 @njit(inline="always")
-def _winning_cells(geometry: tuple[np.uint64, int, int, np.uint64, np.uint64, np.uint64, np.uint64], stones: np.uint64, mask: np.uint64) -> np.uint64:
+def _winning_cells(
+    geometry: tuple[np.uint64, int, int, np.uint64, np.uint64, np.uint64, np.uint64], stones: np.uint64, mask: np.uint64
+) -> np.uint64:
     """The empty cells where one more stone completes a line of ``k`` with ``stones``."""
     board, k, lines, d0, d1, d2, d3 = geometry
     found = _ZERO
@@ -86,22 +98,22 @@ def _winning_cells(geometry: tuple[np.uint64, int, int, np.uint64, np.uint64, np
 
 
 @njit(inline="always")
-def _possible(g: np.ndarray, mask: np.uint64) -> np.uint64:
-    return (mask + g[_BOTTOM]) & g[_BOARD]
+def _possible(g: Board, mask: np.uint64) -> np.uint64:
+    return (mask + g.bottom) & g.board
 
 
 @njit(inline="always")
-def _column(g: np.ndarray, c: int) -> np.uint64:
-    return ((_ONE << g[_H]) - _ONE) << (np.uint64(c) * g[_H1])
+def _column(g: Board, c: int) -> np.uint64:
+    return ((_ONE << g.height) - _ONE) << (np.uint64(c) * g.h1)
 
 
 @njit(cache=True, inline="always")
-def moves(g: np.ndarray, a: np.uint64, b: np.uint64, out: np.ndarray) -> int:
+def moves(g: Board, a: np.uint64, b: np.uint64, out: np.ndarray) -> int:
     """The columns that are not full, centre first."""
     possible = _possible(g, b)
     n = 0
-    for x in range(int(g[_W])):
-        c = int(g[_ORDER + x])
+    for x in range(int(g.width)):
+        c = int(g.order[x])
         if possible & _column(g, c):
             out[n] = c
             n += 1
@@ -109,27 +121,27 @@ def moves(g: np.ndarray, a: np.uint64, b: np.uint64, out: np.ndarray) -> int:
 
 
 @njit(cache=True, inline="always")
-def play(g: np.ndarray, a: np.uint64, b: np.uint64, m: int) -> tuple[np.uint64, np.uint64]:
+def play(g: Board, a: np.uint64, b: np.uint64, m: int) -> tuple[np.uint64, np.uint64]:
     """Drop a stone in column ``m``: the opponent's stones, and all stones."""
-    return a ^ b, b | (b + (_ONE << (np.uint64(m) * g[_H1])))
+    return a ^ b, b | (b + (_ONE << (np.uint64(m) * g.h1)))
 
 
 @njit(cache=True, inline="always")
-def ends(g: np.ndarray, a: np.uint64, b: np.uint64, m: int) -> int:
+def ends(g: Board, a: np.uint64, b: np.uint64, m: int) -> int:
     """1 if the stone dropped in column ``m`` completes a line."""
     cell = _possible(g, b) & _column(g, m)
     return 1 if _winning_cells(_geometry(g), a, b) & cell else 0
 
 
 @njit(cache=True, inline="always")
-def key(g: np.ndarray, a: np.uint64, b: np.uint64, p: int, symmetric: bool) -> tuple[np.uint64, np.uint64]:
+def key(g: Board, a: np.uint64, b: np.uint64, p: int, symmetric: bool) -> tuple[np.uint64, np.uint64]:
     """``current + mask``, or the smaller of it and its mirror image (in the first half of the game,
     where mirror images meet often enough to pay for mirroring)."""
     k = a + b
-    if not symmetric or p >= int(g[_SYMMETRIC_PLIES]):
+    if not symmetric or p >= int(g.symmetric_plies):
         return k, _ZERO
-    w = int(g[_W])
-    h1 = g[_H1]
+    w = int(g.width)
+    h1 = g.h1
     column = (_ONE << h1) - _ONE
     mirrored = _ZERO
     for c in range(w):
@@ -138,9 +150,9 @@ def key(g: np.ndarray, a: np.uint64, b: np.uint64, p: int, symmetric: bool) -> t
 
 
 @njit(cache=True, inline="always")
-def win_now(g: np.ndarray, a: np.uint64, b: np.uint64) -> bool:
+def win_now(g: Board, a: np.uint64, b: np.uint64) -> bool:
     """Whether the side to move completes a line with its next stone."""
-    return (_winning_cells(_geometry(g), a, b) & _possible(g, b)) != _ZERO
+    return bool((_winning_cells(_geometry(g), a, b) & _possible(g, b)) != _ZERO)
 
 
 @njit(inline="always")
@@ -154,13 +166,13 @@ def _count(x: np.uint64) -> int:
 
 
 @njit(inline="always")
-def _columns(g: np.ndarray, cells: np.uint64, out: np.ndarray, n: int) -> int:
+def _columns(g: Board, cells: np.uint64, out: np.ndarray, n: int) -> int:
     """Write the columns of ``cells`` (at most one cell a column) centre first, after the ``n``
     moves already in ``out``; the new count."""
-    h1 = g[_H1]
-    column = (_ONE << g[_H]) - _ONE
-    for x in range(int(g[_W])):
-        c = int(g[_ORDER + x])
+    h1 = g.h1
+    column = (_ONE << g.height) - _ONE
+    for x in range(int(g.width)):
+        c = int(g.order[x])
         if cells & (column << (np.uint64(c) * h1)):
             out[n] = c
             n += 1
@@ -168,7 +180,7 @@ def _columns(g: np.ndarray, cells: np.uint64, out: np.ndarray, n: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def safe_moves(g: np.ndarray, a: np.uint64, b: np.uint64, out: np.ndarray, ordered: bool) -> int:
+def safe_moves(g: Board, a: np.uint64, b: np.uint64, out: np.ndarray, ordered: bool) -> int:
     """The columns after which the opponent cannot win at once; ``ordered``: in the order of
     :meth:`connect4.ConnectFour.safe_moves` (the most threats created first, ties centre first;
     late in the game the columns a move fills first), else centre first.  ``out`` has room for
@@ -185,19 +197,19 @@ def safe_moves(g: np.ndarray, a: np.uint64, b: np.uint64, out: np.ndarray, order
     if not ordered or not safe & (safe - _ONE):
         return _columns(g, safe, out, 0)
     ply = _count(b)
-    if ply >= int(g[_ORDER_UNTIL]) and (ply >= int(g[_ORDER_LATE]) or _count(safe) < 4):
-        top = safe & g[_TOP_ROW]  # late: the moves that fill a column first
+    if ply >= int(g.order_until) and (ply >= int(g.order_late) or _count(safe) < 4):
+        top = safe & g.top_row  # late: the moves that fill a column first
         return _columns(g, safe ^ top, out, _columns(g, top, out, 0))
     # A move scores the winning cells it creates, and one more if it lands two cells below one of
     # the mover's while more than 14 cells are empty (the column is then the mover's to close).
     mine = _winning_cells(geometry, a, b)
-    below = (mine & ~g[_BOTTOM]) >> np.uint64(2) if ply < int(g[_PREPARE_UNTIL]) else _ZERO
+    below = (mine & ~g.bottom) >> np.uint64(2) if ply < int(g.prepare_until) else _ZERO
     n = 0
-    w = int(g[_W])
-    h1 = g[_H1]
-    column = (_ONE << g[_H]) - _ONE
+    w = int(g.width)
+    h1 = g.h1
+    column = (_ONE << g.height) - _ONE
     for x in range(w):
-        c = int(g[_ORDER + x])
+        c = int(g.order[x])
         cell = safe & (column << (np.uint64(c) * h1))
         if cell:
             score = _count(_winning_cells(geometry, a | cell, b) & ~mine) + (1 if cell & below else 0)
@@ -210,3 +222,7 @@ def safe_moves(g: np.ndarray, a: np.uint64, b: np.uint64, out: np.ndarray, order
             out[y] = c
             n += 1
     return n
+
+
+#: The rules, as the compiled engine takes them.
+RULES = RuleSet(moves=moves, play=play, ends=ends, key=key, win_now=win_now, safe_moves=safe_moves)

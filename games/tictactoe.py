@@ -24,23 +24,54 @@ from gametree import (
     MoveParseError,
     Option,
     Outcome,
+    RuleSet,
     hookimpl,
 )
 
-__all__ = ["TTTState", "TicTacToe", "compiled_params"]
+__all__ = ["TTTBoard", "TTTState", "TicTacToe"]
 
 MAX_SIDE = 26  # row letters A..Z
 
 _WINS = (Outcome(0), Outcome(1))
 _DRAW = Outcome(None)
 
-#: Where :func:`compiled_params` puts each constant (read by :mod:`tictactoe_rules`): the same
-#: number of them for every board, so that one compiled search serves all boards.
-P_CELLS, P_WIDTH, P_HEIGHT, P_K, P_BOARD, P_ORDER_UNTIL, P_SYMMETRIC_PLIES, P_ROW, P_COLUMN, P_DIAGONAL = range(10)
-P_PACKED, P_NDIRECTIONS, P_DIRECTIONS, P_FORWARD, P_BACKWARD, P_ORDER = 10, 11, 12, 16, 20, 24
-#: Cells of the move order packed in a word of the constants (6 bits each).
-ORDER_PER_WORD = 10
-_PARAMS = P_ORDER + -(-64 // ORDER_PER_WORD)
+
+class TTTBoard(NamedTuple):
+    """A board's constants for the compiled rules (:mod:`tictactoe_rules` reads them by name);
+    boards of at most 64 cells."""
+
+    width: int
+    height: int
+    k: int
+    #: All the cells, as a mask.
+    board: int
+    #: Safe moves are ordered by the lines they build before this ply.
+    order_until: int
+    #: Keys are made symmetric before this ply (the number of cells: at every ply).
+    symmetric_plies: int
+    #: The first row, the first column and the main diagonal (of a square; else 0) as masks, for
+    #: reflecting a position: in both halves of the key's word when ``packed``.
+    row: int
+    column: int
+    diagonal: int
+    #: The shift that packs both sides' marks in one word of the key (the number of cells, on a
+    #: board of at most 32; else 0).
+    packed: int
+    #: How many directions can hold a line of ``k``; their shifts, and the cells a step forward
+    #: (``<<``) and a step back (``>>``) may land on without coming round from another row (the rest 0).
+    lines: int
+    directions: tuple[int, int, int, int]
+    forward: tuple[int, int, int, int]
+    backward: tuple[int, int, int, int]
+    #: The cells in the game's order.
+    order: tuple[int, ...]
+
+
+def _compiled_functions() -> RuleSet:
+    """The compiled rules' functions (numba is imported here: only the compiled engine asks)."""
+    from . import tictactoe_rules
+
+    return tictactoe_rules.RULES
 
 
 class TTTState(NamedTuple):
@@ -64,7 +95,9 @@ class TicTacToe:
 
     def __init__(self, width: int = 3, height: int = 3, k: int | None = None) -> None:
         if not (1 <= width <= MAX_SIDE and 1 <= height <= MAX_SIDE):
-            raise ValueError(f"board {_shown(width)}x{_shown(height)}: width and height must be between 1 and {MAX_SIDE}")
+            raise ValueError(
+                f"board {_shown(width)}x{_shown(height)}: width and height must be between 1 and {MAX_SIDE}"
+            )
         k = max(width, height) if k is None else k
         if not 1 <= k <= max(width, height):
             raise ValueError(f"k={_shown(k)} cannot fit on a {width}x{height} board (1 <= k <= {max(width, height)})")
@@ -166,13 +199,46 @@ class TicTacToe:
         """The rules of :mod:`tictactoe_rules` for this board, if it has at most 64 cells."""
         if self.cells > 64:
             return None
+        w, h, k, n, board = self.width, self.height, self.k, self.cells, self.full
+        first_column = sum(1 << (r * w) for r in range(h))
+        last_column = first_column << (w - 1)
+        # Horizontal, vertical, and the diagonals down-right and down-left.  A step along a direction
+        # that moves right must not land in the first column (it came round from the row above), nor
+        # one that moves left in the last.
+        right, left = board & ~first_column, board & ~last_column
+        fits = (
+            (1, right, left, k <= w),
+            (w, board, board, k <= h),
+            (w + 1, right, left, k <= min(w, h)),
+            (w - 1, left, right, k <= min(w, h) and w > 1),
+        )
+        directions = [(d, forward, back) for d, forward, back, fit in fits if fit] + [(0, 0, 0)] * 4
+        packed = n if 2 * n <= 64 else 0
+        both = 1 + (1 << packed) if packed else 1  # a mask times this: the mask in both halves
+        compiled = TTTBoard(
+            width=w,
+            height=h,
+            k=k,
+            board=board,
+            order_until=max(0, self._order_until),
+            symmetric_plies=n,
+            row=((1 << w) - 1) * both,
+            column=first_column * both,
+            diagonal=(sum(1 << (r * w + r) for r in range(h)) if w == h else 0) * both,
+            packed=packed,
+            lines=sum(1 for *_, fit in fits if fit),
+            directions=(directions[0][0], directions[1][0], directions[2][0], directions[3][0]),
+            forward=(directions[0][1], directions[1][1], directions[2][1], directions[3][1]),
+            backward=(directions[0][2], directions[1][2], directions[2][2], directions[3][2]),
+            order=tuple(cell for cell, _ in self._order),
+        )
         return CompiledRules(
-            module=f"{__package__}.tictactoe_rules" if __package__ else "tictactoe_rules",
-            params=compiled_params(self),
+            functions=_compiled_functions,
+            board=compiled,
             encode=_mover_and_opponent,
             encode_move=_same_move,
             decode_move=_same_move,
-            max_moves=self.cells,
+            max_moves=n,
         )
 
     # -- symmetries --------------------------------------------------------------
@@ -228,7 +294,9 @@ class TicTacToe:
                 per_symmetry.append(table)
             # (a 1x1 board has no symmetry but the identity: no images, the code is its own key)
             no_images: tuple[int, ...] = ()
-            chunks.append(list(zip(*per_symmetry)) if per_symmetry else [no_images] * (1 << (min(base + width, bits) - base)))
+            chunks.append(
+                list(zip(*per_symmetry)) if per_symmetry else [no_images] * (1 << (min(base + width, bits) - base))
+            )
         return chunks[0], tuple(chunks[1:])
 
     def canonical_key(self, state: TTTState) -> int:
@@ -307,7 +375,9 @@ class TicTacToe:
         creators &= empty
         if not creators:
             return [cell for cell, bit in self._order if empty & bit]
-        return [cell for cell, bit in self._order if creators & bit] + [cell for cell, bit in self._order if empty & ~creators & bit]
+        return [cell for cell, bit in self._order if creators & bit] + [
+            cell for cell, bit in self._order if empty & ~creators & bit
+        ]
 
     # -- heuristic -----------------------------------------------------------------
     def evaluate(self, state: TTTState) -> float:
@@ -336,19 +406,26 @@ class TicTacToe:
             except ValueError:  # over the 4,300 digits int() reads: off the board
                 number = 0
             if not 1 <= number <= self.cells:
-                raise MoveParseError(f"cell {number if len(t) <= 60 else shown} is off the board (cells are 1..{self.cells})")
+                raise MoveParseError(
+                    f"cell {number if len(t) <= 60 else shown} is off the board (cells are 1..{self.cells})"
+                )
             return number - 1
         row, col = t[0], t[1:]
         if not ("A" <= row <= "Z" and col.isdecimal()):
             written = text.strip() if len(text.strip()) <= 60 else text.strip()[:57] + "..."
-            raise MoveParseError(f"cannot read {written!r}: write a row letter and column number like A1, or a cell number 1..{self.cells}")
+            raise MoveParseError(
+                f"cannot read {written!r}: write a row letter and column number like A1, or a cell number "
+                f"1..{self.cells}"
+            )
         r = ord(row) - ord("A")
         try:
             c = int(col) - 1
         except ValueError:  # over the 4,300 digits int() reads: off the board
             c = -1
         if not (0 <= r < self.height and 0 <= c < self.width):
-            raise MoveParseError(f"{shown} is off the board (rows A..{chr(ord('A') + self.height - 1)}, columns 1..{self.width})")
+            raise MoveParseError(
+                f"{shown} is off the board (rows A..{chr(ord('A') + self.height - 1)}, columns 1..{self.width})"
+            )
         return r * self.width + c
 
     def format_move(self, state: TTTState, move: int) -> str:
@@ -396,7 +473,8 @@ class TicTacToe:
         """Rows top to bottom; each cell "", "X" or "O"."""
         w, x, o = self.width, state.x, state.o
         return tuple(
-            tuple("X" if x >> (r * w + c) & 1 else "O" if o >> (r * w + c) & 1 else "" for c in range(w)) for r in range(self.height)
+            tuple("X" if x >> (r * w + c) & 1 else "O" if o >> (r * w + c) & 1 else "" for c in range(w))
+            for r in range(self.height)
         )
 
     def move_cell(self, state: TTTState, move: int) -> tuple[int, int]:
@@ -413,51 +491,6 @@ class TicTacToe:
             if marks & line == line:
                 union |= line
         return tuple(divmod(i, self.width) for i in range(self.cells) if union >> i & 1)
-
-
-def compiled_params(game: TicTacToe) -> tuple[int, ...]:
-    """The board's constants for the compiled rules (at most 64 cells; see :mod:`tictactoe_rules`).
-
-    Sizes; the board as a mask; the ply before which safe moves are ordered by the lines they
-    build, and the one before which keys are made symmetric (the last: all plies); the first
-    row, first column and main diagonal (of a square) as masks, for reflecting a position; the
-    shift that packs both sides' marks in one word of the key (the number of cells, on a board
-    of at most 32; then the three masks cover both halves of the word; else 0); the shifts of
-    the directions that can hold a line of ``k`` (up to four), each with the cells a step
-    forward (``<<``) and a step back (``>>``) may land on without coming round from another row;
-    the cells in the game's order, 6 bits each.
-    """
-    w, h, k, n = game.width, game.height, game.k, game.cells
-    if n > 64:
-        raise ValueError(f"{game.name}: the compiled rules cover boards of at most 64 cells")
-    board = game.full
-    first_column = sum(1 << (r * w) for r in range(h))
-    last_column = first_column << (w - 1)
-    diagonal = sum(1 << (r * w + r) for r in range(h)) if w == h else 0
-    # Horizontal, vertical, and the diagonals down-right and down-left.  A step along a direction
-    # that moves right must not land in the first column (it came round from the row above), nor
-    # one that moves left in the last.
-    right, left = board & ~first_column, board & ~last_column
-    directions = [
-        (d, forward, back)
-        for d, forward, back, fits in (
-            (1, right, left, k <= w),
-            (w, board, board, k <= h),
-            (w + 1, right, left, k <= min(w, h)),
-            (w - 1, left, right, k <= min(w, h) and w > 1),
-        )
-        if fits
-    ]
-    packed = n if 2 * n <= 64 else 0
-    both = 1 + (1 << packed) if packed else 1  # a mask times this: the mask in both halves
-    params = [n, w, h, k, board, max(0, game._order_until), n, ((1 << w) - 1) * both, first_column * both, diagonal * both, packed, len(directions)]
-    for i in range(3):
-        params += [entry[i] for entry in directions] + [0] * (4 - len(directions))
-    order = [cell for cell, _ in game._order]
-    for start in range(0, 64, ORDER_PER_WORD):
-        params.append(sum(cell << (6 * i) for i, cell in enumerate(order[start : start + ORDER_PER_WORD])))
-    assert len(params) == _PARAMS
-    return tuple(params)
 
 
 def _mover_and_opponent(state: TTTState) -> tuple[int, int]:

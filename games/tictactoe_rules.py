@@ -1,4 +1,4 @@
-"""m,n,k tic-tac-toe's compiled rules (numba), for the compiled engine: see :class:`gametree.CompiledRules`.
+"""m,n,k tic-tac-toe's compiled rules (numba), for the compiled engine: see :class:`gametree.RuleSet`.
 
 The bitboard of :mod:`tictactoe`: bit ``r * width + c`` is the cell in row
 ``r`` and column ``c``; a move is a cell index.  A position is ``(a, b)``: the
@@ -19,49 +19,50 @@ are packed in one word (``a | b << cells``) and only that word is reflected;
 otherwise the key is the least ``(a, b)`` pair.  Either way it implies the ply
 (the number of marks).
 
-``g`` holds the board's constants (see :func:`tictactoe.compiled_params`), the
-same number of them for every board.  All arithmetic on bitboards stays in
-``uint64``: numba turns a mix of signed and unsigned integers into floats.
+``g`` holds the board's constants by name (:class:`Board`).  All arithmetic on
+bitboards stays in ``uint64``: numba turns a mix of signed and unsigned integers into floats.
 """
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 from numba import njit
 
-from .tictactoe import ORDER_PER_WORD as _PER_WORD
-from .tictactoe import P_BACKWARD as _BACKWARD
-from .tictactoe import P_BOARD as _BOARD
-from .tictactoe import P_COLUMN as _COLUMN
-from .tictactoe import P_DIAGONAL as _DIAGONAL
-from .tictactoe import P_DIRECTIONS as _DIRS
-from .tictactoe import P_FORWARD as _FORWARD
-from .tictactoe import P_HEIGHT as _H
-from .tictactoe import P_K as _K
-from .tictactoe import P_NDIRECTIONS as _NDIRS
-from .tictactoe import P_ORDER as _ORDER
-from .tictactoe import P_ORDER_UNTIL as _ORDER_UNTIL
-from .tictactoe import P_PACKED as _PACKED
-from .tictactoe import P_ROW as _ROW
-from .tictactoe import P_SYMMETRIC_PLIES as _SYMMETRIC_PLIES
-from .tictactoe import P_WIDTH as _W
+from gametree import RuleSet
 
-__all__ = ["ends", "key", "moves", "play", "safe_moves", "win_now"]
+__all__ = ["RULES", "Board", "ends", "key", "moves", "play", "safe_moves", "win_now"]
 
-#: The board's constants, as the engine passes them (a numpy ``uint64`` array).
-Params = np.ndarray
+
+class Board(Protocol):
+    """The board's constants as these functions get them: :class:`tictactoe.TTTBoard` (the fields
+    are documented there), each int a ``np.uint64`` and each tuple a ``uint64`` array."""
+
+    width: np.uint64
+    height: np.uint64
+    k: np.uint64
+    board: np.uint64
+    order_until: np.uint64
+    symmetric_plies: np.uint64
+    row: np.uint64
+    column: np.uint64
+    diagonal: np.uint64
+    packed: np.uint64
+    lines: np.uint64
+    directions: np.ndarray
+    forward: np.ndarray
+    backward: np.ndarray
+    order: np.ndarray
+
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 _ALL = ~np.uint64(0)
-_SIX = np.uint64(6)
-_CELL = np.uint64(63)
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
 _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 _H01 = np.uint64(0x0101010101010101)
-#: Words of the packed move order.
-_ORDER_WORDS = -(-64 // _PER_WORD)
 
 
 @njit(inline="always")
@@ -74,35 +75,33 @@ def _count(x: np.uint64) -> int:
 
 
 @njit(inline="always")
-def _in_order(g: Params, cells: np.uint64, out: np.ndarray, n: int) -> int:
+def _in_order(g: Board, cells: np.uint64, out: np.ndarray, n: int) -> int:
     """Write the ``cells`` into ``out`` from slot ``n`` on, in the game's order; the new count."""
-    for x in range(_ORDER_WORDS):
-        word = g[_ORDER + x]
-        for _ in range(_PER_WORD):
-            if not cells:
-                return n
-            c = word & _CELL
-            if (cells >> c) & _ONE:
-                out[n] = int(c)
-                n += 1
-                cells ^= _ONE << c
-            word >>= _SIX
+    order = g.order
+    for x in range(len(order)):
+        if not cells:
+            return n
+        c = order[x]
+        if (cells >> c) & _ONE:
+            out[n] = int(c)
+            n += 1
+            cells ^= _ONE << c
     return n
 
 
 @njit(inline="always")
-def _winning_cells(g: Params, stones: np.uint64, empty: np.uint64) -> np.uint64:
+def _winning_cells(g: Board, stones: np.uint64, empty: np.uint64) -> np.uint64:
     """The cells of ``empty`` where one more mark completes a line of ``k`` with ``stones``.
 
     Along each direction ``d``: ``f1`` holds the cells with a mark one step before them
     (``stones << d``, less what came round from another row), ``f2`` those with marks one and
     two steps before, and so on; ``b1``, ``b2``, ... the same behind them."""
-    k = int(g[_K])
+    k = int(g.k)
     found = _ZERO
-    for x in range(int(g[_NDIRS])):
-        d = g[_DIRS + x]
-        fwd = g[_FORWARD + x]  # where a step forward (<< d) may land without coming round a row
-        back = g[_BACKWARD + x]  # where a step back (>> d) may
+    for x in range(int(g.lines)):
+        d = g.directions[x]
+        fwd = g.forward[x]  # where a step forward (<< d) may land without coming round a row
+        back = g.backward[x]  # where a step back (>> d) may
         f1 = (stones << d) & fwd
         b1 = (stones >> d) & back
         if k == 3:
@@ -126,16 +125,16 @@ def _winning_cells(g: Params, stones: np.uint64, empty: np.uint64) -> np.uint64:
 
 
 @njit(inline="always")
-def _line_builders(g: Params, a: np.uint64, b: np.uint64, empty: np.uint64) -> np.uint64:
+def _line_builders(g: Board, a: np.uint64, b: np.uint64, empty: np.uint64) -> np.uint64:
     """The empty cells of the lines free of the opponent's marks and two marks short of ``k``
     (the game's "moves that create a threat").  A line is known by its first cell: ``free``
     holds the first cells of lines free of ``b``, ``two`` those with exactly two empty cells."""
-    k = int(g[_K])
-    mine_or_empty = g[_BOARD] & ~b
+    k = int(g.k)
+    mine_or_empty = g.board & ~b
     found = _ZERO
-    for x in range(int(g[_NDIRS])):
-        d = g[_DIRS + x]
-        back = g[_BACKWARD + x]
+    for x in range(int(g.lines)):
+        d = g.directions[x]
+        back = g.backward[x]
         free = _ALL
         for _ in range(k - 1):
             free = ((free & mine_or_empty) >> d) & back
@@ -157,28 +156,28 @@ def _line_builders(g: Params, a: np.uint64, b: np.uint64, empty: np.uint64) -> n
 
 
 @njit(cache=True)
-def moves(g: Params, a: np.uint64, b: np.uint64, out: np.ndarray) -> int:
+def moves(g: Board, a: np.uint64, b: np.uint64, out: np.ndarray) -> int:
     """The empty cells, those on the most lines first, then nearest the centre (the game's order)."""
-    return _in_order(g, g[_BOARD] & ~(a | b), out, 0)
+    return _in_order(g, g.board & ~(a | b), out, 0)
 
 
 @njit(cache=True)
-def play(g: Params, a: np.uint64, b: np.uint64, m: int) -> tuple[np.uint64, np.uint64]:
+def play(g: Board, a: np.uint64, b: np.uint64, m: int) -> tuple[np.uint64, np.uint64]:
     """Mark cell ``m``: the opponent's marks, and the mover's with the new one."""
     return b, a | (_ONE << np.uint64(m))
 
 
 @njit(cache=True)
-def ends(g: Params, a: np.uint64, b: np.uint64, m: int) -> int:
+def ends(g: Board, a: np.uint64, b: np.uint64, m: int) -> int:
     """1 if a mark on cell ``m`` completes a line of ``k``: the marks in a row through it, counted
     both ways along each direction."""
-    k = int(g[_K])
+    k = int(g.k)
     bit = _ONE << np.uint64(m)
     stones = a | bit
-    for x in range(int(g[_NDIRS])):
-        d = g[_DIRS + x]
-        fwd = g[_FORWARD + x]
-        back = g[_BACKWARD + x]
+    for x in range(int(g.lines)):
+        d = g.directions[x]
+        fwd = g.forward[x]
+        back = g.backward[x]
         run = 1
         t = bit
         while run < k:
@@ -198,10 +197,10 @@ def ends(g: Params, a: np.uint64, b: np.uint64, m: int) -> int:
 
 
 @njit(inline="always")
-def _mirror_columns(g: Params, x: np.uint64) -> np.uint64:
+def _mirror_columns(g: Board, x: np.uint64) -> np.uint64:
     """``x`` reflected left to right."""
-    w = int(g[_W])
-    column = g[_COLUMN]
+    w = int(g.width)
+    column = g.column
     out = _ZERO
     for c in range(w):
         out |= ((x >> np.uint64(c)) & column) << np.uint64(w - 1 - c)
@@ -209,11 +208,11 @@ def _mirror_columns(g: Params, x: np.uint64) -> np.uint64:
 
 
 @njit(inline="always")
-def _mirror_rows(g: Params, x: np.uint64) -> np.uint64:
+def _mirror_rows(g: Board, x: np.uint64) -> np.uint64:
     """``x`` reflected top to bottom."""
-    w = int(g[_W])
-    h = int(g[_H])
-    row = g[_ROW]
+    w = int(g.width)
+    h = int(g.height)
+    row = g.row
     out = _ZERO
     for r in range(h):
         out |= ((x >> np.uint64(r * w)) & row) << np.uint64((h - 1 - r) * w)
@@ -221,13 +220,13 @@ def _mirror_rows(g: Params, x: np.uint64) -> np.uint64:
 
 
 @njit(inline="always")
-def _transpose(g: Params, x: np.uint64) -> np.uint64:
+def _transpose(g: Board, x: np.uint64) -> np.uint64:
     """``x`` reflected in the main diagonal (a square board): the cells of the diagonal
     ``c - r = d`` move ``d * (w - 1)`` bits (that diagonal is the main one shifted by ``d``,
     less the cells that came round from another row)."""
-    w = int(g[_W])
-    diagonal = g[_DIAGONAL]
-    column = g[_COLUMN]
+    w = int(g.width)
+    diagonal = g.diagonal
+    column = g.column
     out = x & diagonal
     first = _ZERO  # the first d columns
     last = _ZERO  # the last d columns
@@ -242,24 +241,24 @@ def _transpose(g: Params, x: np.uint64) -> np.uint64:
 
 @njit(inline="always")
 def _less(a1: np.uint64, b1: np.uint64, a2: np.uint64, b2: np.uint64) -> bool:
-    return a1 < a2 or (a1 == a2 and b1 < b2)
+    return bool(a1 < a2 or (a1 == a2 and b1 < b2))
 
 
 @njit(cache=True)
-def key(g: Params, a: np.uint64, b: np.uint64, p: int, symmetric: bool) -> tuple[np.uint64, np.uint64]:
+def key(g: Board, a: np.uint64, b: np.uint64, p: int, symmetric: bool) -> tuple[np.uint64, np.uint64]:
     """``(a, b)``, or the least of its images under the board's symmetries (up to ply
-    ``g[P_SYMMETRIC_PLIES]``: all of them).  On a board of at most 32 cells both sides' marks are
+    ``g.symmetric_plies``: all of them).  On a board of at most 32 cells both sides' marks are
     packed in one word, and only that word is reflected."""
-    if not symmetric or p >= int(g[_SYMMETRIC_PLIES]):
+    if not symmetric or p >= int(g.symmetric_plies):
         return a, b
-    packed = g[_PACKED]
+    packed = g.packed
     if packed:
         code = a | (b << packed)
         h = _mirror_columns(g, code)
         v = _mirror_rows(g, code)
         r = _mirror_rows(g, h)  # turned half a turn
         least = min(code, h, v, r)
-        if g[_W] == g[_H]:  # a square: the same four reflected in the diagonal
+        if g.width == g.height:  # a square: the same four reflected in the diagonal
             least = min(least, _transpose(g, code), _transpose(g, h), _transpose(g, v), _transpose(g, r))
         return least, _ZERO
     ka, kb = a, b
@@ -272,7 +271,7 @@ def key(g: Params, a: np.uint64, b: np.uint64, p: int, symmetric: bool) -> tuple
         ka, kb = va, vb
     if _less(ra, rb, ka, kb):
         ka, kb = ra, rb
-    if g[_W] == g[_H]:
+    if g.width == g.height:
         ta, tb = _transpose(g, a), _transpose(g, b)
         if _less(ta, tb, ka, kb):
             ka, kb = ta, tb
@@ -289,24 +288,28 @@ def key(g: Params, a: np.uint64, b: np.uint64, p: int, symmetric: bool) -> tuple
 
 
 @njit(cache=True)
-def win_now(g: Params, a: np.uint64, b: np.uint64) -> bool:
+def win_now(g: Board, a: np.uint64, b: np.uint64) -> bool:
     """Whether the side to move completes a line with its next mark."""
-    return _winning_cells(g, a, g[_BOARD] & ~(a | b)) != _ZERO
+    return bool(_winning_cells(g, a, g.board & ~(a | b)) != _ZERO)
 
 
 @njit(cache=True)
-def safe_moves(g: Params, a: np.uint64, b: np.uint64, out: np.ndarray, ordered: bool) -> int:
+def safe_moves(g: Board, a: np.uint64, b: np.uint64, out: np.ndarray, ordered: bool) -> int:
     """The cells after which the opponent cannot win at once, in the game's order (as its
     ``safe_moves``): the one cell where the opponent would win, if there is one (none if two or
     more); else every empty cell, in the first plies (when ``ordered``) those that build a line first."""
-    empty = g[_BOARD] & ~(a | b)
+    empty = g.board & ~(a | b)
     forced = _winning_cells(g, b, empty)
     if forced:
         if forced & (forced - _ONE):
             return 0  # two threats: one can be blocked, not both
         return _in_order(g, forced, out, 0)
-    if ordered and _count(a | b) < int(g[_ORDER_UNTIL]):
+    if ordered and _count(a | b) < int(g.order_until):
         first = _line_builders(g, a, b, empty)
         if first:
             return _in_order(g, empty & ~first, out, _in_order(g, first, out, 0))
     return _in_order(g, empty, out, 0)
+
+
+#: The rules, as the compiled engine takes them.
+RULES = RuleSet(moves=moves, play=play, ends=ends, key=key, win_now=win_now, safe_moves=safe_moves)

@@ -16,7 +16,6 @@ Algorithms by name are in :mod:`gametree.search` (``gametree.search.search("mcts
 
 from __future__ import annotations
 
-from .search.table import Bound, Entry, TranspositionTable
 from .game import (
     CompiledRules,
     Game,
@@ -26,6 +25,7 @@ from .game import (
     IllegalMoveError,
     MoveParseError,
     Outcome,
+    RuleSet,
     UnsupportedGameError,
     checked_play,
     play_text,
@@ -33,9 +33,19 @@ from .game import (
 )
 from .plugin import hookimpl
 from .plugin.manager import load, make_plugin_manager
-from .plugin.registry import AlgorithmSpec, Exporter, GameSpec, Option, PlayerSpec, PluginError, PluginLoadError, Registry
+from .plugin.registry import (
+    AlgorithmSpec,
+    Exporter,
+    GameSpec,
+    Option,
+    PlayerSpec,
+    PluginError,
+    PluginLoadError,
+    Registry,
+)
 from .position import Position
 from .search import MoveValue, Scored, SearchResult, SearchStats, alphabeta, mcts, minimax, solver
+from .search.table import Bound, Entry, TranspositionTable
 
 __version__ = "0.1.0"
 
@@ -60,6 +70,7 @@ __all__ = [
     "PluginLoadError",
     "Position",
     "Registry",
+    "RuleSet",
     "Scored",
     "SearchResult",
     "SearchStats",

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, Generic, Protocol, TypeAlias, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypeVar, runtime_checkable
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "end_score",
@@ -27,6 +30,7 @@ __all__ = [
     "Outcome",
     "UnsupportedGameError",
     "BoardView",
+    "BoardConstants",
     "Capabilities",
     "Compilable",
     "CompiledRules",
@@ -37,6 +41,7 @@ __all__ = [
     "MoveHelp",
     "MoveSplitter",
     "Replayable",
+    "RuleSet",
     "Symmetric",
     "SymmetryImages",
     "ThreatAware",
@@ -368,15 +373,18 @@ class Configurable(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class CompiledRules:
-    """A game's rules as compiled functions, for the compiled engine (docs/plugins.md, "Compiled rules").
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """A game's rules as numba functions: the one object a rules module exports (docs/plugins.md,
+    "Compiled rules").
 
-    A position is two unsigned 64-bit words seen from the side to move (for a
-    board game: its stones and all stones, or its stones and the opponent's),
-    a move an integer.  ``module`` names an importable module that defines, as
-    numba ``@njit`` functions over those words (``g`` is ``params`` as a numpy
-    ``uint64`` array, ``out`` an ``int64`` array of ``max_moves`` slots):
+    The compiled engine closes its search over these functions (numba compiles
+    one search for each rule set, which calls them as compiled code).  A position is two
+    unsigned 64-bit words seen from the side to move (for a board game: its
+    stones and all stones, or its stones and the opponent's), a move an
+    integer; each function gets ``g``, the board's constants (the
+    :class:`CompiledRules` ``board``, its fields read by name), first, and
+    ``out`` is an ``int64`` array of ``max_moves`` slots:
 
     - ``moves(g, a, b, out) -> int``: the legal moves, written into ``out`` in
       the order to try them; how many (0: the game is over, scored by ``no_moves``);
@@ -386,8 +394,9 @@ class CompiledRules:
     - ``key(g, a, b, p, symmetric) -> (k1, k2)``: two words that identify the
       position at ply ``p`` (the same for its symmetric images when ``symmetric``);
 
-    and, optionally, both of these (then the engine searches as Pascal Pons's
-    solver: it never enters a position one move from the end):
+    and, optionally, both of these or neither (then the engine searches as Pascal
+    Pons's solver: it never enters a position one move from the end); half of the
+    pair raises :class:`IncompleteCapabilityError`, as half of :class:`ThreatAware` does:
 
     - ``win_now(g, a, b) -> bool``: whether the side to move can win with one move;
     - ``safe_moves(g, a, b, out, ordered) -> int``: as ``moves``, only the moves
@@ -395,15 +404,52 @@ class CompiledRules:
       (else in any order, as cheaply as possible: the engine only asks whether
       there is one, or will settle each child by that); never asked when
       ``win_now`` holds.
+    """
 
+    moves: Callable[..., int]
+    play: Callable[..., tuple[np.uint64, np.uint64]]
+    ends: Callable[..., int]
+    key: Callable[..., tuple[np.uint64, np.uint64]]
+    win_now: Callable[..., bool] | None = None
+    safe_moves: Callable[..., int] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.win_now is None) != (self.safe_moves is None):
+            present, missing = ("win_now", "safe_moves") if self.safe_moves is None else ("safe_moves", "win_now")
+            raise IncompleteCapabilityError(
+                f"the RuleSet of {self.moves.__module__} has {present} but not {missing} (threat-aware rules need both)"
+            )
+
+    @property
+    def threat_aware(self) -> bool:
+        """Whether the rules have ``win_now`` and ``safe_moves``."""
+        return self.safe_moves is not None
+
+
+#: A board's constants, for compiled rules: a ``NamedTuple`` whose fields are ints from 0 to
+#: 2**64 - 1 or tuples of them, read by name; in compiled code each int is a ``uint64`` and each
+#: tuple a ``uint64`` array of 64 words, padded with zeros (see
+#: :func:`gametree.search.kernel.board_constants`).
+BoardConstants: TypeAlias = tuple[int | tuple[int, ...], ...]
+
+
+@dataclass(frozen=True)
+class CompiledRules:
+    """A game's rules as compiled functions for one board, for the compiled engine (docs/plugins.md,
+    "Compiled rules").
+
+    ``functions`` returns the :class:`RuleSet` (it imports the rules module, and
+    numba with it, when the engine is built: a game's ``compiled_rules()`` stays
+    cheap); ``board`` holds the board's constants by name (:data:`BoardConstants`:
+    one compiled search serves every board of the game, its constants an argument).
     ``encode`` turns one of the game's states into its two words;
     ``encode_move`` and ``decode_move`` translate a move of a state.
     ``no_moves`` scores a position whose side to move has no legal move: 0 a
     draw, -1 a loss, 1 a win (of the game's last move).
     """
 
-    module: str
-    params: tuple[int, ...]
+    functions: Callable[[], RuleSet]
+    board: BoardConstants
     encode: Callable[[Any], tuple[int, int]]
     encode_move: Callable[[Any, Any], int]
     decode_move: Callable[[Any, int], Any]
@@ -502,7 +548,8 @@ def _capabilities_of(game: Game[S, M]) -> Capabilities[S, M]:
         if present:
             missing = [m for m in members if m not in present]
             raise IncompleteCapabilityError(
-                f"{type(game).__name__} has {', '.join(present)} but not {', '.join(missing)} ({protocol.__name__} needs all of them)"
+                f"{type(game).__name__} has {', '.join(present)} but not {', '.join(missing)} "
+                f"({protocol.__name__} needs all of them)"
             )
     return Capabilities(**found)
 
@@ -511,7 +558,12 @@ def _capabilities_of(game: Game[S, M]) -> Capabilities[S, M]:
 #: (checker, splitter, replayable).  They run once per move or per position, where
 #: even one ``isinstance`` check against a runtime protocol costs several times the
 #: move check itself (docs/performance-log.md); an identity test is nearly free.
-_last_tools: tuple[object, MoveChecker[Any, Any] | None, MoveSplitter | None, Replayable[Any] | None] = (None, None, None, None)
+_last_tools: tuple[object, MoveChecker[Any, Any] | None, MoveSplitter | None, Replayable[Any] | None] = (
+    None,
+    None,
+    None,
+    None,
+)
 
 
 def _move_tools(game: Game[S, M]) -> tuple[object, MoveChecker[S, M] | None, MoveSplitter | None, Replayable[S] | None]:

@@ -34,18 +34,29 @@ def same_answers(game, state=None, **options) -> None:  # type: ignore[no-untype
     python = run(game, state, algorithm="solver", engine="python", **options)
     compiled = run(game, state, algorithm="solver", engine="compiled", **options)
     assert (compiled.value, compiled.score, compiled.best_moves, compiled.pv, compiled.plies_to_end) == (
-        python.value, python.score, python.best_moves, python.pv, python.plies_to_end
+        python.value,
+        python.score,
+        python.best_moves,
+        python.pv,
+        python.plies_to_end,
     )
-    assert [(m.move, m.score, m.plies_to_end, m.best) for m in compiled.move_values] == [(m.move, m.score, m.plies_to_end, m.best) for m in python.move_values]
+    assert [(m.move, m.score, m.plies_to_end, m.best) for m in compiled.move_values] == [
+        (m.move, m.score, m.plies_to_end, m.best) for m in python.move_values
+    ]
     assert compiled.stats.nodes == sum(compiled.stats.nodes_per_depth) > 0
 
 
-@pytest.mark.parametrize(("width", "height", "k"), [(4, 4, 4), (5, 4, 4), (4, 5, 4), (5, 4, 3), (3, 5, 3), (6, 3, 4), (4, 4, 2)])
+@pytest.mark.parametrize(
+    ("width", "height", "k"), [(4, 4, 4), (5, 4, 4), (4, 5, 4), (5, 4, 3), (3, 5, 3), (6, 3, 4), (4, 4, 2)]
+)
 def test_connect4_empty_boards_give_the_same_answers(width: int, height: int, k: int) -> None:
     same_answers(ConnectFour(width, height, k))
 
 
-@pytest.mark.parametrize("options", [{"all_moves": False}, {"weak": True}, {"weak": True, "all_moves": False}, {"symmetry": False}, {"cache": False}])
+@pytest.mark.parametrize(
+    "options",
+    [{"all_moves": False}, {"weak": True}, {"weak": True, "all_moves": False}, {"symmetry": False}, {"cache": False}],
+)
 def test_the_solvers_modes_give_the_same_answers(options: dict[str, object]) -> None:
     same_answers(ConnectFour(5, 4), **options)
 
@@ -92,7 +103,9 @@ def test_auto_falls_back_to_python_where_there_are_no_compiled_rules() -> None:
     assert isinstance(Solver(big).engine_for(big.initial_state()), Engine)
 
 
-@pytest.mark.parametrize(("size", "most"), [("1MB", 1 << 20), ("64kb", 64 << 10), ("2", 2 * 200)])  # (2 entries of the Python table's 200 bytes)
+@pytest.mark.parametrize(
+    ("size", "most"), [("1MB", 1 << 20), ("64kb", 64 << 10), ("2", 2 * 200)]
+)  # (2 entries of the Python table's 200 bytes)
 def test_the_compiled_table_keeps_within_the_cache_size(size: str, most: int) -> None:
     from gametree.search.table import parse_cache_size
 
@@ -113,7 +126,10 @@ def test_the_default_table_grows_with_the_work() -> None:
     small = solver.engine.table_bytes()  # type: ignore[union-attr]
     solver.solve(play_text(game, "44444333"), all_moves=False, pv=False)  # 34 plies left: larger
     assert solver.engine.table_bytes() > small  # type: ignore[union-attr]
-    assert solver.solve(late, all_moves=False, pv=False).score == run(game, late, algorithm="solver", engine="python", all_moves=False).score
+    assert (
+        solver.solve(late, all_moves=False, pv=False).score
+        == run(game, late, algorithm="solver", engine="python", all_moves=False).score
+    )
 
 
 def test_cli_engine_option(gametree_cli: GametreeCli) -> None:
@@ -126,19 +142,41 @@ def test_cli_engine_option(gametree_cli: GametreeCli) -> None:
         assert result.pop("stats")["nodes"] == run(game, algorithm="solver", engine=engine).stats.nodes
     assert a == b
     python_batch = gametree_cli(
-        "solve", "connect4", "--width", "5", "--height", "4", "--batch", "-", "--json", "--engine", "python",
-        input="3\n"
+        "solve",
+        "connect4",
+        "--width",
+        "5",
+        "--height",
+        "4",
+        "--batch",
+        "-",
+        "--json",
+        "--engine",
+        "python",
+        input="3\n",
     )
     compiled_batch = gametree_cli(
-        "solve", "connect4", "--width", "5", "--height", "4", "--batch", "-", "--json", "--engine", "compiled",
-        input="3\n"
+        "solve",
+        "connect4",
+        "--width",
+        "5",
+        "--height",
+        "4",
+        "--batch",
+        "-",
+        "--json",
+        "--engine",
+        "compiled",
+        input="3\n",
     )
     state = play_text(game, "3")
     for out, engine in ((python_batch, "python"), (compiled_batch, "compiled")):
         assert json.loads(out.stdout)["nodes"] == Solver(game, engine=engine).score(state).nodes, out.stderr
     assert gametree_cli("solve", "connect4", "-a", "minimax", "--depth", "2", "--engine", "python").returncode == 0
     refused = gametree_cli("solve", "nim", "--engine", "compiled")
-    assert refused.returncode == 1 and refused.stderr.strip().splitlines() == ["Error: Nim on heaps 3,4,5 has no compiled rules: use --engine python (or auto)"]
+    assert refused.returncode == 1 and refused.stderr.strip().splitlines() == [
+        "Error: Nim on heaps 3,4,5 has no compiled rules: use --engine python (or auto)"
+    ]
     wrong = gametree_cli("solve", "connect4", "-a", "minimax", "--engine", "compiled")
     assert wrong.returncode == 2 and "--engine compiled does not apply to --algorithm minimax" in wrong.stderr
     games = json.loads(gametree_cli("games", "--json").stdout)
@@ -159,7 +197,10 @@ def test_batch_and_workers_use_the_compiled_engine(gametree_cli: GametreeCli, tm
     single = run(ConnectFour(5, 4), algorithm="solver", engine="python")
     assert parallel.returncode == 0, parallel.stderr
     data = json.loads(parallel.stdout)
-    assert (data["score"], [m["score"] for m in data["move_values"]]) == (single.score, [m.score for m in single.move_values])
+    assert (data["score"], [m["score"] for m in data["move_values"]]) == (
+        single.score,
+        [m.score for m in single.move_values],
+    )
 
 
 _CACHED = textwrap.dedent(
@@ -239,22 +280,27 @@ def test_without_a_working_numba_everything_runs_on_python(gametree_cli: Gametre
     (tmp_path / "numba" / "__init__.py").write_text("raise ImportError('numba broken on purpose')\n")
     auto = gametree_cli("solve", "connect4", "--width", "5", "--height", "4", "--json", path=tmp_path)
     assert auto.returncode == 0, auto.stderr
-    assert json.loads(auto.stdout)["score"] == run(ConnectFour(5, 4), algorithm="solver", engine="python", all_moves=False).score
+    assert (
+        json.loads(auto.stdout)["score"]
+        == run(ConnectFour(5, 4), algorithm="solver", engine="python", all_moves=False).score
+    )
     compiled = gametree_cli("solve", "connect4", "--width", "5", "--height", "4", "--engine", "compiled", path=tmp_path)
     assert compiled.returncode == 1
-    assert compiled.stderr.strip().splitlines() == ["Error: the compiled engine cannot be loaded (numba broken on purpose): use --engine python"]
+    assert compiled.stderr.strip().splitlines() == [
+        "Error: the compiled engine cannot be loaded (numba broken on purpose): use --engine python"
+    ]
 
 
 _CALLBACK = textwrap.dedent(
     """
     import ctypes
-    from gametree.search.compiled import _quiet_callback_interrupts
+    from gametree.search.numba_support import quiet_compile_interrupts
 
     @ctypes.CFUNCTYPE(None)
     def callback():  # as llvmlite's object-cache callback, when Ctrl-C lands in it
         raise KeyboardInterrupt
 
-    with _quiet_callback_interrupts():
+    with quiet_compile_interrupts():
         callback()
     print("inside: quiet", flush=True)
     callback()  # outside: Python's own report
@@ -269,3 +315,6 @@ def test_a_ctrl_c_landing_in_a_callback_of_numbas_compiler_prints_no_traceback()
     out = subprocess.run([sys.executable, "-c", _CALLBACK], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout == "inside: quiet\n", out.stderr
     assert out.stderr.count("Exception ignored") == 1 and "KeyboardInterrupt" in out.stderr  # (the call outside only)
+    env = {**os.environ, "GAMETREE_QUIET_COMPILE_INTERRUPTS": "0"}  # the switch that turns it off
+    loud = subprocess.run([sys.executable, "-c", _CALLBACK], capture_output=True, text=True, timeout=60, env=env)
+    assert loud.returncode == 0 and loud.stderr.count("Exception ignored") == 2

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from gametree import play_text, win_score
+from gametree import RuleSet, play_text, win_score
+from gametree.game import IncompleteCapabilityError
 from gametree.search import Solver
 
 pytest.importorskip("numba")
@@ -100,7 +101,9 @@ def test_tictactoe_compiled_solves_as_python(registry, width: int, height: int, 
     assert_same_solutions(game, moves)
 
 
-@pytest.mark.parametrize("width, height, moves", [(3, 3, ""), (3, 3, "b1-b2"), (4, 3, ""), (4, 4, ""), (4, 4, "a1-a2 d4-d3"), (5, 5, "")])
+@pytest.mark.parametrize(
+    "width, height, moves", [(3, 3, ""), (3, 3, "b1-b2"), (4, 3, ""), (4, 4, ""), (4, 4, "a1-a2 d4-d3"), (5, 5, "")]
+)
 def test_hexapawn_compiled_solves_as_python(hexapawn: Any, width: int, height: int, moves: str) -> None:
     assert_same_solutions(hexapawn.Hexapawn(width, height), moves)
 
@@ -113,17 +116,62 @@ def test_compiled_rules_only_for_boards_they_cover(registry, hexapawn: Any) -> N
     assert hexapawn.Hexapawn(8, 8).compiled_rules() is None  # 64 cells and the ply: more than a word
     assert hexapawn.Hexapawn(7, 8).compiled_rules() is not None
     rules = hexapawn.Hexapawn().compiled_rules()
-    assert rules.module == "gametree_hexapawn_rules" and rules.no_moves == -1
+    assert rules.no_moves == -1 and (rules.board.width, rules.board.height) == (3, 3)
+    assert rules.functions().win_now is None and not rules.functions().threat_aware  # every move searched
 
 
-def test_hexapawn_moves_translate_both_ways(hexapawn: Any) -> None:
-    """The compiled rules see Black's moves on the board turned over; the translation is exact."""
-    game = hexapawn.Hexapawn(4, 4)
-    rules = game.compiled_rules()
-    for moves in ("", "a1-a2", "a1-a2 d4-d3 b1-b2"):
-        state = play_text(game, moves)
-        for move in game.legal_moves(state):
-            number = rules.encode_move(state, move)
-            assert rules.decode_move(state, number) == move
-            frm, to = divmod(number, 64)
-            assert to == frm - game.width or abs(to - (frm - game.width)) == 1  # always up the turned board
+def test_half_a_threat_pair_is_refused() -> None:
+    """``win_now`` without ``safe_moves`` (or the other way round) is an error, as half of the
+    Python side's ThreatAware is, not rules silently searched without threats."""
+
+    def moves(g: object, a: int, b: int, out: object) -> int:
+        return 0
+
+    def win_now(g: object, a: int, b: int) -> bool:
+        return False
+
+    def safe_moves(g: object, a: int, b: int, out: object, ordered: bool) -> int:
+        return 0
+
+    def play(g: object, a: int, b: int, m: int) -> tuple[int, int]:
+        return a, b
+
+    plain = dict(moves=moves, play=play, ends=moves, key=play)
+    with pytest.raises(IncompleteCapabilityError, match="has win_now but not safe_moves"):
+        RuleSet(**plain, win_now=win_now)  # type: ignore[arg-type]
+    with pytest.raises(IncompleteCapabilityError, match="has safe_moves but not win_now"):
+        RuleSet(**plain, safe_moves=safe_moves)  # type: ignore[arg-type]
+    assert RuleSet(**plain, win_now=win_now, safe_moves=safe_moves).threat_aware  # type: ignore[arg-type]
+    assert not RuleSet(**plain).threat_aware  # type: ignore[arg-type]
+
+
+def test_board_constants_are_one_record_type_per_game(registry, hexapawn: Any) -> None:
+    """Every board of a game gives the compiled search the same record type (one compiled search
+    serves them all); the fields are the rules' names, the tuples padded."""
+    from gametree.search.kernel import board_constants
+
+    boards = {
+        "connect4": [{"width": 7, "height": 6}, {"width": 4, "height": 4, "k": 3}],
+        "tictactoe": [{"size": 3}, {"width": 7, "height": 5, "k": 4}],
+    }
+    for game, sizes in boards.items():
+        records = [board_constants(registry.game(game).create(**size).compiled_rules().board) for size in sizes]
+        assert records[0].dtype == records[1].dtype and len(records[0]) == 1
+    hexes = [board_constants(hexapawn.Hexapawn(w, h).compiled_rules().board) for w, h in ((3, 3), (5, 4))]
+    assert hexes[0].dtype == hexes[1].dtype
+    c4 = board_constants(registry.game("connect4").create().compiled_rules().board)[0]
+    assert (int(c4["width"]), int(c4["k"]), list(c4["order"][:8])) == (7, 4, [3, 2, 4, 1, 5, 0, 6, 0])
+    with pytest.raises(TypeError, match="NamedTuple"):
+        board_constants((1, 2))
+
+
+def test_each_rules_module_reads_the_constants_its_game_gives(hexapawn: Any) -> None:
+    """The rules' view of the board's constants (a Protocol of numpy words) names the fields of the
+    game's NamedTuple, no more, no less."""
+    import gametree_hexapawn_rules
+
+    from gametree_builtins.games import connect4, connect4_rules, tictactoe, tictactoe_rules
+
+    assert list(connect4_rules.Board.__annotations__) == list(connect4.C4Board._fields)
+    assert list(tictactoe_rules.Board.__annotations__) == list(tictactoe.TTTBoard._fields)
+    assert list(gametree_hexapawn_rules.Board.__annotations__) == list(hexapawn.HexBoard._fields)

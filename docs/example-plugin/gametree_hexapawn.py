@@ -12,7 +12,8 @@ are letters from the left (a, b, c), ranks are numbers from White's side
 ``b2xc3``.
 
 ``compiled_rules`` offers the rules as numba functions too (the module
-gametree_hexapawn_rules), for gametree's compiled engine (``--engine compiled``);
+gametree_hexapawn_rules, imported only when the compiled engine is built), for
+gametree's compiled engine (``--engine compiled``);
 without numba, or for a board they do not cover, the Python rules here serve.
 """
 
@@ -28,6 +29,7 @@ from gametree import (
     MoveParseError,
     Option,
     Outcome,
+    RuleSet,
     hookimpl,
 )
 
@@ -35,8 +37,24 @@ __all__ = ["HexState", "Hexapawn"]
 
 Move = tuple[int, int]  # (from cell, to cell); cell = row * width + column, row 0 at the top
 
-#: Where ``compiled_rules`` puts each board constant in its params (read by gametree_hexapawn_rules).
-P_CELLS, P_WIDTH, P_HEIGHT, P_BOARD, P_ROW, P_FIRST_COLUMN, P_LAST_COLUMN = range(7)
+
+class HexBoard(NamedTuple):
+    """A board's constants for the compiled rules (gametree_hexapawn_rules reads them by name)."""
+
+    cells: int
+    width: int
+    height: int
+    board: int  # every cell
+    row: int  # the first row
+    first_column: int
+    last_column: int
+
+
+def _compiled_functions() -> RuleSet:
+    """The compiled rules (numba is imported here: only gametree's compiled engine asks)."""
+    import gametree_hexapawn_rules
+
+    return gametree_hexapawn_rules.RULES
 
 
 class HexState(NamedTuple):
@@ -138,7 +156,14 @@ class Hexapawn:
     def render(self, state: HexState) -> str:
         rows = []
         for r in range(self.height):
-            marks = ["W" if state.white >> (r * self.width + c) & 1 else "B" if state.black >> (r * self.width + c) & 1 else "." for c in range(self.width)]
+            marks = [
+                "W"
+                if state.white >> (r * self.width + c) & 1
+                else "B"
+                if state.black >> (r * self.width + c) & 1
+                else "."
+                for c in range(self.width)
+            ]
             rows.append(f"{self.height - r} {' '.join(marks)}")
         rows.append("  " + " ".join(self.column_labels))
         return "\n".join(rows)
@@ -179,10 +204,12 @@ class Hexapawn:
             return None
         w = self.width
         first_column = sum(1 << (r * w) for r in range(self.height))
-        params = (self.cells, w, self.height, (1 << self.cells) - 1, self.top_row, first_column, first_column << (w - 1))
+        board = HexBoard(
+            self.cells, w, self.height, (1 << self.cells) - 1, self.top_row, first_column, first_column << (w - 1)
+        )
         return CompiledRules(
-            module=f"{__package__}.gametree_hexapawn_rules" if __package__ else "gametree_hexapawn_rules",
-            params=params,
+            functions=_compiled_functions,
+            board=board,
             encode=self._encode,
             encode_move=self._encode_move,
             decode_move=self._decode_move,
@@ -233,7 +260,11 @@ class Hexapawn:
         white, black = self.info.player_names
         return tuple(
             tuple(
-                white if state.white >> (r * self.width + c) & 1 else black if state.black >> (r * self.width + c) & 1 else ""
+                white
+                if state.white >> (r * self.width + c) & 1
+                else black
+                if state.black >> (r * self.width + c) & 1
+                else ""
                 for c in range(self.width)
             )
             for r in range(self.height)

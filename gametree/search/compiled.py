@@ -1,8 +1,9 @@
 """The compiled engine: the exact solver's search at compiled speed, for games with compiled rules.
 
-A game that is :class:`gametree.game.Compilable` names a module of numba
-functions (:class:`gametree.game.CompiledRules`); :class:`CompiledEngine` builds
-the compiled negamax of :mod:`gametree.search.kernel` from them and offers the
+A game that is :class:`gametree.game.Compilable` gives its rules as numba
+functions (a :class:`gametree.game.RuleSet`) with its board's constants
+(:class:`gametree.game.CompiledRules`); :class:`CompiledEngine` builds the
+compiled negamax of :mod:`gametree.search.kernel` over them and offers the
 interface of :class:`gametree.search.engine.Engine` that the exact solver's
 drivers use (``search``, ``root``, ``counters``, ...), so that
 :func:`gametree.search.exact.exact_score`, best moves and principal variations
@@ -26,24 +27,27 @@ it at once.
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import importlib
 import importlib.util
 import math
 import os
 import signal
-import sys
 import threading
 import time
-import types
-from collections.abc import Callable, Hashable, Iterator
-from typing import Any, Literal, ParamSpec, TypeVar
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from ..files import user_cache_folder
-from ..game import CompiledRules, Game, State, UnsupportedGameError, capabilities, game_name, win_score
+from ..game import CompiledRules, Game, RuleSet, State, UnsupportedGameError, capabilities, game_name, win_score
+from . import numba_support
 from .contract import Counters, EngineName, RootReport, SearchTimeout
+from .options import ENGINES, EngineChoice
 from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, TranspositionTable
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .kernel import Kernel, WorkTuple
 
 __all__ = [
     "AUTO_PLIES",
@@ -61,9 +65,6 @@ __all__ = [
 P = ParamSpec("P")
 T = TypeVar("T")
 
-EngineChoice = Literal["auto", "python", "compiled"]
-#: The engines a search may be asked to run on.
-ENGINES: tuple[EngineChoice, ...] = ("auto", "python", "compiled")
 
 #: ``auto`` runs a search with more plies left than this on the compiled engine; a shorter one
 #: finishes on the Python engine before numba would be loaded.  Whole processes measured on
@@ -117,7 +118,9 @@ def use_compiled(game: Game[Any, Any], engine: EngineChoice, plies: int) -> bool
     if not numba_available():
         if engine == "auto":
             return False
-        raise UnsupportedGameError("the compiled engine needs numba, which is not installed here: pip install numba, or use --engine python")
+        raise UnsupportedGameError(
+            "the compiled engine needs numba, which is not installed here: pip install numba, or use --engine python"
+        )
     return True
 
 
@@ -199,46 +202,20 @@ def _signalled_since(seen: int) -> bool:
     return _stop_signals[0] != seen
 
 
-@contextlib.contextmanager
-def _quiet_callback_interrupts() -> Iterator[None]:
-    """While numba compiles: llvmlite calls back into Python (its object cache), and a Ctrl-C
-    that lands in such a callback is dropped by Python with "Exception ignored ... Traceback" on
-    standard error.  The watching thread has counted the signal all the same (the engine's first
-    search stops on it), so the drop is reported nowhere: keep that traceback off the screen."""
-    previous = sys.unraisablehook
-
-    def hook(unraisable: Any) -> None:
-        if not isinstance(unraisable.exc_value, KeyboardInterrupt):
-            previous(unraisable)
-
-    sys.unraisablehook = hook
-    try:
-        yield
-    finally:
-        sys.unraisablehook = previous
-
-
 # -- building ---------------------------------------------------------------------------------
-@functools.cache
 def _numba_cache() -> None:
-    """Point numba's on-disk cache at :func:`cache_folder` (unless ``NUMBA_CACHE_DIR`` says
-    otherwise), before numba is first imported here, and for any process started from this one."""
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return
-    os.environ["NUMBA_CACHE_DIR"] = cache_folder()
-    import numba
-
-    numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]  # type: ignore[attr-defined]  # (read at import, if numba was imported already)
+    """Point numba's on-disk cache at :func:`cache_folder` before numba is first imported here
+    (:func:`gametree.search.numba_support.use_cache_folder`)."""
+    numba_support.use_cache_folder(cache_folder())
 
 
 @functools.cache
-def _kernel(module: str) -> Callable[..., int]:
-    """The compiled search of the rules in ``module`` (built once per process)."""
+def _kernel(functions: RuleSet) -> Kernel:
+    """The compiled search over the rules ``functions`` (built once per process)."""
     _numba_cache()
     from .kernel import build
 
-    rules: types.ModuleType = importlib.import_module(module)
-    return build(rules)
+    return build(functions)
 
 
 def _table_budget(table: TranspositionTable | None) -> int:
@@ -282,7 +259,15 @@ class CompiledEngine:
     table would take); None: no table.
     """
 
-    def __init__(self, game: Game[Any, Any], rules: CompiledRules, *, table: TranspositionTable | None = None, symmetry: bool = True, counters: Counters | None = None) -> None:
+    def __init__(
+        self,
+        game: Game[Any, Any],
+        rules: CompiledRules,
+        *,
+        table: TranspositionTable | None = None,
+        symmetry: bool = True,
+        counters: Counters | None = None,
+    ) -> None:
         _numba_cache()
         import numpy as np
 
@@ -291,19 +276,23 @@ class CompiledEngine:
         self._np = np
         self.game = game
         self.rules = rules
-        self.search_kernel = _kernel(rules.module)
-        module = importlib.import_module(rules.module)
-        self._win_now = getattr(module, "win_now", None) if hasattr(module, "safe_moves") else None
+        compiled = _kernel(rules.functions())
+        self.search_kernel = compiled.search
+        #: The rules' ``win_now`` (None: plain rules, no threats).
+        self._win_now = compiled.win_now
         self.C = game.info.max_plies
         if self.C + 2 > kernel.SCORE_LIMIT:
-            raise UnsupportedGameError(f"{game_name(game)} is too long for the compiled engine ({self.C:,} plies; at most {kernel.SCORE_LIMIT - 2:,})")
+            raise UnsupportedGameError(
+                f"{game_name(game)} is too long for the compiled engine ({self.C:,} plies; at most "
+                f"{kernel.SCORE_LIMIT - 2:,})"
+            )
         self.counters = counters if counters is not None else Counters()
         self.symmetry = symmetry
         self.table = None  # no Python table: best moves are found by searching, the compiled table warm
         self.limit = UNLIMITED_DEPTH
         self.depth = None
         self.root = RootReport()
-        self._g = np.array(rules.params, dtype=np.uint64)
+        self._g = kernel.board_constants(rules.board)
         self._budget = _table_budget(table)
         self._table = kernel.table_words(1)
         self._mask = -1
@@ -318,12 +307,10 @@ class CompiledEngine:
         # told to stop at once), so that the time it takes is not counted as the first search's.
         seen = _stop_signals[0]
         try:
-            with _quiet_callback_interrupts():
+            with numba_support.quiet_compile_interrupts():
                 self._control[kernel.STOP] = 1
                 a, b = rules.encode(game.initial_state())
-                self.search_kernel(
-                    self._g, np.uint64(a), np.uint64(b), 0, 0, -1, 1, self.C, rules.no_moves, self._table, self._mask, symmetry, self._control, self._per_height, self._moves
-                )
+                self.search_kernel(self._g, self._workspace(self._per_height), np.uint64(a), np.uint64(b), 0, 0, -1, 1)
                 kernel.rehash(kernel.table_words(1), kernel.table_words(2))
                 if self._win_now is not None:
                     self._win_now(self._g, np.uint64(a), np.uint64(b))
@@ -341,6 +328,12 @@ class CompiledEngine:
         #: The stop signals seen before this engine was built: one that came while it was built
         #: (perhaps swallowed, as above, without an error) stops its first search.
         self._signals_before: int | None = seen
+
+    def _workspace(self, per_height: np.ndarray) -> WorkTuple:
+        """What the kernel works with besides the position and its window: a
+        :class:`gametree.search.kernel.Workspace` as a plain tuple (see :class:`~gametree.search.kernel.Kernel`)."""
+        rules = self.rules
+        return (self.C, rules.no_moves, self.symmetry, self._mask, self._table, self._control, per_height, self._moves)
 
     name: EngineName = "compiled"
 
@@ -435,10 +428,8 @@ class CompiledEngine:
             if self._halted:
                 raise SearchTimeout
             self._searching = True
-            value = self.search_kernel(
-                self._g, self._np.uint64(a), self._np.uint64(b), p, height, low, high, C, self.rules.no_moves,
-                self._table, self._mask, self.symmetry, control, per_height, self._moves,
-            )
+            work = self._workspace(per_height)
+            value = self.search_kernel(self._g, work, self._np.uint64(a), self._np.uint64(b), p, height, low, high)
         finally:
             self._searching = False
             _running.remove(control)

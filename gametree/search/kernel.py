@@ -1,18 +1,29 @@
 """The compiled engine's negamax: built by numba from one game's compiled rules.
 
-:func:`build` takes a module of compiled rules (:class:`gametree.game.CompiledRules`
-names it) and returns a compiled fail-soft negamax over its positions, with the
-same scores, windows and bounds as :class:`gametree.search.engine.Engine` (the
-reference): depth-aware win scores, score bounds from the moves left, a bounds
-table.  For rules with ``win_now`` and ``safe_moves`` it searches as Pascal
-Pons's solver does (a position is entered only by a move that leaves the
+:func:`build` takes a :class:`gametree.game.RuleSet` (the rules as numba
+functions) and returns a compiled fail-soft negamax that closes over them, as
+pynndescent's ``search_closure`` closes over the distance it is given: numba
+compiles one search for each rule set, calling the rules as compiled code.  It
+has the same scores, windows and bounds as :class:`gametree.search.engine.Engine`
+(the reference): depth-aware win scores, score bounds from the moves left, a
+bounds table.  For rules with ``win_now`` and ``safe_moves`` it searches as
+Pascal Pons's solver does (a position is entered only by a move that leaves the
 opponent no immediate win); otherwise every legal move, with game-ending moves
 scored from the parent.
+
+The board's constants (:class:`gametree.game.CompiledRules` ``board``, a numpy
+record made by :func:`board_constants`) are an argument of the search, not
+constants of its closure: one compiled search serves every board of a game.
+Closed over, they would make numba compile the search again for each board (14
+to 20 s for a Connect Four board), for a search at most 9% faster
+(docs/performance-log.md).  What else one search works with goes in one
+:class:`Workspace`.
 
 This module imports numba; :mod:`gametree.search.compiled` imports it only when
 a compiled engine is built.  Compiled code is cached on disk (numba's cache, in
 the folder :func:`gametree.search.compiled.cache_folder` names), keyed by this
-file and by the rules' code, so a second process loads it instead of compiling.
+file and by the rules' code, so a second process loads it instead of compiling
+(:mod:`gametree.search.numba_support` gives the closures fixed identities for that).
 
 The table is a fixed array of buckets of one cache line, two entries each: 64-bit
 keys ``k1, k2`` and one word packing the lower and upper bound, the best move and
@@ -24,16 +35,37 @@ replacement); a lookup checks both.
 from __future__ import annotations
 
 import mmap
-import sys
-import types
 from collections.abc import Callable
-from typing import Any
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
-from numba.core.dispatcher import Dispatcher
 
-__all__ = ["CONTROL_SIZE", "CUTOFFS", "HITS", "NODES", "PROBES", "ROOT_IMPROVED", "ROOT_MOVE", "STOP", "STORES", "TERMINALS", "SCORE_LIMIT", "BUCKET_WORDS", "build", "rehash", "table_words"]
+from ..game import BoardConstants, RuleSet
+from . import numba_support
+
+__all__ = [
+    "ARRAY_WORDS",
+    "BUCKET_WORDS",
+    "CONTROL_SIZE",
+    "CUTOFFS",
+    "HITS",
+    "Kernel",
+    "NODES",
+    "PROBES",
+    "ROOT_IMPROVED",
+    "ROOT_MOVE",
+    "SCORE_LIMIT",
+    "STOP",
+    "STORES",
+    "TERMINALS",
+    "WorkTuple",
+    "Workspace",
+    "board_constants",
+    "build",
+    "rehash",
+    "table_words",
+]
 
 #: The control array shared by Python and a running search (int64): a request to stop (set
 #: from outside, looked at every node), the counts, and what the root found.
@@ -110,7 +142,8 @@ def _place(table: np.ndarray, i: int, k1: np.uint64, k2: np.uint64, packed: np.u
     least as much as the one there, or the second."""
     j = _find(table, k1, k2, i)
     if j < 0:
-        j = i if (table[i + 2] >> np.uint64(48)) & np.uint64(0xFF) <= (packed >> np.uint64(48)) & np.uint64(0xFF) else i + 3
+        work_there = (table[i + 2] >> np.uint64(48)) & np.uint64(0xFF)
+        j = i if work_there <= (packed >> np.uint64(48)) & np.uint64(0xFF) else i + 3
     table[j] = k1
     table[j + 1] = k2
     table[j + 2] = packed
@@ -122,7 +155,9 @@ def _store(table: np.ndarray, i: int, k1: np.uint64, k2: np.uint64, lo: int, hi:
 
 
 @njit(inline="always")
-def _probe(table: np.ndarray, mask: int, k1: np.uint64, k2: np.uint64, control: np.ndarray) -> tuple[int, int, int, int]:
+def _probe(
+    table: np.ndarray, mask: int, k1: np.uint64, k2: np.uint64, control: np.ndarray
+) -> tuple[int, int, int, int]:
     """Look the key up: its bucket (-1: no table), the bounds stored (the widest if none) and the
     best move stored (-1 if none)."""
     if mask < 0:
@@ -153,7 +188,17 @@ def _first(row: np.ndarray, n: int, move: int) -> None:
 
 @njit(inline="always")
 def _record(
-    table: np.ndarray, i: int, k1: np.uint64, k2: np.uint64, best: int, best_move: int, alpha: int, beta: int, height: int, before: int, control: np.ndarray
+    table: np.ndarray,
+    i: int,
+    k1: np.uint64,
+    k2: np.uint64,
+    best: int,
+    best_move: int,
+    alpha: int,
+    beta: int,
+    height: int,
+    before: int,
+    control: np.ndarray,
 ) -> None:
     """What a node found: the root's move, and the table's bound (``i``: the key's bucket, -1 for
     no table; ``alpha, beta``: the window searched; ``before``: the node count on entering)."""
@@ -181,47 +226,84 @@ def rehash(table: np.ndarray, larger: np.ndarray) -> None:
                 _place(larger, _bucket(table[i], table[i + 1], mask), table[i], table[i + 1], table[i + 2])
 
 
-def _stable(dispatcher: Any, name: str) -> None:
-    """Give a numba dispatcher a fixed identity, so that the compiled code of a closure over it is
-    found again in numba's on-disk cache by the next process.
+class Workspace(NamedTuple):
+    """What one compiled search works with besides its position and window: the game's length
+    (``C``, in plies) and the score of a position without moves, whether keys are made symmetric,
+    the table (``mask + 1`` buckets; ``mask`` -1: no table), the control array, the node counts
+    by height, and the rows of moves (``max_plies + 2`` rows of ``max_moves`` slots, one a ply)."""
 
-    numba keys a cached closure by its variables, pickled; a dispatcher pickles with its
-    function's code (so a change of the rules is a new key) and with an identity numba draws at
-    random in each process unless one is set first.  The identity is set through numba's
-    ``_set_uuid`` (not public): without it, or if it was set already, everything still works,
-    only the cache misses.
+    max_plies: int
+    no_moves: int
+    symmetric: bool
+    mask: int
+    table: np.ndarray
+    control: np.ndarray
+    per_height: np.ndarray
+    moves: np.ndarray
+
+
+#: A :class:`Workspace` as a plain tuple, as :class:`Kernel` ``search`` takes it.
+WorkTuple = tuple[int, int, bool, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+#: A tuple among a board's constants becomes an array of a multiple of this many words.
+ARRAY_WORDS = 64
+
+
+def _padded(n: int) -> int:
+    """The words of the array that holds a tuple of ``n`` constants."""
+    return -(-max(1, n) // ARRAY_WORDS) * ARRAY_WORDS
+
+
+def board_constants(board: BoardConstants) -> np.ndarray:
+    """A board's constants as the compiled rules get them: a numpy record (in an array of one)
+    with the NamedTuple's fields by name, each int a ``uint64`` and each tuple of ints a
+    ``uint64`` array of a multiple of :data:`ARRAY_WORDS` words (padded with zeros).
+
+    numba passes a record by reference, and compiles one search for every board whose record
+    has the same fields (all of a game's, up to 64 entries a tuple).  A NamedTuple would pass
+    by value, and its class would go into numba's cache index, which every game's search
+    shares: a game that is no longer installed would break the others' cache.
     """
-    try:
-        dispatcher._set_uuid(f"gametree:{name}")
-    except (AttributeError, AssertionError):
-        pass
+    names: tuple[str, ...] | None = getattr(board, "_fields", None)
+    if names is None:
+        raise TypeError("a board's constants must be a NamedTuple: the compiled rules read them by name")
+    layout: list[tuple[str, type] | tuple[str, type, tuple[int]]] = [
+        (name, np.uint64) if isinstance(value, int) else (name, np.uint64, (_padded(len(value)),))
+        for name, value in zip(names, board)
+    ]
+    record = np.zeros(1, dtype=np.dtype(layout, align=True))
+    for name, value in zip(names, board):
+        if isinstance(value, int):
+            record[name] = value
+        else:
+            record[name][0, : len(value)] = value
+    return record
 
 
-def _stabilise(module: types.ModuleType) -> None:
-    """:func:`_stable` for every dispatcher among the globals of ``module`` (a closure's variables
-    pickle with the globals their functions use)."""
-    for name, value in vars(module).items():
-        if isinstance(value, Dispatcher):
-            _stable(value, f"{module.__name__}.{name}")
+class Kernel(NamedTuple):
+    """The compiled search of one rule set, as Python calls it: ``search(board, work, a, b, p,
+    height, alpha, beta)`` (see :func:`build`) and, for threat-aware rules, ``win_now(board, a, b)``.
+
+    Both take the board's constants as :func:`board_constants` makes them (an array of one
+    record) and ``search`` its :class:`Workspace` as a plain tuple in that order: numba types
+    those at each call from Python several times faster than a record or a NamedTuple
+    (docs/performance-log.md); they pass the record and the Workspace on to the rules and the
+    nodes."""
+
+    search: Callable[..., int]
+    win_now: Callable[..., bool] | None
 
 
-@njit(cache=True)
-def _no_safe_moves(g: np.ndarray, a: np.uint64, b: np.uint64, out: np.ndarray, ordered: bool) -> int:
-    """Stands in for the rules' ``safe_moves`` where they have none (never called then)."""
-    return 0
+def build(rules: RuleSet) -> Kernel:
+    """The compiled negamax over the positions of ``rules``.
 
-
-def build(rules: types.ModuleType) -> Callable[..., int]:
-    """The compiled negamax over the positions of ``rules`` (a module of compiled rules).
-
-    ``search(g, a, b, p, height, alpha, beta, C, no_moves, table, mask, symmetric, control,
-    per_height, moves)``: the fail-soft value of the position ``(a, b)`` at ply ``p`` of a game
-    of at most ``C`` plies, for the window ``(alpha, beta)`` (whole numbers), counting nodes by
-    ``height`` (the root's is given); ``table`` has ``mask + 1`` buckets (``mask`` -1: no
-    table).  The position must not be over, and with threat-aware rules its side to move must
-    not be able to win at once.  ``moves`` is an ``int64`` array of ``C + 2`` rows of
-    ``max_moves`` slots.  When ``control[STOP]`` is set the search returns at once with a
-    meaningless value and stores nothing more.
+    ``search(board, work, a, b, p, height, alpha, beta)``: the fail-soft value of the position
+    ``(a, b)`` at ply ``p``, with the board's constants ``board`` (:func:`board_constants`) and
+    the :class:`Workspace` ``work``, for the window ``(alpha, beta)`` (whole numbers), counting
+    nodes by ``height`` (the root's is given).  The position must not be over, and with
+    threat-aware rules its side to move must not be able to win at once.  When
+    ``control[STOP]`` is set the search returns at once with a meaningless value and stores
+    nothing more.
 
     One node function for both kinds of rules, as :class:`gametree.search.engine.Engine` has one
     for both move strategies: ``threat_aware`` is a constant of its closure, so numba compiles
@@ -231,21 +313,48 @@ def build(rules: types.ModuleType) -> Callable[..., int]:
     moves, and settles itself by "is there one?" when the window asks no more.  Plain: every
     legal move, a game-ending move scored by the parent.
     """
-    name = rules.__name__
-    moves_of, play, ends, key = rules.moves, rules.play, rules.ends, rules.key
-    threat_aware = hasattr(rules, "safe_moves") and hasattr(rules, "win_now")
-    safe_moves = rules.safe_moves if threat_aware else _no_safe_moves
-    _stabilise(rules)
-    _stabilise(sys.modules[__name__])
+    name = f"{rules.moves.__module__}:{'threats' if rules.threat_aware else 'plain'}"
+    for function in (rules.moves, rules.play, rules.ends, rules.key, rules.win_now, rules.safe_moves, _probe):
+        numba_support.stabilise(function)  # (_probe: this module's own functions)
+    node = _negamax(rules)
+    numba_support.stable_id(node, f"kernel:{name}:node")
 
     @njit(cache=True, nogil=True)
-    def node(g, a, b, p, height, alpha, beta, C, no_moves, table, mask, symmetric, control, per_height, moves):  # type: ignore[no-untyped-def]
+    def search(
+        board: np.ndarray, work: WorkTuple, a: np.uint64, b: np.uint64, p: int, height: int, alpha: int, beta: int
+    ) -> int:
+        return node(board[0], Workspace(*work), a, b, p, height, alpha, beta)
+
+    numba_support.stable_id(search, f"kernel:{name}")
+    win_now = rules.win_now
+    if win_now is None:
+        return Kernel(search, None)
+
+    @njit(cache=True, nogil=True)
+    def wins(board: np.ndarray, a: np.uint64, b: np.uint64) -> bool:
+        return win_now(board[0], a, b)
+
+    numba_support.stable_id(wins, f"kernel:{name}:win_now")
+    return Kernel(search, wins)
+
+
+def _negamax(rules: RuleSet) -> Callable[..., int]:
+    """The node function of :func:`build`, closed over the rules' functions: one function (split
+    into inlined steps that return tuples, it ran slower: docs/performance-log.md)."""
+    moves_of, play, ends, key = rules.moves, rules.play, rules.ends, rules.key
+    threat_aware = rules.threat_aware
+    safe_moves = rules.safe_moves if rules.safe_moves is not None else moves_of  # (plain: never called)
+
+    @njit(cache=True, nogil=True)
+    def node(g: np.void, s: Workspace, a: np.uint64, b: np.uint64, p: int, height: int, alpha: int, beta: int) -> int:
+        # Fail-soft: a value <= alpha bounds the position's from above, one >= beta from below, one
+        # between them is exact.  The window is open (alpha < beta), the position is not over, and
+        # with threat-aware rules its side to move cannot win at once.
+        control, C, row, n = s.control, s.max_plies, s.moves[p], 0
         control[NODES] += 1
-        per_height[height] += 1
+        s.per_height[height] += 1
         if control[STOP] != 0:
             return 0
-        row = moves[p]
-        n = 0
         if threat_aware:
             # We cannot win now: at best we win with our next move but one.
             upper = _win_score(C, p + 2)
@@ -259,24 +368,21 @@ def build(rules: types.ModuleType) -> Callable[..., int]:
                 if safe_moves(g, a, b, row, False) > 0:
                     return lower
                 if moves_of(g, a, b, row) == 0:
-                    return no_moves * _win_score(C, p - 1)
+                    return s.no_moves * _win_score(C, p - 1)
                 return -_win_score(C, p + 1)
         else:
             n = moves_of(g, a, b, row)
             if n == 0:
                 control[TERMINALS] += 1
-                return no_moves * _win_score(C, p - 1)
+                return s.no_moves * _win_score(C, p - 1)
             # No score beats winning with this move, nor is worse than losing with it.
             upper = _win_score(C, p)
             lower = -upper
-            if beta > upper:
-                beta = upper
-            if alpha < lower:
-                alpha = lower
+            alpha, beta = max(alpha, lower), min(beta, upper)
             if alpha >= beta:
                 return beta if beta == upper else alpha
-        k1, k2 = key(g, a, b, p, symmetric)
-        i, lo, hi, hash_move = _probe(table, mask, k1, k2, control)
+        k1, k2 = key(g, a, b, p, s.symmetric)
+        i, lo, hi, hash_move = _probe(s.table, s.mask, k1, k2, control)
         if lo >= beta:
             return lo
         if hi <= alpha or lo == hi:
@@ -290,41 +396,36 @@ def build(rules: types.ModuleType) -> Callable[..., int]:
             if n == 0:
                 if moves_of(g, a, b, row) == 0:
                     control[TERMINALS] += 1
-                    return no_moves * _win_score(C, p - 1)
+                    return s.no_moves * _win_score(C, p - 1)
                 return -_win_score(C, p + 1)  # whatever we play, the opponent wins next move
             if alpha < lower:
                 alpha = lower
                 if alpha >= beta:
                     return alpha
         _first(row, n, hash_move)
-        alpha0 = alpha
-        best = -SCORE_LIMIT - 1
-        best_move = -1
-        before = control[NODES]
+        alpha0, best, best_move, before = alpha, -SCORE_LIMIT - 1, -1, control[NODES]
         for x in range(n):
             m = row[x]
             end = 0 if threat_aware else ends(g, a, b, m)
             if end != 0:  # the game ends with this move: a node, scored here
                 control[NODES] += 1
                 control[TERMINALS] += 1
-                per_height[height + 1] += 1
+                s.per_height[height + 1] += 1
                 value = end * upper
             else:
                 a2, b2 = play(g, a, b, m)
-                value = -node(g, a2, b2, p + 1, height + 1, -beta, -alpha, C, no_moves, table, mask, symmetric, control, per_height, moves)
+                value = -node(g, s, a2, b2, p + 1, height + 1, -beta, -alpha)
                 if control[STOP] != 0:
                     return 0
             if value > best:
-                best = value
-                best_move = m
+                best, best_move = value, m
                 if value > alpha:
                     alpha = value
                     if alpha >= beta:
                         if x < n - 1:
                             control[CUTOFFS] += 1
                         break
-        _record(table, i, k1, k2, best, best_move, alpha0, beta, height, before, control)
+        _record(s.table, i, k1, k2, best, best_move, alpha0, beta, height, before, control)
         return best
 
-    _stable(node, f"kernel:{name}:{'threats' if threat_aware else 'plain'}")
     return node
