@@ -14,6 +14,8 @@ computes.  What it needs of a search is only that its engines can be halted and 
   processes or on Dask, cancellable at any moment (``make_runner``).
 - :mod:`gametree.runtime.errors`: :class:`ParallelError`.
 - :mod:`gametree.runtime.alarm`: :class:`Alarm`, which halts a search when its time is up.
+- :mod:`gametree.runtime.signals`: :class:`SignalWatch`, which stops work Python cannot interrupt
+  (a compiled search) on Ctrl-C, SIGTERM or SIGHUP.
 
 The settings ``SCHEDULER_TIMEOUT`` (``cluster``) and ``STOP_POLL`` (``stops``) are read from their
 modules.
@@ -40,6 +42,7 @@ from .processes import (
     workers_limit_message,
 )
 from .runners import Cancelled, InProcess, OnDask, Pending, Processes, Runner, Work, make_runner
+from .signals import SignalWatch, watch
 from .stops import Haltable, Halter, Stopped, run_stoppable
 
 __all__ = [
@@ -54,6 +57,7 @@ __all__ = [
     "Pending",
     "Processes",
     "Runner",
+    "SignalWatch",
     "Stopped",
     "Work",
     "WorkerWatch",
@@ -67,6 +71,7 @@ __all__ = [
     "run_stoppable",
     "start_pool",
     "stop_dask_tasks",
+    "watch",
     "watched",
     "worker_context",
     "workers_limit_message",

@@ -20,9 +20,9 @@ compiling it (about half a second with numba's own start-up, against several
 seconds of compiling).
 
 While a compiled search runs, Python code does not: the search releases the
-GIL and a thread of this module, woken by Python's signal wake-up file, asks it
-to stop on Ctrl-C, SIGTERM or SIGHUP (it looks at every node), so that they end
-it at once.
+GIL and the runtime's signal watch (:mod:`gametree.runtime.signals`), woken by
+Python's signal wake-up file, asks it to stop on Ctrl-C, SIGTERM or SIGHUP (it
+looks at every node), so that they end it at once.
 """
 
 from __future__ import annotations
@@ -31,14 +31,12 @@ import functools
 import importlib.util
 import math
 import os
-import signal
-import threading
-import time
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from ..files import user_cache_folder
 from ..game import CompiledRules, Game, RuleSet, State, UnsupportedGameError, capabilities, game_name, win_score
+from ..runtime.signals import watch
 from . import numba_support
 from .contract import Counters, EngineName, RootReport, SearchTimeout
 from .options import ENGINES, EngineChoice
@@ -134,72 +132,6 @@ def engines_of(game: Game[Any, Any]) -> tuple[tuple[str, ...], str]:
     if not numba_available():
         return ("python",), "the compiled rules need numba"
     return ("compiled", "python"), ""
-
-
-# -- stopping a compiled search on Ctrl-C ---------------------------------------------------
-#: The control arrays of the compiled searches running now (asked to stop on a signal).
-_running: list[Any] = []
-_watching: bool | None = None
-#: How many stop signals the watching thread has seen.
-_stop_signals = [0]
-_STOP_SIGNALS = frozenset(int(s) for s in (signal.SIGINT, getattr(signal, "SIGTERM", 2), getattr(signal, "SIGHUP", 2)))
-
-
-def _watch_signals() -> None:
-    """Start, once per process, the thread that stops compiled searches on a signal.
-
-    Python runs signal handlers between bytecodes of the main thread, never inside
-    compiled code; but its C-level handler writes the signal's number to the wake-up
-    file at once, and this thread, waiting on it, sets the stop flag the search looks
-    at.  Only from the main thread, and only if no one else uses the wake-up file.
-    """
-    global _watching
-    if _watching is not None:
-        return
-    _watching = False
-    if threading.current_thread() is not threading.main_thread():
-        return
-    read, write = os.pipe()
-    os.set_blocking(write, False)
-    try:
-        previous = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
-    except (ValueError, OSError):
-        previous = None
-    if previous != -1:  # it failed, or someone else's: leave theirs
-        if previous is not None:
-            signal.set_wakeup_fd(previous)
-        os.close(read)
-        os.close(write)
-        return
-    threading.Thread(target=_watchdog, args=(read,), name="gametree-stop", daemon=True).start()
-    _watching = True
-
-
-def _watchdog(fd: int) -> None:
-    from .kernel import STOP
-
-    while True:
-        try:
-            received = os.read(fd, 64)
-        except OSError:
-            return
-        if not received:
-            return
-        if any(number in _STOP_SIGNALS for number in received):
-            _stop_signals[0] += 1
-            for control in list(_running):
-                control[STOP] = 1
-
-
-def _signalled_since(seen: int) -> bool:
-    """Whether a stop signal arrived since :data:`_stop_signals` read ``seen`` (waiting a moment
-    for the watching thread, which may not have run yet)."""
-    if not _watching:
-        return False
-    deadline = time.monotonic() + 0.5
-    while _stop_signals[0] == seen and time.monotonic() < deadline:
-        time.sleep(0.01)
-    return _stop_signals[0] != seen
 
 
 # -- building ---------------------------------------------------------------------------------
@@ -302,10 +234,11 @@ class CompiledEngine:
         self._kernel_module = kernel
         #: The table's probes, hits and stores so far (as a Python table counts them).
         self.probes = self.hits = self.stores = 0
-        _watch_signals()
+        signals = watch()
+        signals.start()
         # numba loads (or compiles) each function at its first call: make them now (the search
         # told to stop at once), so that the time it takes is not counted as the first search's.
-        seen = _stop_signals[0]
+        seen = signals.count
         try:
             with numba_support.quiet_compile_interrupts():
                 self._control[kernel.STOP] = 1
@@ -317,7 +250,7 @@ class CompiledEngine:
         except Exception as exc:
             # Ctrl-C while numba compiles can surface as an error of numba's own (llvmlite swallows
             # the KeyboardInterrupt in a callback): if a stop signal came meanwhile, it was that.
-            if _signalled_since(seen):
+            if signals.signalled_since(seen):
                 raise KeyboardInterrupt from exc
             raise
         self._per_height[:] = 0
@@ -409,7 +342,7 @@ class CompiledEngine:
         low = -limit if alpha < -limit else math.floor(alpha)
         high = limit if beta > limit else math.ceil(beta)
         if self._signals_before is not None:  # the first search
-            if _stop_signals[0] != self._signals_before:
+            if watch().count != self._signals_before:
                 self._signals_before = None
                 raise KeyboardInterrupt
             self._signals_before = None
@@ -422,17 +355,16 @@ class CompiledEngine:
         per_height = self._per_height
         if len(per_height) < height + C - p + 2:
             per_height = self._per_height = self._np.zeros(height + C - p + 66, dtype=self._np.int64)
-        _running.append(control)
         try:
-            # Checked after the control was cleared: a halt from now on leaves its mark there.
-            if self._halted:
-                raise SearchTimeout
-            self._searching = True
-            work = self._workspace(per_height)
-            value = self.search_kernel(self._g, work, self._np.uint64(a), self._np.uint64(b), p, height, low, high)
+            with watch().stopping(functools.partial(control.__setitem__, k.STOP, 1)):  # (a signal sets 1)
+                # Checked after the control was cleared: a halt from now on leaves its mark there.
+                if self._halted:
+                    raise SearchTimeout
+                self._searching = True
+                work = self._workspace(per_height)
+                value = self.search_kernel(self._g, work, self._np.uint64(a), self._np.uint64(b), p, height, low, high)
         finally:
             self._searching = False
-            _running.remove(control)
             self._count(height, control, per_height)
         if control[k.STOP]:
             if control[k.STOP] == HALTED:

@@ -1,0 +1,105 @@
+"""Stop signals for work that Python code cannot interrupt (a compiled search that holds no GIL).
+
+Python runs signal handlers between bytecodes of the main thread, never inside
+compiled code; but its C-level handler writes the signal's number to the
+wake-up file at once.  A :class:`SignalWatch` thread waits on that file and,
+on Ctrl-C, SIGTERM or SIGHUP, calls the stop function of every piece of work
+registered with it (the compiled engine sets the stop word its kernel reads at
+every node), and counts the signal, so that work started later can tell that
+one came while it was being set up.  It starts only from the main thread, and
+only if nobody else uses the wake-up file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+__all__ = ["STOP_SIGNALS", "SignalWatch", "watch"]
+
+#: The signals that stop work: Ctrl-C, SIGTERM and SIGHUP (where the platform has them).
+STOP_SIGNALS = frozenset(int(s) for s in (signal.SIGINT, getattr(signal, "SIGTERM", 2), getattr(signal, "SIGHUP", 2)))
+
+
+class SignalWatch:
+    """One process's watch on stop signals (see the module); :func:`watch` gives the process's own."""
+
+    def __init__(self) -> None:
+        #: How many stop signals the watch has seen.
+        self.count = 0
+        #: None: not started; False: it could not start (not the main thread, or the wake-up file is
+        #: someone else's); True: watching.
+        self.watching: bool | None = None
+        self._stops: list[Callable[[], None]] = []
+        self._lock = threading.Lock()
+
+    def start(self) -> bool:
+        """Start watching, once (later calls do nothing); whether the watch runs."""
+        if self.watching is not None:
+            return self.watching
+        self.watching = False
+        if threading.current_thread() is not threading.main_thread():
+            return False
+        read, write = os.pipe()
+        os.set_blocking(write, False)
+        try:
+            previous: int | None = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+        except (ValueError, OSError):
+            previous = None
+        if previous != -1:  # it failed, or someone else's: leave theirs
+            if previous is not None:
+                signal.set_wakeup_fd(previous)
+            os.close(read)
+            os.close(write)
+            return False
+        threading.Thread(target=self._run, args=(read,), name="gametree-stop", daemon=True).start()
+        self.watching = True
+        return True
+
+    @contextlib.contextmanager
+    def stopping(self, stop: Callable[[], None]) -> Iterator[None]:
+        """While the block runs, a stop signal calls ``stop()`` (from the watching thread)."""
+        with self._lock:
+            self._stops.append(stop)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._stops.remove(stop)
+
+    def signalled_since(self, seen: int, wait: float = 0.5) -> bool:
+        """Whether a stop signal came since :attr:`count` was ``seen`` (waiting up to ``wait`` seconds
+        for the watching thread, which may not have run yet)."""
+        if not self.watching:
+            return False
+        deadline = time.monotonic() + wait
+        while self.count == seen and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.count != seen
+
+    def _run(self, fd: int) -> None:
+        while True:
+            try:
+                received = os.read(fd, 64)
+            except OSError:
+                return
+            if not received:
+                return
+            if any(number in STOP_SIGNALS for number in received):
+                self.count += 1
+                with self._lock:
+                    stops = list(self._stops)
+                for stop in stops:
+                    stop()
+
+
+_WATCH = SignalWatch()
+
+
+def watch() -> SignalWatch:
+    """The process's signal watch (started by the first work that needs it)."""
+    return _WATCH
