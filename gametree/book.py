@@ -27,14 +27,14 @@ from .store import GameEntries, MemoryEntries
 if TYPE_CHECKING:
     import distributed
 
-    from .runtime import Halter
+    from .runtime.stops import Halter
     from .search.solver import Solver
 
 __all__ = ["BuildReport", "build_book", "build_play_book", "build_strong", "positions_up_to"]
 
 #: Positions a worker proves per task (its solver and table are kept from task to task).
 CHUNK = 8
-#: The modules a worker process imports before its first task (see gametree.runtime.worker_context).
+#: The modules a worker process imports before its first task (see gametree.runtime.processes.worker_context).
 WORKER_PRELOAD = (__name__, "gametree.search.solver")
 
 
@@ -159,7 +159,7 @@ def _run_tasks(
     if not tasks:
         return
     if scheduler is not None:
-        from .runtime import dask_client, dask_lost, new_stop_name, stop_dask_tasks
+        from .runtime.cluster import dask_client, dask_lost, new_stop_name, stop_dask_tasks
 
         with dask_client(scheduler) as client:
             from dask.distributed import as_completed
@@ -180,7 +180,7 @@ def _run_tasks(
         for task in tasks:
             yield prove_chunk(task)
     else:
-        from .runtime import WorkerWatch, process_pool, watched
+        from .runtime.processes import WorkerWatch, process_pool, watched
 
         with process_pool(workers, preload=WORKER_PRELOAD) as pool:
             watch = WorkerWatch()
@@ -193,8 +193,8 @@ _kept: dict[tuple[str, str], tuple[Solver, MemoryEntries]] = {}
 
 def prove_chunk_on_dask(task: Task[S, M], stop: str) -> tuple[int, list[tuple[int | str, int]]]:
     """:func:`prove_chunk` on a Dask worker, halted when the build sets the event ``stop``
-    (:func:`gametree.runtime.on_dask_stoppable`): Ctrl-C stops the running tasks too."""
-    from .runtime import on_dask_stoppable
+    (:func:`gametree.runtime.cluster.on_dask_stoppable`): Ctrl-C stops the running tasks too."""
+    from .runtime.cluster import on_dask_stoppable
 
     return on_dask_stoppable(functools.partial(prove_chunk, task), stop)
 
@@ -203,7 +203,7 @@ def prove_chunk(task: Task[S, M], halter: Halter | None = None) -> tuple[int, li
     """Prove some positions (in a worker process, a Dask worker or this process); with lines,
     their principal variations too.  Returns how many positions, and what was proven as
     ``(key, score)`` entries for the store.  ``halter``: a
-    :class:`gametree.runtime.Halter` the searching engine is attached to."""
+    :class:`gametree.runtime.stops.Halter` the searching engine is attached to."""
     from .search.solver import Solver
 
     game, engine, states, name, options, lines = task

@@ -326,7 +326,7 @@ def learn(
     """
     if games < 1:
         raise ValueError(f"the number of games must be at least 1, not {games}")
-    from .runtime import workers_limit_message
+    from .runtime.processes import workers_limit_message
 
     problem = workers_limit_message(workers)
     if problem is not None:
@@ -342,7 +342,7 @@ def learn(
             if progress is not None:
                 progress(done)
     else:
-        from .runtime import WorkerWatch, process_pool, watched
+        from .runtime.processes import WorkerWatch, process_pool, watched
 
         with process_pool(workers, preload=(__name__,)) as pool:
             for done, part in watched(pool.imap_unordered(_learn_chunk, tasks), WorkerWatch()):

@@ -36,7 +36,7 @@ def assert_one_line_error(out: CliResult, *needles: str) -> str:
 
 # -- F8: --workers has a maximum ----------------------------------------------------------------
 def test_workers_has_a_maximum_named_in_the_error(gametree_cli):
-    from gametree.runtime import max_workers
+    from gametree.runtime.processes import max_workers
 
     limit = max_workers()
     assert limit >= 8 and limit >= 4 * (os.cpu_count() or 1)

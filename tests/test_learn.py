@@ -330,7 +330,7 @@ def test_cli_learn_failed_replace_is_one_line_and_keeps_the_old_table(tmp_path, 
 
 
 def _max_workers() -> int:
-    from gametree.runtime import max_workers
+    from gametree.runtime.processes import max_workers
 
     assert max_workers() == max(8, 4 * (os.cpu_count() or 1))
     return max_workers()

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from gametree import alphabeta, play_text, solver
-from gametree.runtime import ParallelError
+from gametree.runtime.errors import ParallelError
 from gametree.search.parallel import solve_parallel, split
 
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ def test_a_stopped_subproblem_halts_its_engine_and_the_kept_solver_goes_on(regis
     import functools
     import threading
 
-    from gametree.runtime import Stopped, run_stoppable
+    from gametree.runtime.stops import Stopped, run_stoppable
     from gametree.search.parallel import WORKER_TABLE_ENTRIES, _solve_task, _Task, _worker_solver
 
     if engine == "compiled":

@@ -549,12 +549,12 @@ def progress_bar(what: str, enabled: bool | None = None, *, total: bool = True) 
 
 
 def check_workers(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
-    """A ``--workers`` callback refusing more processes than :func:`gametree.runtime.max_workers`
+    """A ``--workers`` callback refusing more processes than :func:`gametree.runtime.processes.max_workers`
     (checked here, not by ``IntRange(max=...)``, so that ``--help`` and docs/cli.md do not depend
     on the machine's CPU count)."""
     if value is None:  # not given: nothing to check (and the runtime of worker processes stays unloaded)
         return value
-    from ..runtime import workers_limit_message
+    from ..runtime.processes import workers_limit_message
 
     problem = workers_limit_message(value)
     if problem is not None:

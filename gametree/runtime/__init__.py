@@ -18,61 +18,12 @@ computes.  What it needs of a search is only that its engines can be halted and 
   (a compiled search) on Ctrl-C, SIGTERM or SIGHUP.
 
 The settings ``SCHEDULER_TIMEOUT`` (``cluster``) and ``STOP_POLL`` (``stops``) are read from their
-modules.
+modules.  This package imports none of them itself: each is imported where it is used (the
+solver's alarm should not load the process pools).
 
->>> from gametree.runtime import make_runner
+>>> from gametree.runtime.runners import make_runner
 >>> runner = make_runner(lambda job, halter: job * job)
 >>> [runner.submit(job).result() for job in (2, 3)]
 [4, 9]
 >>> runner.close()
 """
-
-from __future__ import annotations
-
-from .alarm import Alarm
-from .cluster import DaskConnection, dask_client, dask_lost, new_stop_name, on_dask_stoppable, stop_dask_tasks
-from .errors import ParallelError
-from .processes import (
-    WorkerWatch,
-    max_workers,
-    process_pool,
-    start_pool,
-    watched,
-    worker_context,
-    workers_limit_message,
-)
-from .runners import Cancelled, InProcess, OnDask, Pending, Processes, Runner, Work, make_runner
-from .signals import SignalWatch, watch
-from .stops import Haltable, Halter, Stopped, run_stoppable
-
-__all__ = [
-    "Alarm",
-    "Cancelled",
-    "DaskConnection",
-    "Haltable",
-    "Halter",
-    "InProcess",
-    "OnDask",
-    "ParallelError",
-    "Pending",
-    "Processes",
-    "Runner",
-    "SignalWatch",
-    "Stopped",
-    "Work",
-    "WorkerWatch",
-    "dask_client",
-    "dask_lost",
-    "make_runner",
-    "max_workers",
-    "new_stop_name",
-    "on_dask_stoppable",
-    "process_pool",
-    "run_stoppable",
-    "start_pool",
-    "stop_dask_tasks",
-    "watch",
-    "watched",
-    "worker_context",
-    "workers_limit_message",
-]

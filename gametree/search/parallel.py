@@ -41,7 +41,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..game import Game, M, S, State, capabilities, win_score
-from ..runtime import Halter, ParallelError, Pending, Runner, make_runner, workers_limit_message
+from ..runtime.errors import ParallelError
+from ..runtime.processes import workers_limit_message
+from ..runtime.runners import Pending, Runner, make_runner
+from ..runtime.stops import Halter
 from .compiled import EngineChoice, use_compiled
 from .engine import Engine
 from .results import MoveValue, SearchResult, SearchStats, assemble, build_result, freeze, start, stats_of, timed
@@ -73,7 +76,7 @@ TASKS_PER_WORKER = 6
 MAX_SPLIT_NODES = 200_000
 #: Default transposition-table size of each worker, in entries.
 WORKER_TABLE_ENTRIES = 1_000_000
-#: The modules a worker process imports before its first subproblem (see gametree.runtime.worker_context).
+#: The modules a worker process imports before its first subproblem (see gametree.runtime.processes.worker_context).
 WORKER_PRELOAD = (__name__, "gametree.search.algorithms")
 
 

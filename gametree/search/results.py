@@ -13,7 +13,6 @@ A result shows itself in Jupyter as the small HTML summary of :func:`result_html
 from __future__ import annotations
 
 import dataclasses
-import html
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -477,6 +476,8 @@ _NOTE = "color:#666;font-size:90%"
 
 
 def _esc(value: object) -> str:
+    import html  # (only for notebooks: not at every start-up)
+
     return html.escape(str(value), quote=True)
 
 
