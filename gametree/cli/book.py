@@ -21,19 +21,7 @@ import click
 
 from ..game import Game, GameError
 from ..plugin.registry import GameSpec
-from .common import (
-    ENGINE_OPTION,
-    game_group,
-    game_options,
-    make_game,
-    number_option,
-    open_book,
-    option_stack,
-    parallel_options,
-    progress_bar,
-    split_game_options,
-    store_options,
-)
+from . import common
 
 if TYPE_CHECKING:
     from ..book import BuildReport
@@ -53,14 +41,14 @@ def book() -> None:
 
 
 #: The options of ``gametree book build GAME`` after the game's own.
-_BUILD_OPTIONS = option_stack(
-    number_option(
+_BUILD_OPTIONS = common.option_stack(
+    common.number_option(
         "--plies", click.IntRange(min=0, max=64), "N", "Every position up to N moves deep (mirror images once)."
     ),
     click.option(
         "--all", "everything", is_flag=True, help="Every reachable position: a strong solution (small boards)."
     ),
-    number_option(
+    common.number_option(
         "--for-play",
         click.FloatRange(min=0, max=3600),
         "SECONDS",
@@ -75,21 +63,21 @@ _BUILD_OPTIONS = option_stack(
         help="With --for-play: the perfect player's side.",
     ),
     FROM_SCRATCH,
-    parallel_options("Prove positions"),
+    common.parallel_options("Prove positions"),
     click.option(
         "--lines",
         is_flag=True,
         help="Also keep the values along each deepest position's principal variation (whole lines of play).",
     ),
-    ENGINE_OPTION,
+    common.ENGINE_OPTION,
     click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text."),
-    store_options,
+    common.store_options,
 )
 
 
 def _build_command(spec: GameSpec) -> click.Command:
     @click.command(name=spec.name, help=f"Prove positions of {spec.summary or spec.name} into the solution store.")
-    @game_options(spec)
+    @common.game_options(spec)
     @_BUILD_OPTIONS
     def command(**params: Any) -> None:
         _build(spec, params)
@@ -99,10 +87,10 @@ def _build_command(spec: GameSpec) -> click.Command:
 
 def _build(spec: GameSpec, params: dict[str, Any]) -> None:
     """``gametree book build GAME``: check the flags, prove the positions into the store, report."""
-    game_params, params = split_game_options(spec, params)
+    game_params, params = common.split_game_options(spec, params)
     _check_build_flags(params)
-    game = make_game(spec, game_params)
-    entries = open_book(spec, game, game_params, params)
+    game = common.make_game(spec, game_params)
+    entries = common.open_book(spec, game, game_params, params)
     if entries is None:
         raise click.UsageError("a book is built into a store: drop --no-store (or set GAMETREE_STORE)")
     import time
@@ -151,11 +139,11 @@ def _run_build(game: Game[Any, Any], entries: GameEntries, params: dict[str, Any
     from ..book import build_book, build_play_book, build_strong
 
     if params["everything"]:
-        with progress_bar("proving every position") as bar:
+        with common.progress_bar("proving every position") as bar:
             return build_strong(game, entries, progress=lambda stage, done, total: bar(done, total))
     if params["for_play"] is not None:
         players = {"first": (0,), "second": (1,), "both": (0, 1)}[params["player"]]
-        with progress_bar("positions the perfect player meets (stored / visited)", total=False) as bar:
+        with common.progress_bar("positions the perfect player meets (stored / visited)", total=False) as bar:
             return build_play_book(
                 game,
                 entries,
@@ -164,7 +152,7 @@ def _run_build(game: Game[Any, Any], entries: GameEntries, params: dict[str, Any
                 engine=params["engine"] or "auto",
                 progress=lambda seen, hard: bar(hard, seen),
             )
-    with progress_bar(f"proving positions up to ply {params['plies']}") as bar:
+    with common.progress_bar(f"proving positions up to ply {params['plies']}") as bar:
         return build_book(
             game,
             entries,
@@ -213,7 +201,7 @@ def _print_build(spec: GameSpec, entries: GameEntries, name: str, report: BuildR
 
 
 book.add_command(
-    game_group("build", "Prove positions of a game into the solution store (gametree book build GAME --help).")(
+    common.game_group("build", "Prove positions of a game into the solution store (gametree book build GAME --help).")(
         _build_command
     )
 )
@@ -221,7 +209,7 @@ book.add_command(
 
 @book.command(name="info", help="What the solution store holds, game by game.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-@store_options
+@common.store_options
 def info(**params: Any) -> None:
     store = _open(params, readonly=True)
     games = store.games()
@@ -266,16 +254,16 @@ def info(**params: Any) -> None:
 
 def _export_command(spec: GameSpec) -> click.Command:
     @click.command(name=spec.name, help=f"Write the stored entries of {spec.summary or spec.name} to a book file.")
-    @game_options(spec)
+    @common.game_options(spec)
     @click.option(
         "-o", "--output", required=True, metavar="FILE", help="The book file to write (gzip-compressed text)."
     )
     @FROM_SCRATCH
-    @store_options
+    @common.store_options
     def command(**params: Any) -> None:
-        game_params, params = split_game_options(spec, params)
-        game = make_game(spec, game_params)
-        entries = open_book(spec, game, game_params, params)
+        game_params, params = common.split_game_options(spec, params)
+        game = common.make_game(spec, game_params)
+        entries = common.open_book(spec, game, game_params, params)
         if entries is None:
             raise click.UsageError("a book is exported from a store: drop --no-store")
         from ..store import export_book
@@ -293,7 +281,7 @@ def _export_command(spec: GameSpec) -> click.Command:
 
 
 book.add_command(
-    game_group("export", "Write one board's stored entries to a book file (gametree book export GAME --help).")(
+    common.game_group("export", "Write one board's stored entries to a book file (gametree book export GAME --help).")(
         _export_command
     )
 )
@@ -301,7 +289,7 @@ book.add_command(
 
 @book.command(name="import", help="Add the entries of a book file to the solution store.")
 @click.argument("path", metavar="FILE")
-@store_options
+@common.store_options
 def import_(path: str, **params: Any) -> None:
     from ..store import StoreError, import_book
 
