@@ -163,3 +163,22 @@ def test_search_options_are_one_object_for_the_api_and_the_command_line(registry
         by_keywords.best_moves,
         by_keywords.stats.nodes,
     )
+
+
+def test_results_give_the_games_own_moves_beside_their_text(registry) -> None:
+    """Every move value carries the move itself (what game.play takes) beside its text, for every
+    algorithm; the command line's JSON leaves it out (a game's moves need not be JSON)."""
+    import json
+
+    from gametree.search import search
+
+    game = registry.game("tictactoe").create(size=3)
+    state = play_text(game, "A1 B1 A2 B2")
+    for name in ("solver", "alphabeta", "minimax", "mcts"):
+        result = search(name, game, state, **({"seed": 1, "iterations": 300} if name == "mcts" else {}))
+        for mv in result.move_values:
+            assert game.format_move(state, mv.game_move) == mv.move, name
+        assert [game.format_move(state, m) for m in result.best_game_moves] == list(result.best_moves), name
+        data = result.data()
+        assert all("game_move" not in mv for mv in data["move_values"])  # type: ignore[union-attr]
+        assert json.loads(json.dumps(data))["best_moves"] == ["A3"], name

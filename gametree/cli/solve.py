@@ -288,7 +288,7 @@ def _solve(ctx: click.Context, spec: GameSpec, params: dict[str, Any]) -> None:
             "game": spec.name,
             "options": resolved_options(spec, game, game_params),
             "moves": params["moves"],
-            **dataclasses.asdict(result),
+            **result.data(),
         }
         click.echo(json.dumps(data))
     else:

@@ -393,7 +393,7 @@ def result_of(game: Game[Any, Any], outcome: MCTSRun, depth: int | None = None) 
     for move in game.legal_moves(state):
         child = next((ch for ch in root.children if ch.move == move), None)
         if child is None:  # never expanded
-            values.append(MoveValue(fmt(state, move), 0.0, None, False, 0, None))
+            values.append(MoveValue(fmt(state, move), 0.0, None, False, 0, None, game_move=move))
             continue
         move_score = _child_score(child)
         values.append(
@@ -404,6 +404,7 @@ def result_of(game: Game[Any, Any], outcome: MCTSRun, depth: int | None = None) 
                 best=child is best,
                 visits=child.visits,
                 mean=child.total / child.visits if child.visits else None,
+                game_move=move,
             )
         )
     pv_nodes = principal_variation(root)

@@ -494,6 +494,7 @@ def _result(
             score=v,
             plies_to_end=_plies(game, state, line) if plies is not None else None,
             best=v == best,
+            game_move=m,
         )
         for m, v, line in zip(moves, values, lines)
     )

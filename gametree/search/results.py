@@ -85,7 +85,9 @@ class MoveValue:
     """The value of one root move, from the point of view of the side that plays it.
 
     Monte Carlo searches also give the move's ``visits`` and ``mean`` playout
-    reward in [-1, 1]; other algorithms leave them None.
+    reward in [-1, 1]; other algorithms leave them None.  ``move`` is the move as
+    the game writes it; ``game_move`` the move itself, what ``game.play`` takes (it
+    is left out of the command line's JSON, as a game's moves need not be JSON).
     """
 
     move: str
@@ -94,6 +96,7 @@ class MoveValue:
     best: bool
     visits: int | None = None
     mean: float | None = None
+    game_move: object = dataclasses.field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +135,21 @@ class SearchResult:
     cut_short: CutShort | None = None
     #: Answered from a solution store, without a search (see :mod:`gametree.store`).
     from_store: bool = False
+
+    @property
+    def best_game_moves(self) -> tuple[object, ...]:
+        """The best moves as the game's own moves (what ``game.play`` takes), in the order of
+        :attr:`best_moves`, which writes them as text."""
+        return tuple(mv.game_move for mv in self.move_values if mv.best)
+
+    def data(self) -> dict[str, object]:
+        """The result as plain data for JSON: :func:`dataclasses.asdict` without the game's own moves
+        (``MoveValue.game_move``: a game's moves need not be JSON; their text is there)."""
+        plain = tuple(dataclasses.replace(mv, game_move=None) for mv in self.move_values)
+        data = dataclasses.asdict(dataclasses.replace(self, move_values=plain))
+        for value in data["move_values"]:
+            del value["game_move"]
+        return data
 
     @property
     def outcome(self) -> ExactValue | None:
@@ -408,7 +426,7 @@ def build_result(
             proven,
             None,
             (text,),
-            (MoveValue(text, score, None, True),),
+            (MoveValue(text, score, None, True, game_move=move),),
             (text,),
             depth,
             stats,
@@ -433,7 +451,7 @@ def build_result(
         return len(line) if done else None
 
     move_values = tuple(
-        MoveValue(move=text, score=v, plies_to_end=plies_of(i, m, v), best=v == best_value)
+        MoveValue(move=text, score=v, plies_to_end=plies_of(i, m, v), best=v == best_value, game_move=m)
         for i, (m, v, text) in enumerate(zip(root.moves, root.values, texts))
     )
     pv_text = [texts[best]]
