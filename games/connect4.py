@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 
 from gametree import (
     CompiledRules,
+    Game,
     GameInfo,
     GameOverError,
     GameSpec,
@@ -108,7 +109,7 @@ class C4State(NamedTuple):
     theirs: int = 0
 
 
-class ConnectFour:
+class ConnectFour(Game[C4State, int]):
     """Connect Four on a ``width`` x ``height`` board with ``k`` in a row to win."""
 
     def __init__(self, width: int = 7, height: int = 6, k: int = 4) -> None:

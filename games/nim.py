@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from gametree import (
+    Game,
     GameInfo,
     GameSpec,
     IllegalMoveError,
@@ -65,7 +66,7 @@ def parse_heaps(text: str) -> tuple[int, ...]:
     return tuple(heaps)
 
 
-class Nim:
+class Nim(Game[NimState, tuple[int, int]]):
     """Nim on the given heaps; ``misere=True`` makes taking the last object lose."""
 
     def __init__(self, heaps: str | tuple[int, ...] = "3,4,5", misere: bool = False) -> None:

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from gametree import (
     CompiledRules,
+    Game,
     GameInfo,
     GameSpec,
     IllegalMoveError,
@@ -90,7 +91,7 @@ class TTTState(NamedTuple):
     ot: int = 0
 
 
-class TicTacToe:
+class TicTacToe(Game[TTTState, int]):
     """The m,n,k-game on a ``width`` x ``height`` board, ``k`` in a row to win."""
 
     def __init__(self, width: int = 3, height: int = 3, k: int | None = None) -> None:

@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 from gametree import (
     CompiledRules,
+    Game,
     GameInfo,
     GameSpec,
     IllegalMoveError,
@@ -65,7 +66,7 @@ class HexState(NamedTuple):
     moves: int
 
 
-class Hexapawn:
+class Hexapawn(Game[HexState, Move]):
     """Hexapawn on a ``width`` x ``height`` board.  White (player 0) moves up the board."""
 
     def __init__(self, width: int = 3, height: int = 3) -> None:
