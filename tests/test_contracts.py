@@ -182,3 +182,14 @@ def test_results_give_the_games_own_moves_beside_their_text(registry) -> None:
         data = result.data()
         assert all("game_move" not in mv for mv in data["move_values"])  # type: ignore[union-attr]
         assert json.loads(json.dumps(data))["best_moves"] == ["A3"], name
+
+
+def test_proven_scores_are_whole_numbers_heuristic_ones_are_not(registry) -> None:
+    from gametree import alphabeta
+
+    game = registry.game("connect4").create(width=5, height=4)
+    proven = solver(game, moves="3 3", engine="python")
+    assert proven.proven and type(proven.score) is int
+    assert all(type(mv.score) is int for mv in proven.move_values)
+    guess = alphabeta(game, depth=2)
+    assert not guess.proven and isinstance(guess.score, float) and -1 < guess.score < 1

@@ -46,6 +46,7 @@ __all__ = [
     "stats_of",
     "timed",
     "value_and_winner",
+    "whole",
 ]
 
 #: A position's value for its side to move: proven, or unknown (a heuristic value at a depth limit).
@@ -91,7 +92,7 @@ class MoveValue:
     """
 
     move: str
-    score: float
+    score: int | float
     plies_to_end: int | None
     best: bool
     visits: int | None = None
@@ -105,7 +106,8 @@ class SearchResult:
 
     ``value`` is ``"win"``, ``"loss"`` or ``"draw"`` for the side to move when
     proven, else ``"unknown"`` (a heuristic value at a depth limit: ``score`` is
-    then a float in (-1, 1)).  ``winner`` is the player (0, 1) who wins under
+    then a float in (-1, 1)); a proven ``score`` is an ``int``, and :attr:`outcome`
+    says what it means.  ``winner`` is the player (0, 1) who wins under
     perfect play, or None (draw or unknown).  Moves are in the game's notation.
     ``weak`` results (``solver(..., weak=True)``) prove only the value: scores
     are +1, 0 or -1, not how fast, and there is no line to the end.
@@ -121,7 +123,7 @@ class SearchResult:
     to_move: int
     value: Value
     winner: int | None
-    score: float
+    score: int | float
     proven: bool
     plies_to_end: int | None
     best_moves: tuple[str, ...]
@@ -169,7 +171,7 @@ class Scored(NamedTuple):
     :func:`gametree.search.prepare_scores`.
     """
 
-    score: float
+    score: int | float
     weak: bool
     nodes: int
     seconds: float
@@ -370,6 +372,11 @@ def value_and_winner(score: float, me: int, proven: bool) -> tuple[Value, int | 
     return "draw", None
 
 
+def whole(score: float, proven: bool) -> int | float:
+    """A proven score as the whole number it is (an ``int``); a heuristic one as it is."""
+    return int(score) if proven and float(score).is_integer() else score
+
+
 def assemble(
     algorithm: str,
     game: Game[S, M],
@@ -387,6 +394,7 @@ def assemble(
     """A :class:`SearchResult`, its side to move, value and winner derived from ``score``."""
     me = game.to_move(state)
     value, winner = value_and_winner(score, me, proven)
+    score = whole(score, proven)
     # Positional, in field order: keywords cost a microsecond more per result.
     return SearchResult(
         algorithm, me, value, winner, score, proven, plies_to_end, best_moves, move_values, pv, depth, stats, weak
@@ -426,7 +434,7 @@ def build_result(
             proven,
             None,
             (text,),
-            (MoveValue(text, score, None, True, game_move=move),),
+            (MoveValue(text, whole(score, proven), None, True, game_move=move),),
             (text,),
             depth,
             stats,
@@ -451,7 +459,13 @@ def build_result(
         return len(line) if done else None
 
     move_values = tuple(
-        MoveValue(move=text, score=v, plies_to_end=plies_of(i, m, v), best=v == best_value, game_move=m)
+        MoveValue(
+            move=text,
+            score=whole(v, not heuristic or abs(v) >= 1),
+            plies_to_end=plies_of(i, m, v),
+            best=v == best_value,
+            game_move=m,
+        )
         for i, (m, v, text) in enumerate(zip(root.moves, root.values, texts))
     )
     pv_text = [texts[best]]

@@ -41,6 +41,7 @@ from .results import (
     scores_of,
     start,
     timed,
+    whole,
 )
 from .table import Bound, TranspositionTable, table_of
 
@@ -355,7 +356,7 @@ class Solver:
         finally:
             self._flush(engine)
         seconds = time.perf_counter() - started
-        return Scored(_sign(value) if weak else value, weak, sum(counters.per_depth), seconds)
+        return Scored(_sign(value) if weak else whole(value, True), weak, sum(counters.per_depth), seconds)
 
     def _weak_root(self, engine: SearchEngine, state: State, all_moves: bool) -> Root[Move]:
         """The root's value +1, 0 or -1 (win, draw or loss) and a best move, or every move's value."""
