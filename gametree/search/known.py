@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Hashable, Sequence
-from typing import NamedTuple, ParamSpec, Protocol, TypeVar
+from typing import NamedTuple, ParamSpec, Protocol, TypeVar, cast
 
 from ..game import Game, M, S, State, capabilities, end_score
 from .contract import Counters, EngineName, RootReport, SearchEngine
@@ -271,18 +271,25 @@ def record_result(known: KnownValues, game: Game[S, M], state: S, result: Search
     items: list[tuple[StoreKey | None, int]] = [(key(state), int(result.score))]
     for mv in result.move_values:
         if float(mv.score).is_integer():
-            items.append((key(game.play(state, game.parse_move(state, mv.move))), -int(mv.score)))
+            move = game.parse_move(state, mv.move) if mv.game_move is None else cast(M, mv.game_move)
+            items.append((key(game.play(state, move)), -int(mv.score)))
     return known.record([(k, v) for k, v in items if k is not None], [])
 
 
 def answer(
-    known: KnownValues | None, game: Game[S, M], state: S, search: Callable[[], SearchResult], *, all_moves: bool = True
+    known: KnownValues | None,
+    game: Game[S, M],
+    state: S,
+    search: Callable[[], SearchResult],
+    *,
+    all_moves: bool = True,
+    pv: bool = True,
 ) -> SearchResult:
     """The one path of a solve through known values: the answer from them alone if they hold it
     (:func:`stored_result`), else ``search()``, whose proven result is then recorded."""
     if known is None:
         return search()
-    found = stored_result(game, state, known, all_moves=all_moves)
+    found = stored_result(game, state, known, all_moves=all_moves, pv=pv)
     if found is not None:
         return found
     result = search()

@@ -47,7 +47,7 @@ from ..runtime.runners import Pending, Runner, make_runner
 from ..runtime.stops import Halter
 from .compiled import EngineChoice, use_compiled
 from .engine import Engine
-from .results import MoveValue, SearchResult, SearchStats, assemble, build_result, freeze, start, stats_of, timed
+from .results import MoveValue, SearchResult, SearchStats, assemble, build_result, freeze, start, stats_of, timed, whole
 
 if TYPE_CHECKING:
     import distributed
@@ -491,7 +491,7 @@ def _result(
     move_values = tuple(
         MoveValue(
             move=fmt(state, m),
-            score=v,
+            score=whole(v, True),
             plies_to_end=_plies(game, state, line) if plies is not None else None,
             best=v == best,
             game_move=m,

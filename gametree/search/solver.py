@@ -24,7 +24,7 @@ from .compiled import CompiledEngine, EngineChoice, compiled_rules, use_compiled
 from .contract import SearchEngine, SearchTimeout
 from .engine import Engine
 from .exact import exact_score
-from .known import KnownValues, Remembering, remember, stored_result
+from .known import KnownValues, Remembering, answer, remember
 from .progress import SolveProgress
 from .results import (
     CutShort,
@@ -149,19 +149,24 @@ class Solver:
             raise ValueError("weak solving proves the value; it does not combine with a time limit")
         watch = progress if progress is not None else SolveProgress()
         began = time.perf_counter()  # (a time limit counts from here: building the engine is in it)
-        if self.store is not None and not weak:
-            known = stored_result(game, state, self.store, all_moves=all_moves, pv=pv)
-            if known is not None:  # all of it from the store: no engine to build
-                watch.phase = "done"
-                return known
-        raw = self.engine_for(state)
-        # Through the store, if there is one: what it holds is not searched again, what is proven goes to it.
-        engine: SearchEngine = Remembering(raw, self.store) if self.store is not None else raw
-        try:
-            deadline = None if time_limit is None else began + time_limit
-            return self._solve(state, raw, engine, all_moves, pv, weak, deadline, analysis_time, interruptible, watch)
-        finally:
-            self._flush(engine)
+        deadline = None if time_limit is None else began + time_limit
+
+        def search() -> SearchResult:
+            raw = self.engine_for(state)
+            # Through the known values, if any: what they hold is not searched again, what is proven goes to them.
+            engine: SearchEngine = Remembering(raw, self.store) if self.store is not None else raw
+            try:
+                return self._solve(
+                    state, raw, engine, all_moves, pv, weak, deadline, analysis_time, interruptible, watch
+                )
+            finally:
+                self._flush(engine)
+
+        # The one path of a solve through known values (as the parallel solve's): all of it from them, with no
+        # engine to build, else the search, whose result is recorded.  A weak solve proves less than they hold.
+        result = answer(None if weak else self.store, game, state, search, all_moves=all_moves, pv=pv)
+        watch.phase = "done"
+        return result
 
     def _solve(
         self,
