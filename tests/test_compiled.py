@@ -141,36 +141,11 @@ def test_cli_engine_option(gametree_cli: GametreeCli) -> None:
     for result, engine in ((a, "python"), (b, "compiled")):  # each run on the engine asked for
         assert result.pop("stats")["nodes"] == run(game, algorithm="solver", engine=engine).stats.nodes
     assert a == b
-    python_batch = gametree_cli(
-        "solve",
-        "connect4",
-        "--width",
-        "5",
-        "--height",
-        "4",
-        "--batch",
-        "-",
-        "--json",
-        "--engine",
-        "python",
-        input="3\n",
-    )
-    compiled_batch = gametree_cli(
-        "solve",
-        "connect4",
-        "--width",
-        "5",
-        "--height",
-        "4",
-        "--batch",
-        "-",
-        "--json",
-        "--engine",
-        "compiled",
-        input="3\n",
-    )
     state = play_text(game, "3")
-    for out, engine in ((python_batch, "python"), (compiled_batch, "compiled")):
+    for engine in ("python", "compiled"):
+        out = gametree_cli(
+            *f"solve connect4 --width 5 --height 4 --batch - --json --engine {engine}".split(), input="3\n"
+        )
         assert json.loads(out.stdout)["nodes"] == Solver(game, engine=engine).score(state).nodes, out.stderr
     assert gametree_cli("solve", "connect4", "-a", "minimax", "--depth", "2", "--engine", "python").returncode == 0
     refused = gametree_cli("solve", "nim", "--engine", "compiled")
