@@ -261,12 +261,21 @@ def resolved_options(spec: GameSpec, game: object, given: dict[str, Any]) -> dic
     return {k: v for k, v in given.items() if v is not None}
 
 
+def check_file_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """A callback refusing an empty file name (``--store ''``, ``-o ''``), which would otherwise
+    mean the default store or the current folder."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("expected a file name, not an empty one")
+    return value
+
+
 #: ``--store PATH`` and ``--no-store``, wherever proven values are read and written.
 store_options = option_stack(
     click.option(
         "--store",
         "store_path",
         default=None,
+        callback=check_file_name,
         metavar="PATH",
         help="The solution store (SQLite) to read proven values from and write them to "
         "[default: $GAMETREE_STORE, else ~/.local/share/gametree/solutions.sqlite].",

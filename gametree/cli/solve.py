@@ -12,7 +12,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TextIO
 
 import click
 
@@ -340,7 +340,8 @@ def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any]) -> dict[st
 
     cache: Any = None
     if not params.get("no_cache"):
-        size = params.get("cache_size") or CACHE_SIZE
+        size = params.get("cache_size")
+        size = CACHE_SIZE if size is None else size
         try:
             # The default is not "asked for": the compiled engine then takes less (see TranspositionTable.requested).
             cache = parse_cache_size(size) if size != CACHE_SIZE else TranspositionTable()
@@ -509,10 +510,7 @@ def _solve_batch(
     write = _batch_writer(as_json)
     compact = capabilities(game).splitter is not None
     tally = _BatchTally(getattr(stream, "name", "batch"), keep_going)
-    try:
-        lines = stream.readlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise click.ClickException(f"cannot read {tally.name}: {exc}") from None
+    lines = _read_batch(stream, tally.name)
     start = time.perf_counter()
     with progress_bar("solving positions", enabled=show) as advance:
         for number, raw in enumerate(lines, start=1):
@@ -541,6 +539,35 @@ def _solve_batch(
     click.echo(tally.summary(time.perf_counter() - start, bool(options.get("weak"))), err=True)
     if tally.matched != tally.with_expected or tally.failed:
         sys.exit(1)
+
+
+#: The longest line of a batch (characters): far more than any game's line of moves.
+MAX_BATCH_LINE = 1 << 20
+#: The most characters a batch may hold (it is read whole first, for its progress bar).
+MAX_BATCH_CHARACTERS = 1 << 28
+
+
+def _read_batch(stream: TextIO, name: str) -> list[str]:
+    """The lines of a batch, read with bounds: a line longer than :data:`MAX_BATCH_LINE` (a binary
+    file, ``/dev/zero``) or a batch longer than :data:`MAX_BATCH_CHARACTERS` (an endless stream) is a
+    one-line error, found without reading on."""
+    lines: list[str] = []
+    total = 0
+    try:
+        while line := stream.readline(MAX_BATCH_LINE + 1):
+            if len(line) > MAX_BATCH_LINE and not line.endswith("\n"):
+                raise click.ClickException(
+                    f"{name}:{len(lines) + 1}: a line of more than {MAX_BATCH_LINE:,} characters: not a line of moves"
+                )
+            total += len(line)
+            if total > MAX_BATCH_CHARACTERS:
+                raise click.ClickException(
+                    f"{name}: more than {MAX_BATCH_CHARACTERS:,} characters: split the batch into smaller files"
+                )
+            lines.append(line)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.ClickException(f"cannot read {name}: {exc}") from None
+    return lines
 
 
 def _batch_writer(as_json: bool) -> Callable[[str, Scored, int | None], None]:

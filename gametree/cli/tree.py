@@ -22,6 +22,7 @@ from ..plugin.registry import Exporter, GameSpec, Registry
 from .common import (
     DEPTH_OPTION,
     GameGroup,
+    check_file_name,
     game_group,
     game_options,
     make_game,
@@ -129,6 +130,7 @@ _TREE_OPTIONS = option_stack(
         "-o",
         "--output",
         default="-",
+        callback=check_file_name,
         metavar="FILE",
         help="Write here ('-': standard output); the ending picks the format.",
     ),

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -114,6 +115,7 @@ class SolutionStore:
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
         self.path = os.fspath(path)
         self.readonly = readonly
+        _check_regular(self.path)
         if not readonly:
             folder = os.path.dirname(os.path.abspath(self.path))
             try:
@@ -254,6 +256,20 @@ class SolutionStore:
     def size(self) -> int:
         """The store's bytes on disk (its WAL file included)."""
         return sum(os.path.getsize(p) for p in (self.path, self.path + "-wal") if os.path.exists(p))
+
+
+def _check_regular(path: str) -> None:
+    """Refuse, before SQLite opens it, a path that is no regular file: SQLite would block for ever on a
+    FIFO (and ignore Ctrl-C meanwhile), and a folder or a device is no store either."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return  # (a new store)
+    except OSError as exc:
+        raise StoreError(f"cannot open the store {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "not a regular file"
+        raise StoreError(f"{path} is {kind}, not a gametree store: give --store a file")
 
 
 def _quote(path: str) -> str:
