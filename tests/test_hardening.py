@@ -211,3 +211,42 @@ def test_a_plugin_that_loops_forever_is_given_up(gametree_cli, tmp_path):
         lines = out.stderr.strip().splitlines()
         assert out.returncode == 1 and len(lines) == 1, out.stderr
         assert lines[0].startswith(f"Error: -p {module}: ") and f"{what} did not finish within 1 s" in lines[0], lines
+
+
+EOF_PLUGIN = """
+from gametree import GameSpec, hookimpl
+from gametree_builtins.games.tictactoe import TicTacToe
+
+
+class EOFGame(TicTacToe):
+    def legal_moves(self, state):
+        raise EOFError("the rules file ended early")
+
+
+@hookimpl
+def gametree_register_games(registry):
+    registry.add_game(GameSpec(name="eofgame", factory=EOFGame, summary="raises EOFError"))
+"""
+
+
+def test_an_eof_error_from_a_plugin_is_an_error_not_ctrl_c(gametree_cli, tmp_path):
+    """Issue 32, F7: an EOFError that is not the end of a person's input (which the session handles
+    where it reads) was reported as Ctrl-C ('interrupted', exit 130), hidden even with GAMETREE_DEBUG."""
+    (tmp_path / "eofgame.py").write_text(EOF_PLUGIN)
+    done = gametree_cli("-p", "eofgame", "solve", "eofgame", "--no-store", "--engine", "python", path=tmp_path)
+    assert done.returncode == 1, done.stderr
+    line = done.stderr.strip().splitlines()[-1]
+    assert line.startswith("Error: unexpected EOFError: the rules file ended early (raised in legal_moves, ")
+    assert "interrupted" not in done.stderr
+    debug = gametree_cli(
+        "-p",
+        "eofgame",
+        "solve",
+        "eofgame",
+        "--no-store",
+        "--engine",
+        "python",
+        path=tmp_path,
+        env={"GAMETREE_DEBUG": "1"},
+    )
+    assert debug.returncode == 1 and "Traceback" in debug.stderr and "EOFError" in debug.stderr

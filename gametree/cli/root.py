@@ -125,8 +125,15 @@ def main(argv: list[str] | None = None) -> None:
         echo_message(f"Error: {exc.format_message()}")  # (as exc.show() does, fitted to a terminal)
         sys.exit(exc.exit_code)
     except (KeyboardInterrupt, click.Abort) as exc:
-        # (click turns a KeyboardInterrupt into Abort, the interrupt its context)
+        # (click turns a KeyboardInterrupt into Abort, the interrupt its context; an EOFError too)
         cause = exc if isinstance(exc, Terminated) else exc.__context__
+        if isinstance(cause, EOFError) and _interrupt_in(cause) is None:
+            # The end of a person's input is handled where it is read (the session quits): an
+            # EOFError here came from somewhere else (a plugin's code, a damaged file), a fault.
+            if os.environ.get("GAMETREE_DEBUG"):
+                raise cause from None
+            echo_message(f"Error: {_unexpected(cause)}")
+            sys.exit(1)
         if isinstance(cause, Terminated):
             click.echo("\nterminated", err=True)
             sys.exit(128 + cause.signum)
