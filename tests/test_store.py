@@ -476,3 +476,16 @@ def test_ctrl_c_of_a_book_build_on_dask_stops_the_tasks_running_on_the_workers(r
             engine="python",
         )
     one_dask_worker.wait_free()
+
+
+def test_a_command_leaves_its_store_whole_in_its_file(gametree_cli, tmp_path):
+    """Issue 32, F0: the store was never closed, so what a command proved sat only in the -wal file
+    beside it, and a copy of the .sqlite file alone was 'an empty file, not a gametree store'."""
+    store = tmp_path / "s.sqlite"
+    gametree_cli("solve", "connect4", "--width", "4", "--height", "4", "--best-only", "--store", str(store), check=True)
+    wal = tmp_path / "s.sqlite-wal"
+    assert not wal.exists() or wal.stat().st_size == 0
+    copy = tmp_path / "copy.sqlite"
+    copy.write_bytes(store.read_bytes())
+    info = gametree_cli("book", "info", "--store", str(copy), check=True)
+    assert "connect4" in info.stdout and " positions (" in info.stdout

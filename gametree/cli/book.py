@@ -310,6 +310,8 @@ def _open(params: dict[str, Any], *, readonly: bool = False) -> SolutionStore:
     if path is None:
         raise click.UsageError("no store: GAMETREE_STORE is 'none'; give --store PATH")
     try:
-        return SolutionStore(path, readonly=readonly)
+        store = SolutionStore(path, readonly=readonly)
     except StoreError as exc:
         raise click.ClickException(str(exc)) from None
+    common.close_at_the_end(store)
+    return store

@@ -28,9 +28,10 @@ from ..plugin.manager import build_registry, make_plugin_manager
 from ..plugin.registry import GameSpec, Option, PluginError, PluginLoadError, Registry
 
 if TYPE_CHECKING:
-    from ..store import GameEntries
+    from ..store import GameEntries, SolutionStore
 
 __all__ = [
+    "close_at_the_end",
     "DEPTH_OPTION",
     "ENGINE_OPTION",
     "FINITE_FLOAT",
@@ -269,6 +270,14 @@ def check_file_name(ctx: click.Context, param: click.Parameter, value: str | Non
     return value
 
 
+def close_at_the_end(store: SolutionStore) -> None:
+    """Close ``store`` when the command ends (its data then sit in its file, not in the write-ahead log
+    beside it); with no command running (a caller of the functions), the caller closes it."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.find_root().call_on_close(store.close)
+
+
 #: ``--store PATH`` and ``--no-store``, wherever proven values are read and written.
 store_options = option_stack(
     click.option(
@@ -318,6 +327,7 @@ def open_book(spec: GameSpec, game: object, given: dict[str, Any], params: dict[
     options = resolved_options(spec, game, given)
     try:
         store = SolutionStore(path)
+        close_at_the_end(store)
         book = store.entries_of(spec.name, options)
         for shipped in () if params.get("from_scratch") else spec.books:
             name = f"shipped:{os.path.basename(shipped)}:{os.path.getsize(shipped)}"

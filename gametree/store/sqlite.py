@@ -17,6 +17,7 @@ such a store (another program's database, a corrupt file) is refused with a
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -201,6 +202,11 @@ class SolutionStore:
                 self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def close(self) -> None:
+        """Close the file; what is written goes from the write-ahead log into the file itself first
+        (SQLite does so when its last connection closes), so that the ``.sqlite`` file alone holds it."""
+        if not self.readonly:
+            with contextlib.suppress(sqlite3.Error):  # (another process reading: it checkpoints later)
+                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         self.db.close()
 
     def __enter__(self) -> SolutionStore:
