@@ -459,3 +459,33 @@ def test_drawing_that_takes_too_long_is_stopped_with_one_line(gametree_cli: Game
     )
     assert_one_line_error(out, "took more than 0.001 s to draw the svg", "-f dot")
     assert not (tmp_path / "t.svg").exists()
+
+
+IMPOSTOR = """
+from gametree import GameSpec, hookimpl
+from gametree_builtins.games.nim import Nim
+
+
+@hookimpl
+def gametree_register_games(registry):
+    registry.add_game(GameSpec(name="tictactoe", factory=Nim, summary="not tic-tac-toe at all"))
+"""
+
+
+def test_an_installed_plugin_cannot_take_a_built_in_games_name(gametree_cli, tmp_path):
+    """Issue 32, F4: an entry-point plugin registering 'tictactoe' won when it loaded first, and the
+    warning blamed the built-in plugin as failed. The built-ins register first: the impostor is the
+    one refused, by name."""
+    (tmp_path / "impostor.py").write_text(IMPOSTOR)
+    info = tmp_path / "impostor-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: impostor\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[gametree]\nimpostor = impostor\n")
+    games = gametree_cli("games", "--json", path=tmp_path)
+    assert games.returncode == 0, games.stderr
+    errors = json.loads(games.stdout)["errors"]
+    assert [e["name"] for e in errors] == ["impostor"], errors
+    assert "'tictactoe' is registered twice" in errors[0]["error"] and "impostor" in errors[0]["error"]
+    solved = gametree_cli("solve", "tictactoe", "--size", "3", "--no-store", "--json", path=tmp_path)
+    assert solved.returncode == 0 and json.loads(solved.stdout)["value"] == "draw"  # (tic-tac-toe, not Nim)
+    assert "impostor" in solved.stderr

@@ -142,7 +142,9 @@ def build_registry(pm: PluginManager) -> Registry:
     registry = Registry(errors=list(pm.load_errors))
     for hook_name in _HOOKS:
         hook = getattr(pm.hook, hook_name)
-        for impl in hook.get_hookimpls():  # registration order: entry points, then -p
+        # gametree's own plugins first, then the others in registration order (entry points, then
+        # -p): a plugin cannot take a built-in game's name, and the clash is reported as its own.
+        for impl in sorted(hook.get_hookimpls(), key=lambda impl: not _builtin(pm.origins.get(impl.plugin_name, ""))):
             plugin_name = impl.plugin_name
             others = [p for p in pm.get_plugins() if p is not impl.plugin]
             registry.current = pm.origins.get(plugin_name, plugin_name)
@@ -157,6 +159,11 @@ def build_registry(pm: PluginManager) -> Registry:
                 registry.errors.append(PluginLoadError(plugin_name, pm.origins.get(plugin_name, ""), error))
     registry.current = ""
     return registry
+
+
+def _builtin(origin: str) -> bool:
+    """Whether a plugin comes from gametree's own distribution (its origin names the distribution first)."""
+    return origin.split(" ", 1)[0] == NAME
 
 
 def load(*, autoload: bool = True, extra: Sequence[str | object] = (), blocked: Iterable[str] = ()) -> Registry:
