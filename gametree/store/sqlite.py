@@ -22,6 +22,7 @@ import json
 import os
 import sqlite3
 import stat
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -125,22 +126,33 @@ class SolutionStore:
                 raise StoreError(f"cannot create the store's folder {folder}: {exc.strerror or exc}") from None
         elif not os.path.exists(self.path):
             raise StoreError(f"no store at {self.path}")
+        # Several processes may make a new store at the same moment; SQLite may then answer "database is
+        # locked" at once (switching the new file to WAL wants it alone), without waiting: try again.
+        deadline = time.monotonic() + BUSY_SECONDS
+        while True:
+            self.db = self._connect()
+            try:
+                self._check()
+                break
+            except sqlite3.OperationalError as exc:
+                self.db.close()
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise StoreError(f"{self.path} is not a gametree store ({exc})") from None
+                time.sleep(0.05)
+            except sqlite3.DatabaseError as exc:
+                self.db.close()
+                raise StoreError(f"{self.path} is not a gametree store ({exc})") from None
+            except StoreError:
+                self.db.close()
+                raise
+        self._games: dict[tuple[str, str], int] = {}
+
+    def _connect(self) -> sqlite3.Connection:
         try:
-            uri = f"file:{_quote(os.path.abspath(self.path))}?mode={'ro' if readonly else 'rwc'}"
-            self.db = sqlite3.connect(
-                uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False
-            )
+            uri = f"file:{_quote(os.path.abspath(self.path))}?mode={'ro' if self.readonly else 'rwc'}"
+            return sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the store {self.path}: {exc}") from None
-        try:
-            self._check()
-        except sqlite3.DatabaseError as exc:
-            self.db.close()
-            raise StoreError(f"{self.path} is not a gametree store ({exc})") from None
-        except StoreError:
-            self.db.close()
-            raise
-        self._games: dict[tuple[str, str], int] = {}
 
     def _check(self) -> None:
         """Make a new file a store; refuse a file that is some other thing."""
