@@ -26,16 +26,8 @@ from pathlib import Path
 
 from machine import report as machine_report
 
-#: The flags that work in a container without a GPU or network (Playwright adds --headless), as in the tests.
-BROWSER_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from gametree.tree.headless import CHROMIUM_FLAGS, chromium
+
 #: name: (moves before the tree, its nodes)
 TREES = {"A1 B2": ("A1 B2", 7332), "A1": ("A1", 59705)}
 
@@ -66,14 +58,14 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         print("needs Playwright: pip install playwright", file=sys.stderr)
         return 2
-    chromium = os.environ.get("GAMETREE_CHROMIUM", "/usr/bin/chromium")
-    if not os.access(chromium, os.X_OK):
-        print(f"no Chromium at {chromium} (apt-get install chromium, or set GAMETREE_CHROMIUM)", file=sys.stderr)
+    browser_path = chromium()
+    if not os.access(browser_path, os.X_OK):
+        print(f"no Chromium at {browser_path} (apt-get install chromium, or set GAMETREE_CHROMIUM)", file=sys.stderr)
         return 2
 
     print(machine_report("before the runs"))
     with tempfile.TemporaryDirectory(prefix="gametree-explorer-") as folder, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=BROWSER_ARGS)
+        browser = playwright.chromium.launch(executable_path=browser_path, args=list(CHROMIUM_FLAGS))
         print(f"{'tree':<10} {'nodes':>7} {'median ms':>10} {'runs (ms)'}")
         for moves, nodes, path in pages(Path(folder)):
             runs = []

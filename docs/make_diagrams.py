@@ -27,6 +27,7 @@ from typing import Any
 from gametree import load, play_text
 from gametree.tree import SearchTree, capture
 from gametree.tree.explorer import explorer_html
+from gametree.tree.headless import CHROMIUM_FLAGS, chromium
 
 DOCS = Path(__file__).resolve().parent
 IMG = DOCS / "img"
@@ -76,16 +77,7 @@ SCREENSHOTS = [
         "wdl",
     ),
 ]
-CHROMIUM = os.environ.get("GAMETREE_CHROMIUM", "/usr/bin/chromium")
-BROWSER_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+CHROMIUM = chromium()
 
 
 def replay_step(tree: SearchTree, event: tuple[str, str] | None) -> int:
@@ -132,7 +124,7 @@ def screenshots(game: Any, check: bool) -> tuple[str, list[str]]:
         print(f"screenshots left as they are: no Chromium at {CHROMIUM} (apt-get install chromium)", file=sys.stderr)
         return "\n".join(lines), missing
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_FLAGS))
         for name, page_html, step, view in shots:
             path = Path(folder) / "page.html"
             path.write_text(page_html, encoding="utf-8")

@@ -30,19 +30,10 @@ from gametree.cli import cli, main
 from gametree.tree import capture, model
 from gametree.tree import explorer as explorer_module
 from gametree.tree.explorer import explorer_html, tree_data
+from gametree.tree.headless import CHROMIUM_FLAGS, chromium
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = os.environ.get("GAMETREE_CHROMIUM", "/usr/bin/chromium")
-#: The flags that work in a container without a GPU or network (Playwright adds --headless).
-BROWSER_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+CHROMIUM = chromium()
 POSITION = "A1 B2 A2 C3 B3"  # the position of docs/trees.md
 
 
@@ -199,7 +190,7 @@ def browser():
     if not os.access(CHROMIUM, os.X_OK):
         pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set GAMETREE_CHROMIUM)")
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_FLAGS))
         yield browser
         browser.close()
 
