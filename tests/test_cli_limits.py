@@ -323,12 +323,18 @@ def test_a_dash_p_module_that_raises_on_import_or_in_its_hook_is_an_error(gametr
     assert_one_line_error(out, "raises_in_hook", "hook broken on purpose")
 
 
-def test_a_broken_entry_point_plugin_stays_a_warning(gametree_cli, tmp_path):
-    (tmp_path / "broken_ep.py").write_text("raise RuntimeError('broken on purpose')\n")
-    info = tmp_path / "broken_ep-0.1.dist-info"
+def install_entry_point(folder, name: str, source: str) -> None:
+    """A distribution ``name`` 0.1 in ``folder`` (put it on the path) with one plugin module, found by
+    the real entry-point loader."""
+    (folder / f"{name}.py").write_text(source)
+    info = folder / f"{name}-0.1.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: broken_ep\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[gametree]\nbroken_ep = broken_ep\n")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[gametree]\n{name} = {name}\n")
+
+
+def test_a_broken_entry_point_plugin_stays_a_warning(gametree_cli, tmp_path):
+    install_entry_point(tmp_path, "broken_ep", "raise RuntimeError('broken on purpose')\n")
     out = gametree_cli("games", "--json", path=tmp_path)
     assert out.returncode == 0, out.stderr
     assert [e["name"] for e in json.loads(out.stdout)["errors"]] == ["broken_ep"]
@@ -476,11 +482,7 @@ def test_an_installed_plugin_cannot_take_a_built_in_games_name(gametree_cli, tmp
     """Issue 32, F4: an entry-point plugin registering 'tictactoe' won when it loaded first, and the
     warning blamed the built-in plugin as failed. The built-ins register first: the impostor is the
     one refused, by name."""
-    (tmp_path / "impostor.py").write_text(IMPOSTOR)
-    info = tmp_path / "impostor-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: impostor\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[gametree]\nimpostor = impostor\n")
+    install_entry_point(tmp_path, "impostor", IMPOSTOR)
     games = gametree_cli("games", "--json", path=tmp_path)
     assert games.returncode == 0, games.stderr
     errors = json.loads(games.stdout)["errors"]

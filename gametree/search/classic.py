@@ -113,7 +113,7 @@ def root_search(engine: Engine, state: State) -> Root[Move]:
     """The root's value and one best move, from one search of the root."""
     engine.root.move = None
     value = engine.exact(state, 0)
-    move = engine.root_move
+    move = engine.root.move
     if move is None:  # answered from the cache at the root: find the move without counting it
         quiet = Engine(engine.game, depth=engine.depth, table=engine.table, symmetry=engine.symmetry)
         move = best_move(quiet, state, value)

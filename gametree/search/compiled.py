@@ -274,10 +274,6 @@ class CompiledEngine:
     def max_plies(self) -> int:
         return self.C
 
-    @property
-    def root_move(self) -> object | None:
-        return self.root.move
-
     def halt(self) -> None:
         """Make the search running now, and every later one, stop with :class:`SearchTimeout`
         (until :meth:`resume`); safe to call from another thread."""

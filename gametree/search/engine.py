@@ -302,11 +302,6 @@ class Engine:
         self._reach = Reach()
         self._node = self._node_function()
 
-    @property
-    def root_move(self) -> Move | None:
-        """The best move of the last search's root node (None if the root was settled without trying moves)."""
-        return self.root.move
-
     def halt(self) -> None:
         """Make the search running now, and every later one, stop with :class:`SearchTimeout`
         at its next node (until :meth:`resume`); safe to call from another thread."""
