@@ -4,20 +4,36 @@ A game is a set of pure functions over immutable, hashable states.  The core
 never mutates a state and never imports a concrete game; games arrive as
 plugins (see :mod:`gametree.plugin`).
 
-Players are numbered 0 (the first player) and 1.  Scores are always from the
-point of view of the side to move (negamax convention).
+Players are numbered 0 (the first player), 1, and on for games of more players;
+a chance node (dice, a shuffled deck) is "moved" by :data:`CHANCE`.  Scores of
+two-player zero-sum games are always from the point of view of the side to move
+(negamax convention); a game of more players ends with a payoff for each.
+
+What kind of game it is (margins, chance, more players, repeated positions) is
+declared in its :class:`GameInfo`; :func:`game_kinds` names the kinds, and every
+algorithm says which it supports (:func:`refusal`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypeVar, runtime_checkable
+from enum import StrEnum
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Final, Generic, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 if TYPE_CHECKING:
     import numpy as np
 
 __all__ = [
+    "CHANCE",
+    "GameKind",
+    "Payoff",
+    "Probability",
+    "Stochastic",
+    "game_kinds",
+    "payoffs",
+    "refusal",
     "end_score",
     "Game",
     "Move",
@@ -86,11 +102,29 @@ class UnsupportedGameError(GameError, TypeError):
     """The game lacks a property that an algorithm relies on."""
 
 
+#: What :meth:`Game.to_move` answers at a chance node: no player moves there, chance does
+#: (OpenSpiel's convention).  Its "moves" are the outcomes of :meth:`Stochastic.chance_outcomes`.
+CHANCE: Final = -1
+
+#: A payoff: an ``int`` (a margin, 1 for a win), a ``Fraction`` (an exact expectation) or a ``float``.
+Payoff: TypeAlias = int | Fraction | float
+#: The probability of a chance outcome: exact as a ``Fraction`` where the game gives it so.
+Probability: TypeAlias = Fraction | float
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a finished game ended: ``winner`` is 0, 1 or ``None`` for a draw."""
+    """How a finished game ended: ``winner`` is a player (0, 1, ...) or ``None`` for a draw.
+
+    ``payoffs`` gives each player's payoff, by player number, where the game
+    ends with more than a winner: a margin game's final margin (``(m, -m)``, the
+    first player's margin first: Othello's disc difference), the payoffs of a
+    game of three or more players.  ``None``: the winner gets 1, the others -1
+    (two players) or 0 (more), a draw 0 for all; see :func:`payoffs`.
+    """
 
     winner: int | None
+    payoffs: tuple[Payoff, ...] | None = None
 
     @property
     def is_draw(self) -> bool:
@@ -102,8 +136,27 @@ class GameInfo:
     """What search algorithms may assume about a game.
 
     ``max_plies`` is the longest possible game in moves (C in the score
-    formula: the number of cells on a board game).  ``player_names`` are used
-    for display only.
+    formula: the number of cells on a board game; for a chance game, the
+    longest game counting chance's moves too).  ``player_names`` are used
+    for display only, one per player.
+
+    The kind of game (see :func:`game_kinds`; each algorithm refuses the kinds it
+    does not support, in one line naming the property):
+
+    - ``players``: more than two, and the game ends with a payoff for each
+      (:attr:`Outcome.payoffs`);
+    - ``zero_sum``: False when the payoffs do not sum to a constant;
+    - ``deterministic``: False when the game has chance nodes (:data:`CHANCE`
+      to move; the game is then :class:`Stochastic`);
+    - ``perfect_information``: False when a player cannot see the whole position;
+    - ``margin``: a two-player zero-sum game whose value is its final margin
+      (:attr:`Outcome.payoffs`), not a depth-aware win/draw/loss score;
+    - ``payoff_bounds``: the lowest and highest payoff any player can end with
+      (margins: ``(-max_margin, max_margin)``); bounded-payoff pruning (Star1,
+      Star2, shallow max^n pruning) needs them.  ``None``: the win/draw/loss
+      scores' own bounds for a win/draw/loss game, unknown for the others;
+    - ``repeats``: a position can come back (a cycle in the game graph), so a
+      depth-first search need not end; retrograde analysis handles it.
     """
 
     max_plies: int
@@ -111,7 +164,63 @@ class GameInfo:
     zero_sum: bool = True
     deterministic: bool = True
     perfect_information: bool = True
-    player_names: tuple[str, str] = ("first", "second")
+    player_names: tuple[str, ...] = ("first", "second")
+    margin: bool = False
+    payoff_bounds: tuple[Payoff, Payoff] | None = None
+    repeats: bool = False
+
+
+class GameKind(StrEnum):
+    """A kind of game beyond the plain one (two players, win/draw/loss, no chance, no repeats):
+    what an algorithm declares it supports (``AlgorithmSpec.supports``).  The value is how a
+    message names the property."""
+
+    MARGIN = "a final margin (GameInfo.margin)"
+    CHANCE = "chance nodes (GameInfo.deterministic is False)"
+    PLAYERS = "more than two players (GameInfo.players)"
+    GENERAL_SUM = "payoffs that are not zero-sum (GameInfo.zero_sum is False)"
+    HIDDEN = "hidden information (GameInfo.perfect_information is False)"
+    REPEATS = "positions that repeat (GameInfo.repeats)"
+
+
+def game_kinds(info: GameInfo) -> frozenset[GameKind]:
+    """The kinds of ``info``'s game beyond the plain one (empty for tic-tac-toe)."""
+    found = {
+        GameKind.MARGIN: info.margin,
+        GameKind.CHANCE: not info.deterministic,
+        GameKind.PLAYERS: info.players > 2,
+        GameKind.GENERAL_SUM: not info.zero_sum,
+        GameKind.HIDDEN: not info.perfect_information,
+        GameKind.REPEATS: info.repeats,
+    }
+    return frozenset(kind for kind, present in found.items() if present)
+
+
+def refusal(algorithm: str, supports: Collection[GameKind], game: Game[Any, Any]) -> str | None:
+    """Why ``algorithm`` (supporting the kinds ``supports``) cannot search ``game``, in one line
+    naming the property, or None when it can.  The caller adds which algorithms can, if it knows.
+
+    >>> from gametree import load
+    >>> refusal("minimax", (), load().game("tictactoe").create()) is None
+    True
+    """
+    missing = sorted(game_kinds(game.info) - frozenset(supports))
+    if not missing:
+        return None
+    return f"{algorithm} cannot search {game_name(game)}: it has {' and '.join(missing)}"
+
+
+def payoffs(game: Game[Any, Any], outcome: Outcome) -> tuple[Payoff, ...]:
+    """Each player's payoff at the end of a game, by player number: the outcome's own
+    ``payoffs`` when it gives them, else 1 for the winner and -1 (two players) or 0
+    (more players) for the others, 0 for all in a draw."""
+    if outcome.payoffs is not None:
+        return outcome.payoffs
+    n = game.info.players
+    if outcome.winner is None:
+        return (0,) * n
+    lose = -1 if n == 2 else 0
+    return tuple(1 if p == outcome.winner else lose for p in range(n))
 
 
 def game_name(game: object) -> str:
@@ -134,10 +243,13 @@ def win_score(max_plies: int, moves_before_win: int) -> int:
 
 
 def end_score(game: Game[S, M], state: S) -> int | None:
-    """The depth-aware score of a finished game for the side to move there (None: not over)."""
+    """The score of a finished game for the side to move there (None: not over): depth-aware
+    (:func:`win_score`) for a win/draw/loss game, the final margin (a whole number) for a margin game."""
     out = game.outcome(state)
     if out is None:
         return None
+    if game.info.margin:
+        return int(payoffs(game, out)[game.to_move(state)])
     if out.winner is None:
         return 0
     won = win_score(game.info.max_plies, game.ply(state) - 1)
@@ -146,7 +258,8 @@ def end_score(game: Game[S, M], state: S) -> int | None:
 
 @runtime_checkable
 class Game(Protocol[S, M]):
-    """The rules of a two-player, zero-sum, perfect-information game.
+    """The rules of a game: by default two-player, zero-sum, deterministic, perfect-information,
+    won, drawn or lost; :class:`GameInfo` declares any other kind (margins, chance, more players).
 
     Required members are the ones below.  Optional members the core uses when
     present (grouped in the capability protocols further down: see
@@ -182,7 +295,7 @@ class Game(Protocol[S, M]):
         ...
 
     def to_move(self, state: S) -> int:
-        """The player to move (0 or 1)."""
+        """The player to move (0, 1, ... up to ``info.players - 1``), or :data:`CHANCE` at a chance node."""
         ...
 
     def ply(self, state: S) -> int:
@@ -190,7 +303,8 @@ class Game(Protocol[S, M]):
         ...
 
     def legal_moves(self, state: S) -> Sequence[M]:
-        """Legal moves, best-first if the game knows a good order; empty when over."""
+        """Legal moves, best-first if the game knows a good order; empty when over.  At a
+        chance node: the outcomes of :meth:`Stochastic.chance_outcomes`, in the same order."""
         ...
 
     def play(self, state: S, move: M) -> S:
@@ -223,6 +337,18 @@ class Game(Protocol[S, M]):
 
 
 # -- capabilities: the optional members, typed ----------------------------------------------------
+@runtime_checkable
+class Stochastic(Protocol[S_contra, M_co]):
+    """A game with chance nodes (``info.deterministic`` False): where :meth:`Game.to_move`
+    is :data:`CHANCE`, chance picks the move."""
+
+    def chance_outcomes(self, state: S_contra) -> Sequence[tuple[M_co, Probability]]:
+        """At a chance node, each outcome (a move for :meth:`Game.play`) with its probability,
+        exact as a :class:`~fractions.Fraction` where the game knows it; the probabilities
+        are positive and sum to 1.  Asked only where ``to_move(state)`` is :data:`CHANCE`."""
+        ...
+
+
 @runtime_checkable
 class Symmetric(Protocol[S_contra]):
     """A game whose transposition-table key is shared by symmetric positions."""
@@ -487,6 +613,7 @@ class Capabilities(Generic[S, M]):
     help: MoveHelp | None = None
     board: BoardView[S, M] | None = None
     compiled: Compilable | None = None
+    stochastic: Stochastic[S, M] | None = None
 
     def names(self) -> tuple[str, ...]:
         """The capabilities present, by field name."""
@@ -506,6 +633,7 @@ _PROTOCOLS: tuple[tuple[str, type, tuple[str, ...]], ...] = (
     ("help", MoveHelp, ("move_help",)),
     ("board", BoardView, ("board_cells", "column_labels", "move_cell", "row_labels", "winning_cells")),
     ("compiled", Compilable, ("compiled_rules",)),
+    ("stochastic", Stochastic, ("chance_outcomes",)),
 )
 
 

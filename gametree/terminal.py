@@ -50,10 +50,10 @@ LABEL, EMPTY, LAST, WIN = "label", "empty", "last", "win"
 BoardRow = list[tuple[str, str | None]]
 
 _NAMED_COLOURS = {"red", "yellow", "blue", "green", "white", "black", "cyan", "magenta"}
-_PLAYER_STYLES = ("bold bright_cyan", "bold bright_magenta")
+_PLAYER_STYLES = ("bold bright_cyan", "bold bright_magenta", "bold bright_yellow", "bold bright_green")
 
 
-def _marks(names: tuple[str, str]) -> dict[str, str]:
+def _marks(names: tuple[str, ...]) -> dict[str, str]:
     """Short marks for player names: the names themselves if short, else first letters."""
     if max(len(n) for n in names) <= 2 or len({n[0] for n in names}) < 2:
         return {n: n for n in names}
@@ -110,10 +110,10 @@ def board_rows(
     return out
 
 
-def player_style(names: tuple[str, str], index: int) -> str:
+def player_style(names: tuple[str, ...], index: int) -> str:
     """The rich style of player ``index``'s marks: its name when that is a colour, else a bright default."""
     name = names[index].lower()
-    return f"bold {name}" if name in _NAMED_COLOURS else _PLAYER_STYLES[index]
+    return f"bold {name}" if name in _NAMED_COLOURS else _PLAYER_STYLES[index % len(_PLAYER_STYLES)]
 
 
 def wants_color(stream: TextIO) -> bool:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeGuard
 
-from ..game import Game, GameInfo, IncompleteCapabilityError, capabilities
+from ..game import Game, GameInfo, GameKind, IncompleteCapabilityError, capabilities, refusal
 
 if TYPE_CHECKING:
     from ..search.results import Scored, SearchResult
@@ -193,6 +193,8 @@ class AlgorithmSpec:
     positions and returns a callable taking the state; ``prepare_scores`` the same
     for a position's score alone (a :class:`gametree.search.Scored`).
     ``exact``: it proves values (and can solve subproblems in parallel).
+    ``supports``: the kinds of game beyond the plain one it searches
+    (:class:`gametree.game.GameKind`); :meth:`refusal` says why it refuses a game.
     """
 
     name: str
@@ -203,8 +205,13 @@ class AlgorithmSpec:
     prepare: Callable[..., PreparedSearch] | None = None
     prepare_scores: Callable[..., PreparedScores] | None = None
     exact: bool = False
+    supports: frozenset[GameKind] = frozenset()
     #: Filled in by the registry: which plugin registered it.
     source: str = ""
+
+    def refusal(self, game: Game[Any, Any]) -> str | None:
+        """Why this algorithm cannot search ``game``, in one line naming the property; None if it can."""
+        return refusal(self.name, self.supports, game)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from ..game import Game, M, S
+from ..game import Game, M, S, UnsupportedGameError
 from ..plugin import hookimpl
 from ..plugin.registry import AlgorithmSpec, Option, Registry
 from . import solver as exact_solver
@@ -30,6 +30,7 @@ from .table import TranspositionTable
 __all__ = [
     "ALGORITHMS",
     "check_options",
+    "check_support",
     "gametree_register_algorithms",
     "prepare",
     "prepare_scores",
@@ -151,6 +152,20 @@ def check_options(spec: AlgorithmSpec, options: dict[str, Any]) -> None:
                 raise _type_error(spec, name, value, expected)
 
 
+def check_support(spec: AlgorithmSpec, game: Game[S, M]) -> None:
+    """Refuse, before searching, a game of a kind ``spec``'s algorithm does not support: one line naming
+    the property, and the built-in algorithms that support every kind the game has.
+
+    Raises:
+        UnsupportedGameError: The algorithm cannot search this game.
+    """
+    why = spec.refusal(game)
+    if why is None:
+        return
+    able = sorted(name for name, other in ALGORITHMS.items() if other.refusal(game) is None)
+    raise UnsupportedGameError(f"{why} ({'use ' + ', '.join(able) if able else 'no built-in algorithm can'})")
+
+
 def search(
     algorithm: AlgorithmSpec | str,
     game: Game[S, M],
@@ -183,11 +198,15 @@ def search(
         ValueError: No algorithm has that name (the message lists them).
         TypeError: An option the algorithm does not take (the message lists
             those it takes), or an argument of the wrong type.
+        UnsupportedGameError: The game is of a kind the algorithm does not search
+            (see :func:`check_support`).
     """
     spec = spec_of(algorithm) if isinstance(algorithm, (str, AlgorithmSpec)) else _not_an_algorithm(algorithm)
     merged = _merged(spec, settings, options)
     check_options(spec, merged)
-    result: SearchResult = spec.search(game, position(game, state, moves), **merged)
+    start = position(game, state, moves)
+    check_support(spec, game)
+    result: SearchResult = spec.search(game, start, **merged)
     return result
 
 
@@ -247,11 +266,14 @@ def prepare(
         ValueError: No algorithm has that name (the message lists them).
         TypeError: An option the algorithm does not take (the message lists
             those it takes), or an option value of the wrong type.
+        UnsupportedGameError: The game is of a kind the algorithm does not search
+            (see :func:`check_support`).
     """
     spec = spec_of(algorithm)
     merged = _merged(spec, settings, options)
     if isinstance(algorithm, (str, AlgorithmSpec)):
         check_options(spec, merged)
+    check_support(spec, game)
     return _prepare(spec, game, merged)
 
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, NamedTuple
 
-from ..game import Game, GameOverError, M, Move, S, State, UnsupportedGameError, play_text
+from ..game import Game, GameKind, GameOverError, M, Move, S, State, UnsupportedGameError, play_text, refusal
 from .contract import Counters, SearchEngine
 from .table import UNLIMITED_DEPTH, TranspositionTable
 from .values import ExactValue, exact_value
@@ -184,19 +184,12 @@ class Root(NamedTuple, Generic[M]):
     values: list[float]
 
 
-def check_game(game: Game[S, M]) -> None:
-    """Refuse a game minimax-style search cannot handle, naming the property that fails."""
-    info = game.info
-    for prop, ok in (
-        ("players", info.players == 2),
-        ("zero_sum", info.zero_sum),
-        ("deterministic", info.deterministic),
-        ("perfect_information", info.perfect_information),
-    ):
-        if not ok:
-            raise UnsupportedGameError(
-                f"minimax search needs a two-player, zero-sum, deterministic, perfect-information game ({prop} fails)"
-            )
+def check_game(game: Game[S, M], algorithm: str = "minimax search", supports: Collection[GameKind] = ()) -> None:
+    """Refuse a game ``algorithm`` (which supports the kinds ``supports``) cannot search, in one line
+    naming the property that fails (see :func:`gametree.game.refusal`)."""
+    why = refusal(algorithm, supports, game)
+    if why is not None:
+        raise UnsupportedGameError(why)
 
 
 def start(game: Game[S, M], state: S | None, *, checked: bool = False) -> S:
