@@ -31,6 +31,7 @@ __all__ = [
     "Payoff",
     "Probability",
     "Stochastic",
+    "NodeNames",
     "game_kinds",
     "payoffs",
     "refusal",
@@ -338,6 +339,15 @@ class Game(Protocol[S, M]):
 
 # -- capabilities: the optional members, typed ----------------------------------------------------
 @runtime_checkable
+class NodeNames(Protocol[S_contra]):
+    """A game that names its positions for a search's trace (a textbook tree's node letters)."""
+
+    def node_name(self, state: S_contra) -> str:
+        """The name of ``state`` in a list of the nodes a search expanded (``trace=True``)."""
+        ...
+
+
+@runtime_checkable
 class Stochastic(Protocol[S_contra, M_co]):
     """A game with chance nodes (``info.deterministic`` False): where :meth:`Game.to_move`
     is :data:`CHANCE`, chance picks the move."""
@@ -614,6 +624,7 @@ class Capabilities(Generic[S, M]):
     board: BoardView[S, M] | None = None
     compiled: Compilable | None = None
     stochastic: Stochastic[S, M] | None = None
+    node_names: NodeNames[S] | None = None
 
     def names(self) -> tuple[str, ...]:
         """The capabilities present, by field name."""
@@ -634,6 +645,7 @@ _PROTOCOLS: tuple[tuple[str, type, tuple[str, ...]], ...] = (
     ("board", BoardView, ("board_cells", "column_labels", "move_cell", "row_labels", "winning_cells")),
     ("compiled", Compilable, ("compiled_rules",)),
     ("stochastic", Stochastic, ("chance_outcomes",)),
+    ("node_names", NodeNames, ("node_name",)),
 )
 
 

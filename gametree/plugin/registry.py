@@ -169,6 +169,7 @@ SEARCH_OPTIONS = frozenset(
         "progress",
         "interruptible",
         "store",
+        "trace",
     }
 )
 

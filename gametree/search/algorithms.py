@@ -119,6 +119,7 @@ _OPTION_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
     "all_moves": ((bool,), "True or False"),
     "pv": ((bool,), "True or False"),
     "interruptible": ((bool,), "True or False"),
+    "trace": ((bool,), "True or False"),
     "engine": ((str,), "a string"),
 }
 

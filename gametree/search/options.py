@@ -91,7 +91,8 @@ class SearchOptions:
     who wins; ``all_moves``: score every move, not only a best one; ``pv``: follow the
     principal variation; ``engine``: which engine proves values; ``store``: known values
     read before searching and written after; ``progress``: filled as the search goes;
-    ``interruptible``: Ctrl-C while the moves are scored keeps what was proven.
+    ``interruptible``: Ctrl-C while the moves are scored keeps what was proven;
+    ``trace``: list the nodes the search entered, in order (``SearchResult.expanded``).
     """
 
     limit: Limit = field(default_factory=Limit)
@@ -104,9 +105,10 @@ class SearchOptions:
     store: KnownValues | None = None
     progress: SolveProgress | None = None
     interruptible: bool = False
+    trace: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("symmetry", "weak", "all_moves", "pv", "interruptible"):
+        for name in ("symmetry", "weak", "all_moves", "pv", "interruptible", "trace"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name}: expected True or False, not {getattr(self, name)!r}")
         if not (self.cache is None or isinstance(self.cache, (bool, TranspositionTable))):

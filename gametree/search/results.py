@@ -98,6 +98,8 @@ class MoveValue:
     visits: int | None = None
     mean: float | None = None
     game_move: object = dataclasses.field(default=None, repr=False, compare=False)
+    #: A game of three or more players: each player's payoff after this move (max^n, paranoid).
+    payoffs: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +139,14 @@ class SearchResult:
     cut_short: CutShort | None = None
     #: Answered from a solution store, without a search (see :mod:`gametree.store`).
     from_store: bool = False
+    #: A game of three or more players: each player's payoff under the search's play (max^n, paranoid;
+    #: ``score`` is then the payoff of the player to move).
+    payoffs: tuple[float, ...] | None = None
+    #: Asked for with ``trace=True``: every node the search entered, leaves included, in the order
+    #: entered (what pruning skipped never appears), each named by the game's
+    #: :class:`gametree.game.NodeNames` if it has it, else by the moves from the searched position
+    #: (space-separated move texts, ``""`` the searched position itself).
+    expanded: tuple[str, ...] | None = None
 
     @property
     def best_game_moves(self) -> tuple[object, ...]:
