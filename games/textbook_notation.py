@@ -135,7 +135,7 @@ def _tokens(text: str) -> Iterator[Token]:
         found = _TOKEN.match(text, pos)
         if found is None:
             char = text[pos]
-            shown = repr(char) if char.isprintable() else f"character U+{ord(char):04X}"
+            shown = f'"{char}"' if char.isprintable() and char not in "'\"" else f"character U+{ord(char):04X}"
             raise TreeSyntaxError(line, pos - start + 1, f"expected a node, a number or a bracket, found {shown}")
         kind = found.lastgroup or "space"
         if kind != "space":
@@ -153,7 +153,7 @@ def _shown(token: Token) -> str:
     if token.kind == "end":
         return "the end of the text"
     text = token.text if len(token.text) <= 20 else token.text[:17] + "..."
-    return repr(text)
+    return f'"{text}"'  # (double quotes: the command line shortens long text between single ones)
 
 
 @dataclass
@@ -200,14 +200,16 @@ class _Reader:
             self.read_players()
         root = self.node(0)
         if root.kind == LEAF:
-            raise TreeSyntaxError(root.line, root.column, "expected an inner node at the root (max(...), min(...), ...)")
+            raise TreeSyntaxError(
+                root.line, root.column, "expected an inner node at the root (max(...), min(...), ...)"
+            )
         if self.token.kind != "end":
             raise self.fail("the end of the tree (one root node)")
         return root
 
     def read_players(self) -> None:
         self.advance()
-        self.expect("(", "'(' and the players' names after 'players'")
+        self.expect("(", '"(" and the players\' names after "players"')
         names: list[str] = []
         while self.token.kind == "name":
             name = self.advance()
@@ -218,7 +220,7 @@ class _Reader:
             raise self.fail("the names of at least two players")
         if len(names) > MAX_PLAYERS:
             raise self.fail(f"at most {MAX_PLAYERS} players")
-        self.expect(")", "')' or a player's name")
+        self.expect(")", '")" or a player\'s name')
         self.player_names = tuple(names)
 
     def node(self, depth: int) -> _Node:
@@ -246,16 +248,18 @@ class _Reader:
 
     def inner(self, kind_token: Token, label: str | None, depth: int) -> _Node:
         kind = self.kind(kind_token)
-        self.expect("(", f"'(' and the children of {kind_token.text!r}")
+        self.expect("(", f'"(" and the children of "{kind_token.text}"')
         node = _Node(kind, label, kind_token.line, kind_token.column, [], [])
         while not (self.token.kind == "punct" and self.token.text == ")"):
             if self.token.kind == "end":
-                raise self.fail(f"a child or the ')' closing {kind_token.text!r} at {kind_token.line}:{kind_token.column}")
+                raise self.fail(
+                    f'a child or the ")" closing "{kind_token.text}" at {kind_token.line}:{kind_token.column}'
+                )
             if kind == CHANCE_NODE:
                 node.probabilities.append(self.probability())
             node.children.append(self.node(depth + 1))
         if not node.children:
-            raise self.fail(f"at least one child of {kind_token.text!r}")
+            raise self.fail(f'at least one child of "{kind_token.text}"')
         self.advance()
         if kind == CHANCE_NODE:
             total = sum(node.probabilities, Fraction(0))
@@ -280,18 +284,20 @@ class _Reader:
             return self.player_names.index(text)
         names = ", ".join(self.player_names) + ", " if self.player_names else ""
         raise TreeSyntaxError(
-            token.line, token.column, f"expected max, min, chance, {names}p1, p2, ... before '(', found {_shown(token)}"
+            token.line, token.column, f'expected max, min, chance, {names}p1, p2, ... before "(", found {_shown(token)}'
         )
 
     def probability(self) -> Fraction:
         token = self.token
         if token.kind != "number":
-            raise self.fail("a probability (1/6, 0.25) and ':' before each outcome of a chance node")
+            raise self.fail('a probability (1/6, 0.25) and ":" before each outcome of a chance node')
         value = self.number(token)
         self.advance()
         if not 0 < value <= 1:
-            raise TreeSyntaxError(token.line, token.column, f"expected a probability above 0 and at most 1, not {value}")
-        self.expect(":", "':' after the probability")
+            raise TreeSyntaxError(
+                token.line, token.column, f"expected a probability above 0 and at most 1, not {value}"
+            )
+        self.expect(":", '":" after the probability')
         return value
 
     def number(self, token: Token) -> Fraction:
@@ -320,7 +326,7 @@ class _Reader:
         while self.token.kind == "number":
             values.append(self.number(self.token))
             self.advance()
-        self.expect(")", "a number or the ')' closing the payoff vector")
+        self.expect(")", 'a number or the ")" closing the payoff vector')
         if self.scalar_leaves:
             raise TreeSyntaxError(start.line, start.column, "expected a single value like 3, as elsewhere")
         if self.vector_size is None:
@@ -331,7 +337,9 @@ class _Reader:
             self.vector_size = len(values)
         elif len(values) != self.vector_size:
             raise TreeSyntaxError(
-                start.line, start.column, f"expected {self.vector_size} payoffs, as in the first vector, not {len(values)}"
+                start.line,
+                start.column,
+                f"expected {self.vector_size} payoffs, as in the first vector, not {len(values)}",
             )
         return _Node(LEAF, label, start.line, start.column, [], [], tuple(values))
 
@@ -401,7 +409,7 @@ def _names(order: list[_Node]) -> tuple[str, ...]:
             if node.label in taken:
                 first = taken[node.label]
                 raise TreeSyntaxError(
-                    node.line, node.column, f"expected a new label: {node.label!r} names {first.line}:{first.column}"
+                    node.line, node.column, f'expected a new label: "{node.label}" names {first.line}:{first.column}'
                 )
             taken[node.label] = node
     names: list[str] = []
