@@ -56,13 +56,17 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             exact=True,
         ),
         AlgorithmSpec(
-            "alphabeta", alphabeta, "alpha-beta negamax with a bounds table", takes=_CLASSIC | {"progress"}, exact=True
+            "alphabeta",
+            alphabeta,
+            "alpha-beta negamax with a bounds table",
+            takes=_CLASSIC | {"progress", "trace"},
+            exact=True,
         ),
         AlgorithmSpec(
             "minimax",
             minimax,
             "plain minimax: every node, no pruning (the teaching baseline)",
-            takes=frozenset({"depth", "all_moves", "pv", "progress"}),
+            takes=frozenset({"depth", "all_moves", "pv", "progress", "trace"}),
         ),
         AlgorithmSpec(
             "mcts",

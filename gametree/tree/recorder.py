@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from ..game import Game, M, Move, S, State, game_name
-from ..search.classic import root_search
-from ..search.engine import INF, Engine, Exit, SearchObserver
-from ..search.results import Root, build_result, freeze, start
+from ..search.classic import observed_root
+from ..search.engine import Engine, Exit, SearchObserver
+from ..search.results import build_result, freeze, start
 from ..search.table import TranspositionTable, table_of
 from .board import board_attributes, board_labels, last_move_cell
 from .model import SearchTree, TreeTooLargeError, mark_pv
@@ -43,24 +43,6 @@ def check_algorithm(algorithm: str) -> None:
     """Refuse an algorithm whose tree cannot be captured this way."""
     if algorithm not in ("minimax", "alphabeta"):
         raise ValueError(f"cannot trace algorithm {algorithm!r}: tree capture supports minimax and alphabeta")
-
-
-def observed_root(engine: Engine, state: State, all_moves: bool) -> Root[Move]:
-    """The root of :func:`gametree.minimax` / ``alphabeta``, with the root node reported too."""
-    obs = engine.observer
-    if not engine.prune or all_moves:
-        assert obs is not None
-        game = engine.game
-        engine.counters.per_depth[0] += 1
-        obs.enter(state, 0, -INF if engine.prune else None, INF if engine.prune else None)
-        moves = list(game.legal_moves(state))
-        values = []
-        for m in moves:
-            obs.child(m)
-            values.append(-engine.exact(game.play(state, m), 1))
-        obs.leave(Exit(max(values), "searched", window=(-INF, INF) if engine.prune else None))
-        return Root(moves, values)
-    return root_search(engine, state)
 
 
 class NodeLimit:
