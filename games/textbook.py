@@ -239,7 +239,7 @@ def read_tree_file(path: str) -> str:
     if len(data) > MAX_FILE_BYTES:
         raise ValueError(f"--file {path}: larger than {MAX_FILE_BYTES:,} bytes: not a hand-written tree")
     if b"\0" in data:
-        raise ValueError(f"--file {path}: a binary file, not a tree's text")
+        raise ValueError(f"--file {path}: a binary file, not the text of a tree")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:

@@ -231,6 +231,7 @@ class _Reader:
             raise self.fail(f"a tree of at most {MAX_NODES:,} nodes")
         label = None
         first = self.token
+        start_line, start_column = first.line, first.column
         if first.kind == "name":
             self.advance()
             if self.token.text == ":" and self.token.kind == "punct":
@@ -243,8 +244,12 @@ class _Reader:
                 raise self.fail("a value like 3, a node like min(...) or a label like B: before it", first)
         if first.kind == "name":
             self.advance()
-            return self.inner(first, label, depth)
-        return self.leaf(label)
+            node = self.inner(first, label, depth)
+        else:
+            node = self.leaf(label)
+        if label is not None:  # a labelled node is where its label is
+            node.line, node.column = start_line, start_column
+        return node
 
     def inner(self, kind_token: Token, label: str | None, depth: int) -> _Node:
         kind = self.kind(kind_token)
