@@ -33,7 +33,7 @@ from typing import Any
 from gametree import Game, GameInfo, GameSpec, MoveParseError, Option, Outcome, hookimpl
 from gametree.game import CHANCE, Payoff, Probability
 
-from .textbook_notation import CHANCE_NODE, LEAF, Tree, TreeSyntaxError, format_tree, number_text, parse
+from .textbook_notation import CHANCE_NODE, LEAF, Tree, TreeSyntaxError, format_tree, parse
 from .textbook_random import check_random, random_tree_text
 
 __all__ = ["AIMA_FIGURE_5_2", "MAX_FILE_BYTES", "TextbookTree", "parse_tree", "random_tree", "tree_text"]
@@ -171,15 +171,11 @@ class TextbookTree(Game[int, int]):
         return "type the node's letter and the child's number, e.g. a2 for the root's second child"
 
     def render(self, state: int) -> str:
-        """The subtree under the node, in the notation, headed by the node's name and who moves there."""
+        """The subtree under the node in the notation, headed by the node's name as a label
+        (``B: min(3 12 8)``, a leaf ``E: 3``): what a drawing of the tree shows in the node's box."""
         tree = self.tree
-        kind = tree.kinds[state]
-        if kind == LEAF:
-            values = tree.values[state]
-            shown = number_text(values[0]) if not tree.vectors else ", ".join(number_text(v) for v in values)
-            return f"node {tree.names[state]}: a leaf of value {shown}"
-        who = "chance" if kind == CHANCE_NODE else tree.player_names[kind]
-        return f"node {tree.names[state]} ({who} to move):\n{format_tree(tree, state)}"
+        text = format_tree(tree, state)
+        return text if tree.labels[state] is not None else f"{tree.names[state]}: {text}"
 
 
 def parse_tree(text: str) -> TextbookTree:

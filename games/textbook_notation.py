@@ -474,7 +474,7 @@ def _kind_text(tree: Tree, node: int) -> str:
 
 
 def _flat(tree: Tree, node: int, labels: bool) -> str:
-    label = f"{tree.labels[node]}:" if labels and tree.labels[node] is not None else ""
+    label = f"{tree.labels[node]}: " if labels and tree.labels[node] is not None else ""
     if tree.kinds[node] == LEAF:
         values = tree.values[node]
         if tree.vectors:
@@ -491,7 +491,7 @@ def _lines(tree: Tree, node: int, indent: int, labels: bool, width: int) -> list
     flat = _flat(tree, node, labels)
     if tree.kinds[node] == LEAF or indent + len(flat) <= width:
         return [" " * indent + flat]
-    label = f"{tree.labels[node]}:" if labels and tree.labels[node] is not None else ""
+    label = f"{tree.labels[node]}: " if labels and tree.labels[node] is not None else ""
     lines = [" " * indent + f"{label}{_kind_text(tree, node)}("]
     for i, child in enumerate(tree.children[node]):
         sub = _lines(tree, child, indent + 2, labels, width)

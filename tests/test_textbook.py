@@ -292,3 +292,16 @@ def test_game_kinds_follow_the_content():
         GameKind.PLAYERS,
         GameKind.GENERAL_SUM,
     }
+
+
+def test_a_game_without_node_names_is_traced_by_its_moves(ttt3):
+    plain = search("minimax", ttt3, moves="B2 A1 C3 A3 A2", trace=True)
+    assert plain.expanded[0] == "" and len(plain.expanded) == plain.stats.nodes == len(set(plain.expanded))
+    assert plain.expanded[1] == plain.move_values[0].move  # the first child, then its subtree
+    pruned = search("alphabeta", ttt3, moves="B2 A1 C3 A3 A2", trace=True)
+    untraced = search("alphabeta", ttt3, moves="B2 A1 C3 A3 A2")
+    assert untraced.expanded is None and pruned.score == untraced.score == plain.score
+    assert len(pruned.expanded) == pruned.stats.nodes < plain.stats.nodes
+    assert set(pruned.expanded) < set(plain.expanded)
+    with pytest.raises(ValueError, match="one search"):
+        search("alphabeta", ttt3, trace=True, time_limit=1.0)

@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from ..game import Game, M, Move, S, State, game_name
+from ..game import Game, M, Move, S, State, capabilities, game_name
 from ..search.classic import observed_root
 from ..search.engine import Engine, Exit, SearchObserver
 from ..search.results import build_result, freeze, start
@@ -130,6 +130,7 @@ class TreeRecorder:
         self._order = 0
         self._cells = board_attributes(game) if positions else None
         self._move_cell = last_move_cell(game)
+        self._names = capabilities(game).node_names
         if self._cells is not None:
             self.graph.graph.update(board_labels(game))
 
@@ -166,6 +167,8 @@ class TreeRecorder:
             "pv": False,
             "cutoff": None,
         }
+        if self._names is not None:  # (a textbook tree's node letters)
+            attrs["name"] = self._names.node_name(state)
         if self.positions:
             attrs["position"] = game.render(state)
             if self._cells is not None:
