@@ -305,3 +305,20 @@ def test_a_game_without_node_names_is_traced_by_its_moves(ttt3):
     assert set(pruned.expanded) < set(plain.expanded)
     with pytest.raises(ValueError, match="one search"):
         search("alphabeta", ttt3, trace=True, time_limit=1.0)
+
+
+def test_cli_trace_flag_for_any_game(gametree_cli):
+    moves = ("--moves", "B2 A1 C3 A3 A2 C1")
+    done = gametree_cli("solve", "tictactoe", *moves, "-a", "minimax", "--trace", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["expanded"][0] == "" and len(data["expanded"]) == data["stats"]["nodes"]
+    done = gametree_cli("solve", "tictactoe", *moves, "-a", "all", "--trace", "--json")
+    assert done.returncode == 0, done.stderr
+    results = {r["algorithm"]: r for r in json.loads(done.stdout)["results"]}
+    assert results["solver"]["expanded"] is None and results["minimax"]["expanded"] == data["expanded"]
+    assert len({r["score"] for r in results.values()}) == 1
+    done = gametree_cli("solve", "tictactoe", *moves, "-a", "solver", "--trace")
+    assert done.returncode == 2 and "--trace does not apply to --algorithm solver" in done.stderr
+    done = gametree_cli("solve", "tictactoe", *moves, "-a", "alphabeta")
+    assert done.returncode == 0 and "expanded" not in done.stdout

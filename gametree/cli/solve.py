@@ -309,7 +309,7 @@ def _solve(ctx: click.Context, spec: GameSpec, params: dict[str, Any]) -> None:
     else:
         display.print_result(game, state, result, position=False)
         if result.expanded is not None:
-            click.echo(f"expanded ({len(result.expanded)} nodes): {' '.join(result.expanded)}")
+            click.echo(f"expanded ({len(result.expanded)} nodes): {_expanded_text(result.expanded)}")
     if result.cut_short == "interrupt":  # what was proven is shown; the exit says Ctrl-C
         sys.exit(130)
 
@@ -412,6 +412,12 @@ def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any], trace: boo
     return options
 
 
+def _expanded_text(expanded: tuple[str, ...]) -> str:
+    """The nodes a search entered as a line: ``A, B, E, ...``; a node named by its moves as ``B1 C2``,
+    the searched position itself as ``(root)``."""
+    return ", ".join(name or "(root)" for name in expanded)
+
+
 def _solve_all(spec: GameSpec, game: Game[S, M], game_params: dict[str, Any], params: dict[str, Any]) -> None:
     """``--algorithm all``: every registered algorithm that can search the game, on the same position,
     as a table (or one JSON object with a result per algorithm; those that refuse the game are listed
@@ -419,6 +425,7 @@ def _solve_all(spec: GameSpec, game: Game[S, M], game_params: dict[str, Any], pa
     if params["batch"] is not None or params["workers"] is not None or params["scheduler"] is not None:
         raise click.UsageError("--algorithm all solves one position in one process: drop --batch/--workers/--scheduler")
     state = position_of(game, params["moves"])
+    trace = _traced(game, params)
     results: list[SearchResult] = []
     refused: list[dict[str, str]] = []
     for algorithm in registry_of(click.get_current_context()).algorithms.values():
@@ -426,7 +433,8 @@ def _solve_all(spec: GameSpec, game: Game[S, M], game_params: dict[str, Any], pa
         if why is not None:
             refused.append({"algorithm": algorithm.name, "reason": why})
             continue
-        options = _search_options(algorithm, params, _traced(game, params))
+        # Traced where the algorithm can be, if traced at all (--trace does not apply to the solver: not an error here).
+        options = _search_options(algorithm, {**params, "trace": None}, None if trace is not False else False)
         results.append(_run(algorithm, game, state, options))
     if params["as_json"]:
         data = {
@@ -442,7 +450,7 @@ def _solve_all(spec: GameSpec, game: Game[S, M], game_params: dict[str, Any], pa
 
     display.print_position(game, state)
     for result in results:
-        expanded = f"; expanded {' '.join(result.expanded)}" if result.expanded is not None else ""
+        expanded = f"; expanded {_expanded_text(result.expanded)}" if result.expanded is not None else ""
         click.echo(
             f"{result.algorithm:>10}: {_fmt_score(result.score)} ({result.value}), best {' '.join(result.best_moves)}, "
             f"{result.stats.nodes} nodes{expanded}"
