@@ -322,3 +322,18 @@ def test_cli_trace_flag_for_any_game(gametree_cli):
     assert done.returncode == 2 and "--trace does not apply to --algorithm solver" in done.stderr
     done = gametree_cli("solve", "tictactoe", *moves, "-a", "alphabeta")
     assert done.returncode == 0 and "expanded" not in done.stdout
+
+
+def test_cli_show_prints_an_exercise_that_reads_back(gametree_cli, tmp_path):
+    args = ("--random", "--tree-depth", "3", "--branching", "2", "--tree-seed", "7")
+    done = gametree_cli("show", "textbook", *args)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "A: " + tree_text(random_tree(depth=3, branching=2, seed=7))
+    path = tmp_path / "exercise.txt"
+    path.write_text(done.stdout)
+    again = gametree_cli("show", "textbook", "--file", os.fspath(path), "--json")
+    assert again.returncode == 0, again.stderr
+    data = json.loads(again.stdout)
+    assert data["position"] == done.stdout.strip() and data["legal_moves"] == ["a1", "a2"] and data["to_move"] == 0
+    done = gametree_cli("show", "textbook", "--moves", "a9")
+    assert done.returncode == 1 and "the moves of node A are a1 to a3" in done.stderr
