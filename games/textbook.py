@@ -263,9 +263,13 @@ def _make(
         "tree_seed": tree_seed,
         "players": players,
     }
-    sources = [flag for flag, value in (("--tree", tree), ("--file", file), ("--random", random)) if value]
+    sources = [
+        flag for flag, value in (("--tree", tree), ("--file", file), ("--random", random or None)) if value is not None
+    ]
     if len(sources) > 1:
-        raise ValueError(f"{sources[0]} and {sources[1]} both give the tree: give one")
+        raise ValueError(
+            f"the tree comes from one of --tree, --file and --random, not from {sources[0]} and {sources[1]}"
+        )
     if not random:
         stray = [name for name, value in given.items() if value is not None] + (["chance"] if chance else [])
         if stray:
@@ -288,11 +292,13 @@ def _make(
             chance=chance,
             players=int(settings["players"] or 0),
         )
-    flag, text = ("--file", read_tree_file(file)) if file else ("--tree", tree or AIMA_FIGURE_5_2)
+    flag, text = (
+        ("--file", read_tree_file(file)) if file is not None else ("--tree", AIMA_FIGURE_5_2 if tree is None else tree)
+    )
     try:
         return parse_tree(text)
     except TreeSyntaxError as exc:
-        where = f"{file}:" if file else ""
+        where = f"{file}:" if file is not None else ""
         raise ValueError(f"{flag} {where}{exc}") from None
 
 

@@ -337,3 +337,10 @@ def test_cli_show_prints_an_exercise_that_reads_back(gametree_cli, tmp_path):
     assert data["position"] == done.stdout.strip() and data["legal_moves"] == ["a1", "a2"] and data["to_move"] == 0
     done = gametree_cli("show", "textbook", "--moves", "a9")
     assert done.returncode == 1 and "the moves of node A are a1 to a3" in done.stderr
+
+
+def test_cli_one_source_of_the_tree(gametree_cli):
+    done = gametree_cli("show", "textbook", "--tree", "max(1 2)", "--random")
+    assert done.returncode == 2 and "not from --tree and --random" in done.stderr
+    done = gametree_cli("show", "textbook", "--tree", "")
+    assert done.returncode == 2 and "1:1: expected a node" in done.stderr
