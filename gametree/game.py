@@ -113,7 +113,7 @@ Payoff: TypeAlias = int | Fraction | float
 Probability: TypeAlias = Fraction | float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Outcome:
     """How a finished game ended: ``winner`` is a player (0, 1, ...) or ``None`` for a draw.
 
@@ -130,6 +130,10 @@ class Outcome:
     @property
     def is_draw(self) -> bool:
         return self.winner is None
+
+    def __repr__(self) -> str:
+        shown = "" if self.payoffs is None else f", payoffs={self.payoffs!r}"
+        return f"Outcome(winner={self.winner!r}{shown})"
 
 
 @dataclass(frozen=True, slots=True)
