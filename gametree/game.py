@@ -277,7 +277,8 @@ class Game(Protocol[S, M]):
       of the position;
     - ``symmetries(state) -> Iterable[state]``: the equivalent positions;
     - ``evaluate(state) -> float``: heuristic value for the side to move,
-      strictly between -1 and 1, used at the depth limit;
+      strictly between -1 and 1, used at the depth limit (a margin game's:
+      an estimate of its final margin, strictly inside ``payoff_bounds``);
     - ``check_move(state, move)``: raise :class:`IllegalMoveError` saying why
       a move is illegal.  It must reject *every* illegal move: when a game has
       it, :func:`checked_play` trusts it instead of searching ``legal_moves``
@@ -390,7 +391,9 @@ class Heuristic(Protocol[S_contra]):
     """A game with a heuristic evaluation for depth-limited searches."""
 
     def evaluate(self, state: S_contra) -> float:
-        """The value of ``state`` for the side to move, strictly between -1 and 1."""
+        """The value of ``state`` for the side to move, strictly between -1 and 1; for a margin game
+        (``GameInfo.margin``), an estimate of the final margin for the side to move, strictly inside
+        ``GameInfo.payoff_bounds`` (the engine clamps it there: it is never taken for a proven margin)."""
         ...
 
 
