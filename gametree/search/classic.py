@@ -13,8 +13,20 @@ import time
 from ..game import Game, M, Move, S, State
 from .contract import SearchTimeout
 from .engine import INF, Engine, Exit
+from .margins import ENGINE_KINDS
 from .progress import Phase, SolveProgress
-from .results import Root, SearchResult, SearchStats, best_move, build_result, freeze, position, start, timed
+from .results import (
+    Root,
+    SearchResult,
+    SearchStats,
+    best_move,
+    build_result,
+    check_game,
+    freeze,
+    position,
+    start,
+    timed,
+)
 from .table import TranspositionTable, table_of
 from .trace import Trace, TraceObserver
 
@@ -55,7 +67,9 @@ def minimax(
     Raises:
         TypeError: ``game``, ``state`` or ``moves`` is of the wrong type.
     """
-    state = start(game, position(game, state, moves))
+    state = position(game, state, moves)
+    check_game(game, "minimax", ENGINE_KINDS)
+    state = start(game, state, checked=True)
     traced = Trace(game) if trace else None
     engine = Engine(
         game, depth=depth, prune=False, observer=TraceObserver(game, traced) if traced is not None else None
@@ -199,7 +213,9 @@ def alphabeta(
         TypeError: ``game``, ``state`` or ``moves`` is of the wrong type.
         ValueError: ``trace`` with ``time_limit`` (a traced search is one search).
     """
-    state = start(game, position(game, state, moves))
+    state = position(game, state, moves)
+    check_game(game, "alphabeta", ENGINE_KINDS)
+    state = start(game, state, checked=True)
     if trace:
         if time_limit is not None:
             raise ValueError("a traced alpha-beta is one search: it takes no time_limit")
@@ -310,7 +326,9 @@ def iterative_deepening(
     Raises:
         TypeError: ``game``, ``state`` or ``moves`` is of the wrong type.
     """
-    state = start(game, position(game, state, moves))
+    state = position(game, state, moves)
+    check_game(game, "alphabeta", ENGINE_KINDS)
+    state = start(game, state, checked=True)
     started = time.perf_counter()
     deadline = started + time_limit
     table = table_of(cache)
