@@ -271,14 +271,15 @@ def textbook(
 ) -> SearchResult:
     """Alpha-beta as the textbook has it (AIMA's ALPHA-BETA-SEARCH), traced: one search of ``state``
     with the whole window, the moves in the game's order, no transposition table (so no move is
-    reordered by it) and no null window; ``SearchResult.expanded`` lists the nodes it entered.
+    reordered by it), no null window and no score bounds (a value at the best score possible
+    cuts off nothing the values seen would not); ``SearchResult.expanded`` lists the nodes it entered.
 
     The statistics and the trace are that search's.  With ``all_moves``, the values of the
     other root moves (which the textbook's search only bounds) are found afterwards by plain
     searches that are not counted, as the principal variation is.
     """
     traced = Trace(game)
-    engine = Engine(game, depth=depth, observer=TraceObserver(game, traced))
+    engine = Engine(game, depth=depth, observer=TraceObserver(game, traced), bounds=False)
     started = time.perf_counter()
     root = root_search(engine, state)
     stats = freeze(engine.counters, None, time.perf_counter() - started, (0, 0, 0))
