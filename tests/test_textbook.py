@@ -344,3 +344,18 @@ def test_cli_one_source_of_the_tree(gametree_cli):
     assert done.returncode == 2 and "not from --tree and --random" in done.stderr
     done = gametree_cli("show", "textbook", "--tree", "")
     assert done.returncode == 2 and "1:1: expected a node" in done.stderr
+
+
+@MARGINS
+def test_the_drawing_shows_node_letters_leaf_values_and_the_textbook_cutoff(gametree_cli):
+    done = gametree_cli("tree", "textbook", "--tree", DATA["tree"], "-f", "dot")
+    assert done.returncode == 0, done.stderr
+    dot = done.stdout
+    for leaf in ("E: 3", "F: 12", "G: 8", "H: 2", "K: 14", "L: 5", "M: 2"):
+        assert leaf in dot
+    assert "I: 4" not in dot and "J: 6" not in dot and "pruned: c2, c3" in dot
+    from gametree.tree import capture
+
+    tree = capture(parse_tree(DATA["tree"]), all_moves=False, cache=False, bounds=False)
+    visited = [data["name"] for _, data in sorted(tree.graph.nodes(data=True)) if not data["pruned"]]
+    assert visited == DATA["alphabeta_expanded"]
