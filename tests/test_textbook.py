@@ -17,7 +17,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gametree import load
 from gametree.game import CHANCE, GameKind, Stochastic, game_kinds
 from gametree.search import search
 from gametree_builtins.games.textbook import (
@@ -39,10 +38,6 @@ from gametree_builtins.games.textbook_notation import (
 )
 
 DATA = json.loads((Path(__file__).parent / "data" / "aima_figure_5_2.json").read_text())
-MARGINS = pytest.mark.skipif(
-    load().algorithms["alphabeta"].refusal(parse_tree(AIMA_FIGURE_5_2)) is not None,
-    reason="minimax/alphabeta do not search margin games on this branch yet (the Margins: commit)",
-)
 
 
 # -- the oracle: AIMA's MAX-VALUE / MIN-VALUE over the tree itself -------------------------------
@@ -204,7 +199,6 @@ def test_random_trees_are_reproducible_by_seed_and_read_back():
 
 
 # -- searches traced ------------------------------------------------------------------------
-@MARGINS
 def test_aima_figure_5_2_minimax_visits_every_node():
     game = parse_tree(DATA["tree"])
     result = search("minimax", game, trace=True)
@@ -213,7 +207,6 @@ def test_aima_figure_5_2_minimax_visits_every_node():
     assert result.stats.nodes == len(game.tree)
 
 
-@MARGINS
 def test_aima_figure_5_2_alphabeta_leaves_c2_and_c3_unexamined():
     game = parse_tree(DATA["tree"])
     result = search("alphabeta", game, trace=True)
@@ -225,7 +218,6 @@ def test_aima_figure_5_2_alphabeta_leaves_c2_and_c3_unexamined():
     assert list(result.expanded) == oracle_alphabeta(game.tree)[1]
 
 
-@MARGINS
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 10**6),
@@ -240,13 +232,12 @@ def test_random_trees_minimax_equals_alphabeta_equals_the_oracle(seed, depth, br
     sign = 1 if game.to_move(0) == 0 else -1
     plain = search("minimax", game, trace=True)
     pruned = search("alphabeta", game, trace=True)
-    assert plain.score == pruned.score == sign * value
+    assert plain.score == pruned.score == search("solver", game).score == sign * value
     assert list(plain.expanded) == all_names(game.tree)
     assert list(pruned.expanded) == order
 
 
 # -- the command line -------------------------------------------------------------------------
-@MARGINS
 def test_cli_json_lists_the_expanded_nodes(gametree_cli):
     done = gametree_cli("solve", "textbook", "--tree", DATA["tree"], "-a", "alphabeta", "--json")
     assert done.returncode == 0, done.stderr
@@ -255,7 +246,6 @@ def test_cli_json_lists_the_expanded_nodes(gametree_cli):
     assert data["expanded"] == DATA["alphabeta_expanded"]
 
 
-@MARGINS
 def test_cli_all_algorithms_side_by_side(gametree_cli):
     done = gametree_cli("solve", "textbook", "-a", "all", "--json")
     assert done.returncode == 0, done.stderr
@@ -346,7 +336,6 @@ def test_cli_one_source_of_the_tree(gametree_cli):
     assert done.returncode == 2 and "1:1: expected a node" in done.stderr
 
 
-@MARGINS
 def test_the_drawing_shows_node_letters_leaf_values_and_the_textbook_cutoff(gametree_cli):
     done = gametree_cli("tree", "textbook", "--tree", DATA["tree"], "-f", "dot")
     assert done.returncode == 0, done.stderr
@@ -359,3 +348,14 @@ def test_the_drawing_shows_node_letters_leaf_values_and_the_textbook_cutoff(game
     tree = capture(parse_tree(DATA["tree"]), all_moves=False, cache=False, bounds=False)
     visited = [data["name"] for _, data in sorted(tree.graph.nodes(data=True)) if not data["pruned"]]
     assert visited == DATA["alphabeta_expanded"]
+
+
+def test_fractional_leaves_are_searched_by_their_value():
+    game = parse_tree("max(min(1/2 3) min(2.5 7/3) min(-1/3 0.25))")
+    value = oracle_minimax(game.tree)
+    assert value == Fraction(7, 3)
+    for algorithm in ("minimax", "alphabeta", "solver"):
+        result = search(algorithm, game)
+        assert result.score == float(value) and result.best_moves == ("a2",), algorithm
+    expanded = search("alphabeta", game, trace=True).expanded
+    assert list(expanded) == oracle_alphabeta(game.tree)[1] == ["A", "B", "E", "F", "C", "G", "H", "D", "I"]
