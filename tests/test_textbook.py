@@ -343,6 +343,9 @@ def test_the_drawing_shows_node_letters_leaf_values_and_the_textbook_cutoff(game
     for leaf in ("E: 3", "F: 12", "G: 8", "H: 2", "K: 14", "L: 5", "M: 2"):
         assert leaf in dot
     assert "I: 4" not in dot and "J: 6" not in dot and "pruned: c2, c3" in dot
+    page = gametree_cli("tree", "textbook", "-f", "html")
+    assert page.returncode == 0, page.stderr
+    assert "E: 3" in page.stdout and "K: 14" in page.stdout and "I: 4" not in page.stdout  # the explorer's data
     from gametree.tree import capture
 
     tree = capture(parse_tree(DATA["tree"]), all_moves=False, cache=False, bounds=False)
