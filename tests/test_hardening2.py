@@ -87,3 +87,86 @@ def test_workers_die_quietly_with_a_killed_command(
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+# -- F14: sizes and counts: the units the docs use, and bounds on what would never end ---------------
+@pytest.mark.parametrize(
+    ("size", "entries"), [("1TB", 1 << 40), ("1TiB", 1 << 40), ("1 tib", 1 << 40), ("512GiB", 1 << 39)]
+)
+def test_cache_size_takes_the_documented_limit_in_its_units(size: str, entries: int) -> None:
+    """F14: docs/limits.md gives 1 TiB as the limit, yet --cache-size 1TB was refused."""
+    from gametree.search.table import BYTES_PER_ENTRY, parse_cache_size
+
+    assert parse_cache_size(size).max_entries == entries // BYTES_PER_ENTRY
+    # KB .. TB count in 1024s, as KiB .. TiB do (and as gametree always read 256MB).
+    assert parse_cache_size("256MB").max_entries == parse_cache_size("256MiB").max_entries == (256 << 20) // 200
+
+
+@pytest.mark.parametrize("size", ["1.01TB", "1025GiB", "2TB", "1t", "6G"])
+def test_cache_size_above_the_limit_is_one_clear_line(gametree_cli: GametreeCli, size: str) -> None:
+    out = gametree_cli("solve", "tictactoe", "--cache-size", size, "--no-store")
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "at most 1 TiB (1TB, 1024GB" in lines[0], out.stderr
+
+
+def test_cache_size_of_the_limit_runs(gametree_cli: GametreeCli) -> None:
+    out = gametree_cli("solve", "tictactoe", "--cache-size", "1TB", "--no-store", "--engine", "python", "--json")
+    assert out.returncode == 0, out.stderr
+    assert '"value": "draw"' in out.stdout.replace('"value":"draw"', '"value": "draw"')
+
+
+@pytest.mark.parametrize("games", ["1000000001", "100000000000000000000", "9" * 4000])
+def test_learn_refuses_more_games_than_its_bound(gametree_cli: GametreeCli, tmp_path: Path, games: str) -> None:
+    """F14: ``learn -n 1e20`` (written out) was accepted and never ended."""
+    out = gametree_cli("learn", "tictactoe", "-n", games, "-o", str(tmp_path / "t.json"), timeout=60)
+    assert out.returncode == 2, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "at most 1,000,000,000 games" in lines[0] and len(lines[0]) < 250, out.stderr
+    assert not (tmp_path / "t.json").exists()
+
+
+# -- F16: out of memory is one clear line --------------------------------------------------------------
+HUNGRY_PLUGIN = """
+from gametree import GameSpec, hookimpl
+from gametree_builtins.games.tictactoe import TicTacToe
+
+
+class Hungry(TicTacToe):
+    def legal_moves(self, state):
+        raise MemoryError("Unable to allocate 8.00 EiB for an array")
+
+
+@hookimpl
+def gametree_register_games(registry):
+    registry.add_game(GameSpec(name="hungry", factory=Hungry, summary="runs out of memory"))
+"""
+
+
+def test_out_of_memory_is_one_clear_line(gametree_cli: GametreeCli, tmp_path: Path) -> None:
+    """F16: a search that runs out of memory printed ``unexpected MemoryError: `` and nothing more."""
+    (tmp_path / "hungry.py").write_text(HUNGRY_PLUGIN)
+    out = gametree_cli("-p", "hungry", "solve", "hungry", "--no-store", "--engine", "python", path=tmp_path)
+    assert out.returncode == 1, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    assert lines[0].startswith("Error: out of memory (Unable to allocate 8.00 EiB for an array): try a smaller")
+    assert "--cache-size" in lines[0] and "--workers" in lines[0] and "unexpected" not in lines[0]
+
+
+def test_out_of_memory_in_the_search_itself(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """F16, in this process: the search (any algorithm's) raising a bare MemoryError, as Python's does."""
+    import gametree.cli.solve
+    from gametree.cli import main
+
+    def starved(*args: object, **options: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(gametree.cli.solve, "_run", starved)  # where solve calls the algorithm's search
+    with pytest.raises(SystemExit) as ended:
+        main(["solve", "tictactoe", "--no-store", "--engine", "python"])
+    assert ended.value.code == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["Error: out of memory: try a smaller --cache-size, a smaller board or position, or fewer --workers"]
