@@ -170,3 +170,87 @@ def test_out_of_memory_in_the_search_itself(
     assert ended.value.code == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["Error: out of memory: try a smaller --cache-size, a smaller board or position, or fewer --workers"]
+
+
+# -- F13: a damaged numba cache is repaired, with a note, not an error on every compiled solve ---------
+def test_repair_cache_removes_the_damaged_entries_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import pickle
+
+    from gametree.search.numba_support import repair_cache
+
+    folder = tmp_path / "numba" / "games_0123"
+    folder.mkdir(parents=True)
+
+    def index(name: str) -> None:
+        (folder / f"{name}.py311.nbi").write_bytes(pickle.dumps("0.68.1") + pickle.dumps((1.0, {"k": "d"})))
+
+    for good in ("rules.play-10", "rules.key-20"):
+        index(good)
+        (folder / f"{good}.py311.1.nbc").write_bytes(pickle.dumps((b"\x00" * 100, "library")))
+    index("rules.moves-30")
+    (folder / "rules.moves-30.py311.1.nbc").write_bytes(b"")  # empty data: its index goes too
+    (folder / "rules.moves-30.py311.2.nbc").write_bytes(pickle.dumps("fine, but of a damaged entry"))
+    (folder / "rules.win-40.py311.nbi").write_bytes(pickle.dumps("0.68.1"))  # cut after numba's version
+    (folder / "rules.win-40.py311.1.nbc").write_bytes(pickle.dumps("data"))
+    (folder / "rules.safe-50.py311.nbi").write_bytes(b"\x80\x05garbage, not a pickle")
+    (folder / "rules.safe-50.py311.1.nbc").write_bytes(pickle.dumps("x")[:-3])  # cut short
+    (folder / "notes.txt").write_bytes(b"")  # not numba's: left alone
+
+    removed = repair_cache(str(tmp_path / "numba"))
+    left = sorted(p.name for p in folder.iterdir())
+    assert left == [
+        "notes.txt",
+        "rules.key-20.py311.1.nbc",
+        "rules.key-20.py311.nbi",
+        "rules.play-10.py311.1.nbc",
+        "rules.play-10.py311.nbi",
+    ]
+    assert len(removed) == 7
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("note: removed 7 damaged files from the compiled engine's cache in ")
+    assert repair_cache(str(tmp_path / "numba")) == [] and capsys.readouterr().err == ""  # whole now: quiet
+
+
+@pytest.fixture(scope="module")
+def compiled_tictactoe(gametree_cli: GametreeCli, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache folder with compiled tic-tac-toe in numba's cache (copied from this run's cache when a
+    test compiled it already, else compiled here, once for the module)."""
+    import shutil
+
+    pytest.importorskip("numba")
+    cache = tmp_path_factory.mktemp("compiled")
+    ours = Path(os.environ["GAMETREE_CACHE_DIR"]) / "numba"
+    if any(ours.glob("games_*/tictactoe_rules.*.nbc")) and any(ours.glob("search_*/*.nbc")):
+        shutil.copytree(ours, cache / "numba")
+        return cache
+    out = gametree_cli(
+        "solve", "tictactoe", "--engine", "compiled", "--no-store", env={"GAMETREE_CACHE_DIR": str(cache)}
+    )
+    assert out.returncode == 0, out.stderr
+    return cache
+
+
+@pytest.mark.parametrize("damage", ["empty index", "garbage data"])
+def test_a_damaged_numba_cache_is_rebuilt_with_a_note(
+    gametree_cli: GametreeCli, compiled_tictactoe: Path, tmp_path: Path, damage: str
+) -> None:
+    """F13: a zero-length index or garbage data in numba's cache gave ``unexpected EOFError`` (or
+    ``UnpicklingError``) on every compiled solve until the folder was deleted."""
+    import shutil
+
+    cache = tmp_path / "cache"
+    shutil.copytree(compiled_tictactoe, cache)
+    if damage == "empty index":
+        victim = next((cache / "numba").glob("games_*/tictactoe_rules.key-*.nbi"))
+        victim.write_bytes(b"")
+    else:
+        victim = next((cache / "numba").glob("search_*/*.1.nbc"))
+        victim.write_bytes(os.urandom(3000))
+    env = {"GAMETREE_CACHE_DIR": str(cache)}
+    out = gametree_cli("solve", "tictactoe", "--engine", "compiled", "--no-store", "--json", env=env)
+    assert out.returncode == 0, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("note: removed ") and "damaged file" in lines[0], out.stderr
+    assert '"value": "draw"' in out.stdout
+    again = gametree_cli("solve", "tictactoe", "--engine", "compiled", "--no-store", "--json", env=env)
+    assert again.returncode == 0 and again.stderr == "" and '"value": "draw"' in again.stdout, again.stderr
