@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -254,3 +255,65 @@ def test_a_damaged_numba_cache_is_rebuilt_with_a_note(
     assert '"value": "draw"' in out.stdout
     again = gametree_cli("solve", "tictactoe", "--engine", "compiled", "--no-store", "--json", env=env)
     assert again.returncode == 0 and again.stderr == "" and '"value": "draw"' in again.stdout, again.stderr
+
+
+# -- F15: the plugin time limit holds for a C call that Python cannot interrupt ----------------------
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the watchdog is a forked process")
+@pytest.mark.parametrize(
+    ("module", "source", "what"),
+    [
+        (
+            "stuck_in_hook",
+            "from gametree import hookimpl\n\n@hookimpl\ndef gametree_register_games(registry):\n"
+            "    sum(range(10**11))\n",
+            "its hook gametree_register_games",
+        ),
+        ("stuck_at_import", "sum(range(10**11))\n", "its import"),
+    ],
+)
+def test_a_plugin_stuck_in_a_c_call_is_stopped_in_time(
+    gametree_cli: GametreeCli, tmp_path: Path, module: str, source: str, what: str
+) -> None:
+    """F15: ``GAMETREE_PLUGIN_SECONDS=3 gametree -p M solve tictactoe`` with one long C call in M ran
+    until killed (the timer signal's handler runs only between bytecodes)."""
+    import time
+
+    (tmp_path / f"{module}.py").write_text(source)
+    start = time.monotonic()
+    out = gametree_cli(
+        "-p",
+        module,
+        "solve",
+        "tictactoe",
+        "--no-store",
+        path=tmp_path,
+        env={"GAMETREE_PLUGIN_SECONDS": "2"},
+        timeout=60,
+    )
+    took = time.monotonic() - start
+    assert out.returncode == 1, (out.returncode, out.stderr)
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    assert lines[0].startswith(f"Error: -p {module}: PluginTimeout: {what} did not finish within 2 s"), lines
+    assert out.stdout == ""
+    assert took < 2 + 1 + 5, took  # the limit, the grace, and the start-up of a loaded machine
+
+
+def test_the_watchdog_leaves_quick_plugins_and_signals_alone(gametree_cli: GametreeCli) -> None:
+    """The watchdog of the loading phase ends with it: a normal command runs as before, and SIGHUP
+    afterwards is Python's again (``terminated``, 129), not the loading phase's immediate exit."""
+    out = gametree_cli("solve", "tictactoe", "--no-store", "--json", env={"GAMETREE_PLUGIN_SECONDS": "5"})
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    code = (
+        "import os, signal\n"
+        "from gametree.plugin.limits import time_limited, watched\n"
+        "seen = []\n"
+        "signal.signal(signal.SIGHUP, lambda *_: seen.append(1))\n"
+        "with watched():\n"
+        "    with time_limited('a quick hook'):\n"
+        "        pass\n"
+        "os.kill(os.getpid(), signal.SIGHUP)\n"
+        "print('handled' if seen else 'lost')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout == "handled\n", (done.returncode, done.stderr)
