@@ -170,7 +170,33 @@ def test_out_of_memory_in_the_search_itself(
         main(["solve", "tictactoe", "--no-store", "--engine", "python"])
     assert ended.value.code == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["Error: out of memory: try a smaller --cache-size, a smaller board or position, or fewer --workers"]
+    assert err == [
+        "Error: out of memory: try a smaller --cache-size, a smaller board or position, fewer games or fewer --workers"
+    ]
+
+
+#: The command with its address space limited to what it uses after start-up plus ARGV[1] megabytes.
+LIMITED = """
+import resource, sys
+from gametree.cli import main
+with open("/proc/self/status") as f:
+    used = next(int(line.split()[1]) for line in f if line.startswith("VmSize:")) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (used + (int(sys.argv[1]) << 20),) * 2)
+main(sys.argv[2:])
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads the address space's size from /proc")
+def test_out_of_memory_under_a_real_limit(tmp_path: Path) -> None:
+    """F16 for real: ``learn`` keeps every position it meets; with 30 MB to spare it runs out within
+    seconds (Python's MemoryError, no message of its own), and says so in one line."""
+    table = tmp_path / "t.json"
+    argv = [sys.executable, "-c", LIMITED, "30", "learn", "connect4", "-n", "1000000", "-o", str(table)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 1, done.stderr[-2000:]
+    assert lines[0].startswith("Error: out of memory") and "fewer games" in lines[0], lines
+    assert not table.exists()
 
 
 # -- F13: a damaged numba cache is repaired, with a note, not an error on every compiled solve ---------

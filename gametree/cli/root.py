@@ -181,7 +181,10 @@ def _out_of_memory(exc: MemoryError) -> str:
     allocation that failed, when it gave one)."""
     text = " ".join(str(exc).split())
     detail = f" ({text if len(text) <= 120 else text[:117] + '...'})" if text else ""
-    return f"out of memory{detail}: try a smaller --cache-size, a smaller board or position, or fewer --workers"
+    return (
+        f"out of memory{detail}: try a smaller --cache-size, a smaller board or position, fewer games "
+        "or fewer --workers"
+    )
 
 
 def _unexpected(exc: BaseException) -> str:
