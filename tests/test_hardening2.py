@@ -325,6 +325,25 @@ def test_a_plugin_stuck_in_a_c_call_is_stopped_in_time(
     assert took < 2 + 1 + 5, took  # the limit, the grace, and the start-up of a loaded machine
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the watchdog is a forked process")
+def test_an_installed_plugin_stuck_in_a_c_call_stops_the_command_naming_it(
+    gametree_cli: GametreeCli, tmp_path: Path
+) -> None:
+    """F15 for an entry-point plugin: it cannot be given up while the rest goes on (its C call holds
+    the GIL), so the command ends, with one line naming it and its distribution."""
+    source = "from gametree import hookimpl\n\n@hookimpl\ndef gametree_register_players(registry):\n"
+    (tmp_path / "stuck_ep.py").write_text(source + "    sum(range(10**11))\n")
+    info = tmp_path / "stuck_ep-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: stuck_ep\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[gametree]\nstuck_ep = stuck_ep\n")
+    out = gametree_cli("games", path=tmp_path, env={"GAMETREE_PLUGIN_SECONDS": "2"}, timeout=60)
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 1 and len(lines) == 1, (out.returncode, out.stderr)
+    assert lines[0].startswith("Error: plugin stuck_ep (from stuck_ep 0.1"), lines
+    assert "PluginTimeout: its hook gametree_register_players did not finish within 2 s" in lines[0]
+
+
 def test_the_watchdog_leaves_quick_plugins_and_signals_alone(gametree_cli: GametreeCli) -> None:
     """The watchdog of the loading phase ends with it: a normal command runs as before, and SIGHUP
     afterwards is Python's again (``terminated``, 129), not the loading phase's immediate exit."""
