@@ -49,6 +49,7 @@ def _cpu_seconds(pid: int) -> float:
     [
         ("solve", "connect4", "--engine", "python", "--no-store", "--workers", "2"),
         ("book", "build", "connect4", "--plies", "6", "--engine", "python", "--workers", "2", "--store", "{store}"),
+        ("learn", "tictactoe", "--games", "100000000", "--workers", "2", "-o", "{table}"),
     ],
 )
 def test_workers_die_quietly_with_a_killed_command(
@@ -59,7 +60,10 @@ def test_workers_die_quietly_with_a_killed_command(
     ``pymp-*`` folder is gone from the (private) temporary folder."""
     temporary = tmp_path / "tmp"
     temporary.mkdir()
-    args = [a.replace("{store}", str(tmp_path / "book.sqlite")) for a in command]
+    args = [
+        a.replace("{store}", str(tmp_path / "book.sqlite")).replace("{table}", str(tmp_path / "t.json"))
+        for a in command
+    ]
     proc = gametree_cli.popen(
         *args, env={"TMPDIR": str(temporary)}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
     )
