@@ -255,7 +255,12 @@ def compiled_tictactoe(gametree_cli: GametreeCli, tmp_path_factory: pytest.TempP
         shutil.copytree(ours, cache / "numba")
         return cache
     out = gametree_cli(
-        "solve", "tictactoe", "--engine", "compiled", "--no-store", env={"GAMETREE_CACHE_DIR": str(cache)}
+        "solve",
+        "tictactoe",
+        "--engine",
+        "compiled",
+        "--no-store",
+        env={"GAMETREE_CACHE_DIR": str(cache), "NUMBA_CACHE_DIR": None},
     )
     assert out.returncode == 0, out.stderr
     return cache
@@ -277,7 +282,7 @@ def test_a_damaged_numba_cache_is_rebuilt_with_a_note(
     else:
         victim = next((cache / "numba").glob("search_*/*.1.nbc"))
         victim.write_bytes(os.urandom(3000))
-    env = {"GAMETREE_CACHE_DIR": str(cache)}
+    env = {"GAMETREE_CACHE_DIR": str(cache), "NUMBA_CACHE_DIR": None}
     out = gametree_cli("solve", "tictactoe", "--engine", "compiled", "--no-store", "--json", env=env)
     assert out.returncode == 0, out.stderr
     lines = out.stderr.strip().splitlines()

@@ -126,16 +126,17 @@ def quiet_compile_interrupts() -> Iterator[None]:
 @functools.cache
 def use_cache_folder(folder: str) -> None:
     """Point numba's on-disk cache at ``folder`` (once a process; unless ``NUMBA_CACHE_DIR`` says
-    where), for numba in this process and in any process started from it; then :func:`repair_cache`
-    the folder numba uses."""
-    chosen = os.environ.get("NUMBA_CACHE_DIR")
-    if not chosen:
-        chosen = os.environ["NUMBA_CACHE_DIR"] = folder
-        if "numba" in sys.modules:  # numba reads the variable when it is imported: tell it now
-            import numba
+    where), for numba in this process and in any process started from it, and :func:`repair_cache`
+    it.  (A ``NUMBA_CACHE_DIR`` of the user's is not checked: it may hold the caches of other
+    programs, much larger, which would be read at every start.)"""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    os.environ["NUMBA_CACHE_DIR"] = folder
+    if "numba" in sys.modules:  # numba reads the variable when it is imported: tell it now
+        import numba
 
-            numba.config.CACHE_DIR = folder  # type: ignore[attr-defined]
-    repair_cache(chosen)
+        numba.config.CACHE_DIR = folder  # type: ignore[attr-defined]
+    repair_cache(folder)
 
 
 #: The endings of numba's cache files: an index (``NAME.pyXY.nbi``: numba's version, then a pickle of
