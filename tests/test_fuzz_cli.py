@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import contextlib
 import io
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gametree.cli import main
+
+if TYPE_CHECKING:
+    from conftest import GametreeCli
 
 #: Values that must be refused cleanly wherever a number or a name is expected (or accepted).
 WILD = [
@@ -170,3 +175,145 @@ def test_a_huge_bad_value_is_not_repeated_in_full(argv: list[str]) -> None:
     code, out, err = run_in_process(argv)
     lines = err.strip().splitlines()
     assert code in (1, 2) and len(lines) == 1 and len(lines[0]) < 300, (code, len(err))
+
+
+# -- --batch from binary and endless input (issue 32) --------------------------------------------------
+#: Lines a batch may hold besides garbage: moves, a position and its expected value, blanks.
+BATCH_LINES = [b"A1", b"A1 B2", b"B2 A1 C3", b"", b"  ", b"zz", b"A1 A1", b"A1 B2 = 0", b"\xff\xfe", "💥".encode()]
+
+
+@st.composite
+def batch_files(draw: st.DrawFn) -> bytes:
+    parts = draw(st.lists(st.one_of(st.sampled_from(BATCH_LINES), st.binary(max_size=120)), max_size=8))
+    separator = draw(st.sampled_from([b"\n", b"\r\n", b"\0", b"\n\n"]))
+    return separator.join(parts)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(batch_files(), st.sampled_from([(), ("--keep-going",), ("--json",), ("--keep-going", "--json")]))
+def test_a_batch_of_any_bytes_is_answers_or_error_lines(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes, flags: tuple[str, ...]
+) -> None:
+    batch = Path(tmp_path_factory.mktemp("batch")) / "batch.txt"
+    batch.write_bytes(data)
+    code, out, err = run_in_process(["solve", "tictactoe", "--batch", str(batch), "--no-store", *flags])
+    assert "Traceback" not in out + err and "unexpected" not in err, (data, err)
+    assert code in (0, 1), (data, code, err)
+    lines = err.strip().splitlines()
+    if code != 0 and "--keep-going" not in flags:
+        assert len(lines) == 1 and lines[0].startswith("Error: "), (data, err)
+    if code == 0:
+        assert "Error" not in err, (data, err)
+
+
+def _endless(kind: str, seed: int) -> Iterator[bytes]:
+    """An endless stream of ``kind``: NUL bytes, random bytes, random short text lines, one line again
+    and again."""
+    import random
+
+    rng = random.Random(seed)
+    while True:
+        if kind == "zeros":
+            yield bytes(65536)
+        elif kind == "random bytes":
+            yield rng.randbytes(65536)
+        elif kind == "random text lines":
+            yield "".join(rng.choice("ABC123 \n") for _ in range(4096)).encode()
+        else:
+            yield b"A1 B2\n" * 10000
+
+
+@contextlib.contextmanager
+def _piped_stdin(chunks: Iterator[bytes]) -> Iterator[None]:
+    """Standard input read from a pipe that a thread fills from ``chunks`` until the reader closes it."""
+    import os
+    import sys
+    import threading
+
+    read, write = os.pipe()
+
+    def fill() -> None:
+        with open(write, "wb", buffering=0) as pipe:
+            with contextlib.suppress(BrokenPipeError, OSError):
+                for chunk in chunks:
+                    pipe.write(chunk)
+
+    writer = threading.Thread(target=fill, daemon=True)
+    writer.start()
+    saved = sys.stdin
+    sys.stdin = io.TextIOWrapper(open(read, "rb"), encoding="utf-8")
+    try:
+        yield
+    finally:
+        sys.stdin.close()  # (the writer then meets a broken pipe and stops)
+        sys.stdin = saved
+        writer.join(10)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["zeros", "random bytes", "random text lines", "one line again"]), st.integers(0, 2**32))
+def test_a_batch_from_endless_input_ends_with_one_error_line(kind: str, seed: int) -> None:
+    """Endless input on standard input through a pipe: refused in one line, in bounded time (the
+    bounds made small here, so that each example reads little; the real ones are tested below)."""
+    import time
+
+    from gametree.cli import solve as solve_command
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(solve_command, "MAX_BATCH_CHARACTERS", 200_000)
+        patch.setattr(solve_command, "MAX_BATCH_LINES", 5_000)
+        patch.setattr(solve_command, "MAX_BATCH_LINE", 10_000)
+        start = time.monotonic()
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), _piped_stdin(_endless(kind, seed)):
+            with pytest.raises(SystemExit) as ended:
+                main(["solve", "tictactoe", "--batch", "-", "--no-store"])
+        took = time.monotonic() - start
+    lines = err.getvalue().strip().splitlines()
+    assert ended.value.code == 1 and len(lines) == 1 and lines[0].startswith("Error: "), (kind, err.getvalue())
+    assert "Traceback" not in err.getvalue() and "unexpected" not in lines[0]
+    assert took < 30, took  # (a hang guard: each reads at most 200,000 characters)
+
+
+@pytest.mark.parametrize("kind", ["zeros", "random bytes", "one line again"])
+def test_the_real_batch_bounds_stop_endless_input_through_a_pipe(gametree_cli: GametreeCli, kind: str) -> None:
+    """The command itself, its standard input an endless stream through a pipe: one line, exit 1, with
+    the real bounds (a stream of short lines took 2 minutes and 3 GB before MAX_BATCH_LINES)."""
+    import os
+    import subprocess
+    import threading
+
+    proc = gametree_cli.popen(
+        "solve",
+        "tictactoe",
+        "--batch",
+        "-",
+        "--no-store",
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None
+
+    def fill() -> None:
+        with contextlib.suppress(BrokenPipeError, OSError):
+            for chunk in _endless(kind, 1):
+                proc.stdin.write(chunk)  # type: ignore[union-attr]
+
+    writer = threading.Thread(target=fill, daemon=True)
+    writer.start()
+    guard = threading.Timer(120, proc.kill)  # (a hang guard)
+    guard.start()
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)  # (its own peak memory, not that of every child)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out, err = proc.stdout.read(), proc.stderr.read()  # type: ignore[union-attr]
+    finally:
+        guard.cancel()
+        if proc.returncode is None:
+            proc.kill()
+            proc.wait()
+    lines = err.decode().strip().splitlines()
+    assert proc.returncode == 1 and len(lines) == 1 and lines[0].startswith("Error: "), err
+    assert out == b""
+    assert usage.ru_maxrss < 1_000_000, usage.ru_maxrss  # kilobytes: under 1 GB (3 GB before)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..game import Configurable, Game, GameError, M, S, play_text
-from ..plugin.manager import build_registry, make_plugin_manager
+from ..plugin.manager import load
 from ..plugin.registry import GameSpec, Option, PluginError, PluginLoadError, Registry
 
 if TYPE_CHECKING:
@@ -149,7 +149,7 @@ def registry_of(ctx: click.Context) -> Registry:
     plugins = root.params.get("plugins") or ()
     if registry is None:
         with contextlib.redirect_stdout(sys.stderr):
-            registry = build_registry(make_plugin_manager(extra=plugins))
+            registry = load(extra=plugins)  # (one watchdog for all of it: see gametree.plugin.limits)
         root.meta["gametree.registry"] = registry
         for error in registry.errors:
             if not _requested(error, plugins):
