@@ -170,3 +170,70 @@ def test_a_huge_bad_value_is_not_repeated_in_full(argv: list[str]) -> None:
     code, out, err = run_in_process(argv)
     lines = err.strip().splitlines()
     assert code in (1, 2) and len(lines) == 1 and len(lines[0]) < 300, (code, len(err))
+
+
+#: Tokens a generated book's lines are made of: valid keys and numbers beside wild ones.
+BOOK_TOKENS = [
+    "0",
+    "1",
+    "-1",
+    "4",
+    "null",
+    '"k"',
+    '"(1, 2)"',
+    '"\\ud800"',
+    "\udc80",
+    str(2**63),
+    str(2**70),
+    "-" + str(2**70),
+    "1.5",
+    "nan",
+    "1e5",
+    "[" * 40,
+    "{}",
+    "💥",
+    "",
+    "x" * 300,
+]
+BOOK_HEADERS = [
+    {"format": "gametree-book", "version": 1, "game": "tictactoe", "options": {"width": 3, "height": 3, "k": 3}},
+    {"format": "gametree-book", "version": 2, "game": "tictactoe", "options": {"width": 3, "height": 3, "k": 3}},
+    {"format": "gametree-book", "version": 2, "game": "nim", "options": {"heaps": "1,2"}},
+    {"format": "gametree-book", "version": 2, "game": "chess", "options": {}},
+    {"format": "gametree-book", "version": 2, "game": "tictactoe", "options": {"width": -5}},
+    {"format": "gametree-book", "version": 3, "game": "tictactoe", "options": {}},
+    {"format": "other"},
+    [],
+]
+
+
+@st.composite
+def book_files(draw: st.DrawFn) -> bytes:
+    """A book file: a header, lines of wild tokens, gzip-compressed (or cut short, or not gzip at all)."""
+    import gzip
+    import json
+
+    header = draw(st.sampled_from([json.dumps(h) for h in BOOK_HEADERS] + ["{", "", "💥" * 10]))
+    lines = draw(
+        st.lists(st.lists(st.sampled_from(BOOK_TOKENS), min_size=0, max_size=6).map(" ".join), min_size=0, max_size=12)
+    )
+    data = gzip.compress("\n".join([header, *lines]).encode("utf-8", "surrogatepass"), mtime=0)
+    cut = draw(st.sampled_from(["whole"] * 8 + ["cut", "plain"]))
+    if cut == "cut":
+        return data[: len(data) // 2]
+    return "\n".join([header, *lines]).encode("utf-8", "surrogatepass") if cut == "plain" else data
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(book_files())
+def test_book_import_of_any_file_is_an_answer_or_one_error_line(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes
+) -> None:
+    folder = Path(tmp_path_factory.mktemp("book"))
+    (folder / "f.book").write_bytes(data)
+    code, out, err = run_in_process(["book", "import", str(folder / "f.book"), "--store", str(folder / "s.sqlite")])
+    assert "Traceback" not in out + err and "unexpected" not in err, err
+    assert code in (0, 1), (code, err)
+    if code != 0:
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("Error: "), err

@@ -253,6 +253,16 @@ def test_a_compressed_bomb_is_refused_in_bounded_memory(tmp_path: Path, filler: 
     one_error(done.returncode, done.stderr, str(path))
 
 
+def test_a_book_larger_than_the_bound_is_refused(
+    tmp_path: Path, ttt_book: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gametree.store.files as files
+
+    monkeypatch.setattr(files, "MAX_BOOK_BYTES", 1000)
+    error = one_error(*run("book", "import", str(ttt_book), "--store", str(tmp_path / "s.sqlite"))[::2], str(ttt_book))
+    assert "more than 1,000 bytes once decompressed" in error
+
+
 # -- F12: damaged pages ---------------------------------------------------------------------------
 
 

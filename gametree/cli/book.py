@@ -97,12 +97,12 @@ def _build(spec: GameSpec, params: dict[str, Any]) -> None:
 
     from ..store import StoreError
 
+    name = _build_name(params)
     try:
         entries.store.check_writable()
-    except StoreError as exc:
+        previous = entries.build(name)
+    except StoreError as exc:  # (read-only, damaged)
         raise click.ClickException(str(exc)) from None
-    name = _build_name(params)
-    previous = entries.build(name)
     before = previous[2] if previous is not None else 0.0  # the time of earlier runs (stopped, or done before)
     started = time.perf_counter()
     try:
@@ -113,7 +113,10 @@ def _build(spec: GameSpec, params: dict[str, Any]) -> None:
         raise
     except (ValueError, StoreError, GameError) as exc:  # (a lost Dask scheduler is a GameError)
         raise click.ClickException(str(exc)) from None
-    entries.record_build(name, complete=True, positions=report.positions, seconds=before + report.seconds)
+    try:
+        entries.record_build(name, complete=True, positions=report.positions, seconds=before + report.seconds)
+    except StoreError as exc:  # (a disk that filled up at the end)
+        raise click.ClickException(str(exc)) from None
     _print_build(spec, entries, name, report, params)
 
 
