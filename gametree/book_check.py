@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .game import Game, GameError, end_score, win_score
+from .game import Game, GameError, GameKind, end_score, game_kinds, win_score
 from .plugin.registry import GameSpec, PluginError
 from .search.known import Known, StoreKey, canonical_keyer
 from .search.table import Bound
@@ -147,6 +147,11 @@ class BookChecker:
         game = self.game
         if game is None:
             raise RuntimeError("BookChecker.verify before begin")  # pragma: no cover
+        if game_kinds(game.info) - {GameKind.MARGIN}:
+            # Chance, more players, repeats: a position's value is not the best of its children's
+            # negated; such a book is checked line by line only.
+            self.report = CheckReport(finished=False)
+            return None
         walk = _Walk(game, lookup, time.perf_counter() + self.seconds)
         why = walk.run()
         proved = unproved = 0
@@ -171,8 +176,12 @@ class BookChecker:
             if left <= 0.05:
                 unproved += 1
                 continue
-            solver = Solver(game, engine="python", store=None)
-            result = solver.solve(state, all_moves=False, pv=False, time_limit=min(PROOF_SECONDS, left))
+            try:
+                solver = Solver(game, engine="python", store=None)
+                result = solver.solve(state, all_moves=False, pv=False, time_limit=min(PROOF_SECONDS, left))
+            except GameError:  # (a game the solver does not take)
+                unproved += 1
+                continue
             if not result.proven:
                 unproved += 1
                 continue

@@ -116,6 +116,12 @@ def test_a_book_with_rewritten_scores_is_refused_and_the_store_left_as_it_was(tm
     assert code == 0 and "draw" in out, err
 
 
+def test_a_refused_book_leaves_no_new_store_behind(tmp_path: Path) -> None:
+    path = write_book(tmp_path / "start.book", ["0 1 1"])
+    one_error(*run("book", "import", path, "--store", str(tmp_path / "new.sqlite"))[::2], path)
+    assert not any(p.name.startswith("new.sqlite") for p in tmp_path.iterdir())
+
+
 def test_a_wrong_entry_whose_moves_are_not_in_the_book_is_proven_again(tmp_path: Path) -> None:
     # The start alone, scored as a win for X: no move of it is in the book, so the solver proves it again.
     path = write_book(tmp_path / "start.book", ["0 1 1"])

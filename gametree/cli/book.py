@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from typing import TYPE_CHECKING, Any
@@ -306,13 +307,16 @@ book.add_command(
 @common.store_options
 def import_(path: str, **params: Any) -> None:
     from ..book_check import BookChecker
-    from ..store import StoreError, import_book
+    from ..store import StoreError, default_store_path, import_book
 
+    new = not os.path.exists(params.get("store_path") or default_store_path() or "")
     store = _open(params)
     checker = BookChecker(common.registry_of(click.get_current_context()).games)
     try:
         entries, count = import_book(store, path, vetter=checker)
     except StoreError as exc:
+        if new:  # (a store made for this book alone, which it refused: none is left behind)
+            _remove_if_empty(store)
         raise click.ClickException(str(exc)) from None
     click.echo(f"imported {count:,} entries of {entries.name} {entries.options} into {store.path}", err=True)
     report = checker.report
@@ -323,6 +327,21 @@ def import_(path: str, **params: Any) -> None:
             f"against all their moves, {report.proved:,} proven again by the solver ({report.seconds:.1f} s)",
             err=True,
         )
+
+
+def _remove_if_empty(store: SolutionStore) -> None:
+    """Close ``store`` and remove its files if it holds no game (a new store nothing went into)."""
+    from ..store import StoreError
+
+    try:
+        if store.games():
+            return
+    except StoreError:
+        return
+    store.close()
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            os.unlink(store.path + suffix)
 
 
 def _open(params: dict[str, Any], *, readonly: bool = False) -> SolutionStore:
