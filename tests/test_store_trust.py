@@ -191,6 +191,20 @@ def test_a_store_entry_of_a_bad_kind_is_damage(tmp_path: Path) -> None:
     one_error(*run("solve", "tictactoe", "--store", str(store))[::2], str(store), "is damaged")
 
 
+@pytest.mark.parametrize(
+    "edit",
+    ["UPDATE positions SET images = -99999999", "UPDATE positions SET images = 'x'", "UPDATE builds SET seconds = 'x'"],
+)
+def test_a_store_with_counts_out_of_range_is_reported_as_damaged(tmp_path: Path, edit: str) -> None:
+    store = tmp_path / "s.sqlite"
+    assert run("book", "build", "tictactoe", "--plies", "1", "--store", str(store))[0] == 0
+    db = sqlite3.connect(store)
+    with db:
+        db.execute(edit)
+    db.close()
+    one_error(*run("book", "info", "--store", str(store))[::2], str(store), "is damaged")
+
+
 def test_a_store_whose_options_are_not_json_is_reported_as_damaged(tmp_path: Path) -> None:
     store = tmp_path / "s.sqlite"
     assert run("solve", "tictactoe", "--store", str(store), "--best-only")[0] == 0

@@ -319,9 +319,9 @@ class SolutionStore:
         for game, name, options in self.db.execute(
             "SELECT id, name, options FROM games ORDER BY name, options"
         ).fetchall():
-            positions, covered, bounds, chosen = self.db.execute(
-                "SELECT COUNT(*), COALESCE(SUM(images), 0), COALESCE(SUM(bound != 0), 0), COUNT(best) FROM "
-                "positions WHERE game = ?",
+            positions, covered, bounds, chosen, sane = self.db.execute(
+                "SELECT COUNT(*), COALESCE(SUM(images), 0), COALESCE(SUM(bound != 0), 0), COUNT(best), "
+                "COALESCE(MIN(typeof(images) = 'integer' AND images >= 1), 1) FROM positions WHERE game = ?",
                 (game,),
             ).fetchone()
             builds = tuple(
@@ -330,6 +330,16 @@ class SolutionStore:
                     "SELECT name, complete, positions, seconds, note FROM builds WHERE game = ? ORDER BY name", (game,)
                 )
             )
+            if not sane or not all(
+                isinstance(b[0], str)
+                and isinstance(b[2], int)
+                and isinstance(b[3], (int, float))
+                and isinstance(b[4], str)
+                for b in builds
+            ):
+                raise DamagedStore(
+                    damaged_message(self.path, f"the game {name!r} has counts that are not whole numbers")
+                )
             entries.append(GameSummary(name, self._options(name, options), positions, covered, builds, bounds, chosen))
         return entries
 
