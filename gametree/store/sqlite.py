@@ -157,9 +157,9 @@ class SolutionStore:
                 break
             except sqlite3.OperationalError as exc:
                 self.db.close()
-                if self.readonly and not self._immutable and "unable to open" in str(exc):
+                if self.readonly and not self._immutable and ("unable to open" in str(exc) or "readonly" in str(exc)):
                     # A store in WAL mode in a read-only folder: SQLite cannot make its "-shm" file there;
-                    # nobody can write the store either, so it is read as an immutable file.
+                    # nobody can write the store there either, so it is read as an immutable file.
                     self._immutable = True
                     continue
                 if "locked" not in str(exc) or time.monotonic() > deadline:
@@ -386,6 +386,8 @@ def _unwritable(path: str) -> str | None:
     if not os.access(path, os.W_OK):
         return "the file is read-only"
     if os.path.isdir(folder) and not os.access(folder, os.W_OK | os.X_OK):
+        if all(os.access(path + suffix, os.W_OK) for suffix in ("-wal", "-shm")):
+            return None  # (SQLite writes through the log files already there)
         return "its folder is read-only"
     return None
 
