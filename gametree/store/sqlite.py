@@ -86,8 +86,9 @@ class StoreError(Exception):
 
 
 class DamagedStore(StoreError, DamagedValues):
-    """A store whose pages or content are damaged, found while reading it (a search, ``book info``):
-    a :class:`~gametree.search.known.DamagedValues` too, so that a search reports it in one line."""
+    """A store that cannot be read: its pages or content are damaged, or SQLite failed to read it (found
+    while reading it: a search, ``book info``); a :class:`~gametree.search.known.DamagedValues` too, so
+    that a search reports it in one line."""
 
 
 def damaged_message(path: str, why: str) -> str:
@@ -145,6 +146,8 @@ class SolutionStore:
                 os.makedirs(folder, exist_ok=True)
             except OSError as exc:
                 raise StoreError(f"cannot create the store's folder {folder}: {exc.strerror or exc}") from None
+            if not os.path.exists(self.path) and not os.access(folder, os.W_OK | os.X_OK):
+                raise StoreError(f"cannot make the store {self.path}: its folder is read-only")
         elif not os.path.exists(self.path):
             raise StoreError(f"no store at {self.path}")
         # Several processes may make a new store at the same moment; SQLite may then answer "database is
@@ -283,8 +286,8 @@ class SolutionStore:
         """Reads of the store: a damaged page is a :class:`DamagedStore` naming the file and the way out."""
         try:
             yield
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"cannot read the store {self.path}: {exc}") from None
+        except sqlite3.OperationalError as exc:  # (an I/O error, say)
+            raise DamagedStore(f"cannot read the store {self.path}: {exc}") from None
         except sqlite3.DatabaseError as exc:
             raise DamagedStore(damaged_message(self.path, str(exc))) from None
 
