@@ -268,7 +268,8 @@ class _Walk:
             return None  # (the store's own entries: not the book's to answer for)
         if lo > best_hi or hi < best_lo:
             between = f"between {best_lo:g} and {best_hi:g}" if best_lo != best_hi else f"{best_lo:g}"
-            return f"{blamed}: {self._named(state, known)} contradicts its moves, whose best is {between}"
+            whose = "" if line is not None else "the store's "  # (the book's entries of its moves disagree with it)
+            return f"{blamed}: {whose}{self._named(state, known)} contradicts its moves, whose best is {between}"
         if not chosen_ok and line is not None:
             why = "leads to no position one move away" if known.best not in child_keys else "does not keep the value"
             return f"{line}: the chosen move of {self._named(state, known)} {why}"
