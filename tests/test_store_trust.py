@@ -286,12 +286,13 @@ def test_a_book_larger_than_the_bound_is_refused(
 # -- F12: damaged pages ---------------------------------------------------------------------------
 
 
-def test_a_store_with_damaged_pages_says_so_in_every_command(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("offset", "size"), [(3 * 4096, 4 * 4096), (100, 300)])  # (entries; the schema)
+def test_a_store_with_damaged_pages_says_so_in_every_command(tmp_path: Path, offset: int, size: int) -> None:
     store = tmp_path / "s.sqlite"
     assert run("book", "build", "tictactoe", "--all", "--store", str(store))[0] == 0
     with open(store, "r+b") as stream:
-        stream.seek(3 * 4096)
-        stream.write(b"\xa5" * 4 * 4096)
+        stream.seek(offset)
+        stream.write(b"\xa5" * size)
     for argv in (
         ["book", "info"],
         ["book", "export", "tictactoe", "-o", str(tmp_path / "out.book")],

@@ -170,6 +170,8 @@ class SolutionStore:
                 time.sleep(0.05)
             except sqlite3.DatabaseError as exc:
                 self.db.close()
+                if "malformed" in str(exc):  # (a store whose schema's pages are damaged)
+                    raise DamagedStore(damaged_message(self.path, str(exc))) from None
                 raise StoreError(f"{self.path} is not a gametree store ({exc})") from None
             except StoreError:
                 self.db.close()
