@@ -15,6 +15,7 @@ import gzip
 import hashlib
 import json
 import re
+import sqlite3
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from ..files import write_atomically
 from ..game import Game, M, S
 from ..search.known import Known, StoreKey
 from ..search.table import Bound
-from .sqlite import GameEntries, SolutionStore, StoreError
+from .sqlite import GameEntries, SolutionStore, Staging, StoreError
 
 __all__ = [
     "BOOK_FORMAT",
@@ -146,30 +147,45 @@ def import_book(
     store.check_writable()
     verify = vetter is not None and (trusted_digest is None or _digest_or_none(path) != trusted_digest)
     try:
-        with gzip.open(path, "rb") as raw, store.transaction():
-            lines = _Lines(path, raw)
-            name, options = _read_header(path, lines, expect)
-            if vetter is not None:
-                vetter.begin(path, name, options)
-            staging = store.staging()
-            count = 0
-            for chunk in _chunks(_read_entries(path, lines, vetter)):
-                twice = staging.add(chunk)
-                if twice is not None:
-                    raise StoreError(
-                        f"{path}:{twice[0]}: the key of this entry is given twice (first on line {twice[1]})"
-                    )
-                count += len(chunk)
-            if verify and vetter is not None:
-                why = vetter.verify(path, staging.lookup(name, options))
-                if why is not None:  # ("LINE: why", or why alone)
-                    raise StoreError(f"{path}:{why}: the book is refused, the store is left as it was")
+        # Staged and checked without the store's write lock (other processes go on writing meanwhile);
+        # then merged in one transaction.
+        with gzip.open(path, "rb") as raw:
+            name, options, staging, count = _stage(store, path, _Lines(path, raw), expect, vetter)
+        if verify and vetter is not None:
+            why = vetter.verify(path, staging.lookup(name, options))
+            if why is not None:  # ("LINE: why")
+                raise StoreError(f"{path}:{why}: the book is refused, the store is left as it was")
+        with store.transaction():
             staging.merge(name, options)
     except (OSError, EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise StoreError(f"cannot read the book {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    except sqlite3.Error as exc:  # (the temporary table: a full disk, say)
+        raise StoreError(f"cannot import the book {path} into the store {store.path}: {exc}") from None
     finally:
         store.drop_staging()
     return store.entries_of(name, options), count
+
+
+def _stage(
+    store: SolutionStore,
+    path: str,
+    lines: _Lines,
+    expect: tuple[str, dict[str, Any]] | None,
+    vetter: BookVetter | None,
+) -> tuple[str, dict[str, Any], Staging, int]:
+    """Read the book's header and entries, check each, and stage them: the game, its options, the
+    staged entries and how many."""
+    name, options = _read_header(path, lines, expect)
+    if vetter is not None:
+        vetter.begin(path, name, options)
+    staging = store.staging()
+    count = 0
+    for chunk in _chunks(_read_entries(path, lines, vetter)):
+        twice = staging.add(chunk)
+        if twice is not None:
+            raise StoreError(f"{path}:{twice[0]}: the key of this entry is given twice (first on line {twice[1]})")
+        count += len(chunk)
+    return name, options, staging, count
 
 
 def _digest_or_none(path: str) -> str | None:
