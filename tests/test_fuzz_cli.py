@@ -15,7 +15,7 @@ import io
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gametree.cli import main
@@ -207,25 +207,55 @@ BOOK_HEADERS = [
 ]
 
 
+#: Valid values of each field of a book line (``key score images kind best``).
+BOOK_FIELDS = [["0", "1", "4", "16"], ["0", "1", "-1", "2"], ["1", "4"], ["0", "1", "-1"], ["null", "0", "4"]]
+
+
+@st.composite
+def book_lines(draw: st.DrawFn) -> str:
+    """A line of a book: mostly well formed, each field valid or (about one in five) wild."""
+    if draw(st.integers(0, 9)) == 0:
+        return " ".join(draw(st.lists(st.sampled_from(BOOK_TOKENS), max_size=6)))
+    fields = BOOK_FIELDS[: draw(st.sampled_from([3, 5]))]
+    return " ".join(
+        draw(st.sampled_from(BOOK_TOKENS)) if draw(st.integers(0, 4)) == 0 else draw(st.sampled_from(valid))
+        for valid in fields
+    )
+
+
 @st.composite
 def book_files(draw: st.DrawFn) -> bytes:
-    """A book file: a header, lines of wild tokens, gzip-compressed (or cut short, or not gzip at all)."""
+    """A book file: a header (mostly a valid one), lines mostly well formed, gzip-compressed (or cut
+    short, or not compressed at all)."""
     import gzip
     import json
 
-    header = draw(st.sampled_from([json.dumps(h) for h in BOOK_HEADERS] + ["{", "", "💥" * 10]))
-    lines = draw(
-        st.lists(st.lists(st.sampled_from(BOOK_TOKENS), min_size=0, max_size=6).map(" ".join), min_size=0, max_size=12)
-    )
-    data = gzip.compress("\n".join([header, *lines]).encode("utf-8", "surrogatepass"), mtime=0)
+    headers = [json.dumps(h) for h in BOOK_HEADERS] + ["{", "", "💥" * 10]
+    header = draw(st.sampled_from(headers[:2] * 6 + headers))
+    lines = draw(st.lists(book_lines(), max_size=12))
+    text = "\n".join([header, *lines]).encode("utf-8", "surrogatepass")
+    data = gzip.compress(text, mtime=0)
     cut = draw(st.sampled_from(["whole"] * 8 + ["cut", "plain"]))
-    if cut == "cut":
-        return data[: len(data) // 2]
-    return "\n".join([header, *lines]).encode("utf-8", "surrogatepass") if cut == "plain" else data
+    return data[: len(data) // 2] if cut == "cut" else text if cut == "plain" else data
+
+
+def _book(*lines: str, game: str = "tictactoe", options: str = '{"width": 3, "height": 3, "k": 3}') -> bytes:
+    import gzip
+
+    header = f'{{"format": "gametree-book", "version": 2, "game": "{game}", "options": {options}}}'
+    return gzip.compress("\n".join([header, *lines]).encode("utf-8", "surrogatepass"), mtime=0)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(book_files())
+# The faults the reliability audit met (F5, F10), always tried beside the generated files.
+@example(_book(f"0 {2**70} 1"))
+@example(_book(f"{2**70} 0 1"))
+@example(_book('"\\ud800" 0 1'))
+@example(_book("0 0 -99999999"))
+@example(_book("0 1 1", "4 1 4"))
+@example(_book("0 0 1", game="chess", options="{}"))
+@example(_book("0 0 1", options='{"width": -5, "height": 3, "k": 3}'))
 def test_book_import_of_any_file_is_an_answer_or_one_error_line(
     tmp_path_factory: pytest.TempPathFactory, data: bytes
 ) -> None:
