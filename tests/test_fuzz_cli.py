@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gametree.cli import main
@@ -317,3 +317,100 @@ def test_the_real_batch_bounds_stop_endless_input_through_a_pipe(gametree_cli: G
     assert proc.returncode == 1 and len(lines) == 1 and lines[0].startswith("Error: "), err
     assert out == b""
     assert usage.ru_maxrss < 1_000_000, usage.ru_maxrss  # kilobytes: under 1 GB (3 GB before)
+
+
+#: Tokens a generated book's lines are made of: valid keys and numbers beside wild ones.
+BOOK_TOKENS = [
+    "0",
+    "1",
+    "-1",
+    "4",
+    "null",
+    '"k"',
+    '"(1, 2)"',
+    '"\\ud800"',
+    "\udc80",
+    str(2**63),
+    str(2**70),
+    "-" + str(2**70),
+    "1.5",
+    "nan",
+    "1e5",
+    "[" * 40,
+    "{}",
+    "💥",
+    "",
+    "x" * 300,
+]
+BOOK_HEADERS = [
+    {"format": "gametree-book", "version": 1, "game": "tictactoe", "options": {"width": 3, "height": 3, "k": 3}},
+    {"format": "gametree-book", "version": 2, "game": "tictactoe", "options": {"width": 3, "height": 3, "k": 3}},
+    {"format": "gametree-book", "version": 2, "game": "nim", "options": {"heaps": "1,2"}},
+    {"format": "gametree-book", "version": 2, "game": "chess", "options": {}},
+    {"format": "gametree-book", "version": 2, "game": "tictactoe", "options": {"width": -5}},
+    {"format": "gametree-book", "version": 3, "game": "tictactoe", "options": {}},
+    {"format": "other"},
+    [],
+]
+
+
+#: Valid values of each field of a book line (``key score images kind best``).
+BOOK_FIELDS = [["0", "1", "4", "16"], ["0", "1", "-1", "2"], ["1", "4"], ["0", "1", "-1"], ["null", "0", "4"]]
+
+
+@st.composite
+def book_lines(draw: st.DrawFn) -> str:
+    """A line of a book: mostly well formed, each field valid or (about one in five) wild."""
+    if draw(st.integers(0, 9)) == 0:
+        return " ".join(draw(st.lists(st.sampled_from(BOOK_TOKENS), max_size=6)))
+    fields = BOOK_FIELDS[: draw(st.sampled_from([3, 5]))]
+    return " ".join(
+        draw(st.sampled_from(BOOK_TOKENS)) if draw(st.integers(0, 4)) == 0 else draw(st.sampled_from(valid))
+        for valid in fields
+    )
+
+
+@st.composite
+def book_files(draw: st.DrawFn) -> bytes:
+    """A book file: a header (mostly a valid one), lines mostly well formed, gzip-compressed (or cut
+    short, or not compressed at all)."""
+    import gzip
+    import json
+
+    headers = [json.dumps(h) for h in BOOK_HEADERS] + ["{", "", "💥" * 10]
+    header = draw(st.sampled_from(headers[:2] * 6 + headers))
+    lines = draw(st.lists(book_lines(), max_size=12))
+    text = "\n".join([header, *lines]).encode("utf-8", "surrogatepass")
+    data = gzip.compress(text, mtime=0)
+    cut = draw(st.sampled_from(["whole"] * 8 + ["cut", "plain"]))
+    return data[: len(data) // 2] if cut == "cut" else text if cut == "plain" else data
+
+
+def _book(*lines: str, game: str = "tictactoe", options: str = '{"width": 3, "height": 3, "k": 3}') -> bytes:
+    import gzip
+
+    header = f'{{"format": "gametree-book", "version": 2, "game": "{game}", "options": {options}}}'
+    return gzip.compress("\n".join([header, *lines]).encode("utf-8", "surrogatepass"), mtime=0)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(book_files())
+# The faults the reliability audit met (F5, F10), always tried beside the generated files.
+@example(_book(f"0 {2**70} 1"))
+@example(_book(f"{2**70} 0 1"))
+@example(_book('"\\ud800" 0 1'))
+@example(_book("0 0 -99999999"))
+@example(_book("0 1 1", "4 1 4"))
+@example(_book("0 0 1", game="chess", options="{}"))
+@example(_book("0 0 1", options='{"width": -5, "height": 3, "k": 3}'))
+def test_book_import_of_any_file_is_an_answer_or_one_error_line(
+    tmp_path_factory: pytest.TempPathFactory, data: bytes
+) -> None:
+    folder = Path(tmp_path_factory.mktemp("book"))
+    (folder / "f.book").write_bytes(data)
+    code, out, err = run_in_process(["book", "import", str(folder / "f.book"), "--store", str(folder / "s.sqlite")])
+    assert "Traceback" not in out + err and "unexpected" not in err, err
+    assert code in (0, 1), (code, err)
+    if code != 0:
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("Error: "), err

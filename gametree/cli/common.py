@@ -329,10 +329,13 @@ def open_book(spec: GameSpec, game: object, given: dict[str, Any], params: dict[
         store = SolutionStore(path)
         close_at_the_end(store)
         book = store.entries_of(spec.name, options)
-        for shipped in () if params.get("from_scratch") else spec.books:
+        for shipped in () if params.get("from_scratch") or store.readonly else spec.books:
             name = f"shipped:{os.path.basename(shipped)}:{os.path.getsize(shipped)}"
             if book.build(name) is None and _book_board(shipped) == (spec.name, options):
-                _, count = import_book(store, shipped)
+                from ..book_check import BookChecker, recorded_digest
+
+                checker = BookChecker({spec.name: spec})
+                _, count = import_book(store, shipped, vetter=checker, trusted_digest=recorded_digest(shipped))
                 book.record_build(
                     name,
                     complete=True,
