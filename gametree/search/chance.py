@@ -36,7 +36,7 @@ game's ``evaluate`` scores the position.
 >>> game = load().game("dice").create(target=6, sides=3)
 >>> result = star2(game)
 >>> result.exact, result.best_moves
-(Fraction(65, 243), ('roll',))
+(Fraction(-14392, 177147), ('roll',))
 """
 
 from __future__ import annotations
