@@ -23,7 +23,7 @@ from ..plugin.registry import AlgorithmSpec, Option, Registry
 from . import solver as exact_solver
 from .chance import CHANCE_KINDS, expectiminimax, star1, star2
 from .classic import alphabeta, minimax
-from .montecarlo import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, mcts
+from .montecarlo import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, MCTS_KINDS, mcts
 from .options import SearchOptions
 from .results import Scored, SearchResult, position, scores_of
 from .table import TranspositionTable
@@ -82,6 +82,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                 Option("exploration", float, None, f"UCT exploration constant (default {DEFAULT_EXPLORATION})."),
                 Option("seed", int, None, "Seed for the random playouts."),
             ),
+            supports=MCTS_KINDS,
         ),
         AlgorithmSpec(
             "expectiminimax",
