@@ -19,6 +19,10 @@ learned   the move with the best record in a table of random games written by
           gametree-learned.json)
 ========  ==================================================================
 
+In a game with dice (chance nodes) the three search strengths run Star1
+(gametree.search.chance) instead: the best expected payoff, 2 or 4 moves
+deep with the game's heuristic, or exactly.
+
 Search players pick at random among equally good moves, with the generator
 the game loop passes in (seeded by ``--seed``).  Each keeps one
 transposition table for the whole game, so later moves reuse the work of
@@ -152,6 +156,12 @@ class SearchPlayer:
         """All moves of the best value: depth-aware exact values (or, past the time for them, the
         moves keeping the proven value; see :mod:`gametree.search.perfect`), or alpha-beta's."""
         table = self.table_for(game)
+        if not game.info.deterministic:  # dice: Star1 to the depth (exact expected payoffs without one)
+            from gametree.search.chance import star1
+
+            texts = star1(game, state, depth=self.depth, pv=False).best_moves
+            by_text = {game.format_move(state, m): m for m in game.legal_moves(state)}
+            return [by_text[text] for text in texts]
         if self.depth is None:
             # The perfect mover, kept between moves with its solver and tables (the compiled engine's among them).
             mover = self._mover
