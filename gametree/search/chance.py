@@ -354,12 +354,14 @@ class _Search:
                 first = game.legal_moves(child)[0]
                 after = game.play(child, first)
                 deeper = self.step(child, first, node.paths[i])
-                if mover == 0:  # a lower bound on MAX's node: only a cutoff above beta can come of it
-                    b = min((beta - (node.lower() - p * lo[i])) / p, hi[i])
-                    lo[i] = max(lo[i], self.value(after, self.low, b, left - 1, height + 2, deeper))
-                else:
-                    a = max((alpha - (node.upper() - p * hi[i])) / p, lo[i])
-                    hi[i] = min(hi[i], self.value(after, a, self.high, left - 1, height + 2, deeper))
+                # Star1's window for the child: below it, the node fails low, above it high.
+                a = max((alpha - (node.upper() - p * hi[i])) / p, lo[i])
+                b = min((beta - (node.lower() - p * lo[i])) / p, hi[i])
+                v = self.value(after, a, b, left - 1, height + 2, deeper)
+                if mover == 0 and v > a:  # a lower bound on MAX's node (at or below a: none)
+                    lo[i] = max(lo[i], v)
+                elif mover == 1 and v < b:  # an upper bound on MIN's node
+                    hi[i] = min(hi[i], v)
             lower, upper = node.lower(), node.upper()
             if lower >= beta or upper <= alpha:
                 self.cutoffs += 1
