@@ -134,11 +134,12 @@ def tree_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
                     raise SystemExit(f"WRONG: {name} gives {result.exact}, the tree is worth {tree.value}")
                 counts[name].append(result.stats.nodes)
         full = statistics.mean(counts["expectiminimax"])
+        order = "ordered" if ordered else "random"
         for name, _ in SEARCHES:
             mean = statistics.mean(counts[name])
             rows.append(
                 {
-                    "case": f"trees d{args.depth} b{args.branching} c{args.outcomes} {'ordered' if ordered else 'random'}",
+                    "case": f"trees d{args.depth} b{args.branching} c{args.outcomes} {order}",
                     "algorithm": name,
                     "trees": args.trees,
                     "mean_nodes": round(mean, 1),

@@ -310,3 +310,24 @@ def test_solve_dice_on_the_command_line(gametree_cli: Any) -> None:
     assert Fraction(data["exact"]) == dice_value(6, 3) and data["best_moves"] == ["roll"]
     shown = gametree_cli("solve", "dice", "--target", "6", "--sides", "3", "-a", "expectiminimax")
     assert shown.returncode == 0 and "expected payoff" in shown.stdout
+
+
+def test_solve_refuses_an_algorithm_without_chance_and_names_those_with(gametree_cli: Any) -> None:
+    done = gametree_cli("solve", "dice", "-a", "alphabeta")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "alphabeta cannot search" in line and "chance nodes" in line
+    assert "use -a expectiminimax, mcts, star1, star2" in line
+
+
+def test_the_search_players_play_dice_by_expected_payoff() -> None:
+    from gametree import play_text
+
+    registry = load()
+    game = registry.game("dice").create(target=6, sides=3)
+    at_six = play_text(game, "roll 3 roll 3")  # rolling again busts for sure
+    behind = play_text(game, "roll 3 roll 3 stop roll 2 roll 3")  # 5 against 6: stopping loses
+    for name in ("medium", "perfect"):
+        player: Any = registry.players[name]()
+        assert player.choose(game, at_six, random.Random(1)) == "stop"
+        assert player.choose(game, behind, random.Random(1)) == "roll"
