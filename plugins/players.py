@@ -156,13 +156,12 @@ class SearchPlayer:
         """All moves of the best value: depth-aware exact values (or, past the time for them, the
         moves keeping the proven value; see :mod:`gametree.search.perfect`), or alpha-beta's."""
         table = self.table_for(game)
+        texts: tuple[str, ...]
         if not game.info.deterministic:  # dice: Star1 to the depth (exact expected payoffs without one)
             from gametree.search.chance import star1
 
             texts = star1(game, state, depth=self.depth, pv=False).best_moves
-            by_text = {game.format_move(state, m): m for m in game.legal_moves(state)}
-            return [by_text[text] for text in texts]
-        if self.depth is None:
+        elif self.depth is None:
             # The perfect mover, kept between moves with its solver and tables (the compiled engine's among them).
             mover = self._mover
             if (
@@ -175,7 +174,7 @@ class SearchPlayer:
                     game, store=self.store, seconds=self.seconds, engine=self.engine, table=table
                 )
             self.last = mover.choose(state)
-            texts: tuple[str, ...] = self.last.moves
+            texts = self.last.moves
         else:
             # Alpha-beta with the game's heuristic at the leaves.
             texts = alphabeta(game, state, depth=self.depth, cache=table, all_moves=True, pv=False).best_moves
