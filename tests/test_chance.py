@@ -331,3 +331,16 @@ def test_the_search_players_play_dice_by_expected_payoff() -> None:
         player: Any = registry.players[name]()
         assert player.choose(game, at_six, random.Random(1)) == "stop"
         assert player.choose(game, behind, random.Random(1)) == "roll"
+
+
+def test_a_time_limit_without_a_heuristic_reports_the_root_moves_it_scored() -> None:
+    rng = random.Random(7)
+    tree = Node(0, tuple(random_tree(rng, 7, 3, (CHANCE, 1, CHANCE, 0)) for _ in range(3)))
+    game: Any = TreeGame(tree)
+    cut = star1(game, time_limit=1e-6, cache=False)  # the clock is read every 1,024 nodes
+    assert cut.cut_short == "time" and not cut.proven and cut.value == "unknown" and cut.exact is None
+    assert cut.unscored and len(cut.unscored) + len(cut.move_values) == 3
+    for mv in cut.move_values:  # what was scored is right
+        assert mv.score == pytest.approx(float(brute(tree.children[int(mv.move)])))
+    whole = star1(game, time_limit=60, cache=False)
+    assert whole.cut_short is None and whole.exact == brute(tree)
