@@ -344,3 +344,16 @@ def test_a_time_limit_without_a_heuristic_reports_the_root_moves_it_scored() -> 
         assert mv.score == pytest.approx(float(brute(tree.children[int(mv.move)])))
     whole = star1(game, time_limit=60, cache=False)
     assert whole.cut_short is None and whole.exact == brute(tree)
+
+
+def test_a_margin_game_without_chance_gets_its_final_margin() -> None:
+    from test_margins import Coins
+    from test_margins import brute as coins_brute
+
+    rng = random.Random(3)
+    for _ in range(10):
+        coins = tuple(rng.randint(1, 9) for _ in range(rng.randint(1, 7)))
+        game: Any = Coins(coins)
+        for name in ("expectiminimax", "star1", "star2"):
+            result = search(name, game)
+            assert result.exact == result.score == result.margin == coins_brute(coins), (coins, name)

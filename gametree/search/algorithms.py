@@ -23,6 +23,7 @@ from ..plugin.registry import AlgorithmSpec, Option, Registry
 from . import solver as exact_solver
 from .chance import CHANCE_KINDS, expectiminimax, star1, star2
 from .classic import alphabeta, minimax
+from .margins import ENGINE_KINDS
 from .montecarlo import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, MCTS_KINDS, mcts
 from .options import SearchOptions
 from .results import Scored, SearchResult, position, scores_of
@@ -57,15 +58,22 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             prepare=exact_solver.prepare,
             prepare_scores=exact_solver.prepare_scores,
             exact=True,
+            supports=ENGINE_KINDS,
         ),
         AlgorithmSpec(
-            "alphabeta", alphabeta, "alpha-beta negamax with a bounds table", takes=_CLASSIC | {"progress"}, exact=True
+            "alphabeta",
+            alphabeta,
+            "alpha-beta negamax with a bounds table",
+            takes=_CLASSIC | {"progress"},
+            exact=True,
+            supports=ENGINE_KINDS,
         ),
         AlgorithmSpec(
             "minimax",
             minimax,
             "plain minimax: every node, no pruning (the teaching baseline)",
             takes=frozenset({"depth", "all_moves", "pv", "progress"}),
+            supports=ENGINE_KINDS,
         ),
         AlgorithmSpec(
             "mcts",

@@ -506,6 +506,7 @@ def _result(
         unscored=unscored,
         cut_short="time" if unscored else None,
         exact=_exact(value) if proven and value is not None else None,
+        margin=int(score) if proven and game.info.margin and game.info.deterministic and score == int(score) else None,
         expanded=root.search.trace.expanded() if root.search.trace is not None else None,
     )
 

@@ -64,15 +64,18 @@ DEFAULT_EXPLORATION = 1.0
 DEFAULT_ITERATIONS = 10_000
 #: Mean rewards reported as scores stay strictly inside (-1, 1), like heuristic values.
 
-#: The kinds of game MCTS searches beyond the plain one: those with chance nodes, more players, payoffs
-#: that are not zero-sum or a margin go to :mod:`gametree.search.mcts_vector` (a payoff for each player).
+#: The kinds of game MCTS searches beyond the plain one: those with chance nodes (margins or not), more
+#: players or payoffs that are not zero-sum go to :mod:`gametree.search.mcts_vector` (a payoff for each
+#: player); a margin game without chance is refused (the exact searches take it).
 MCTS_KINDS: frozenset[GameKind] = VECTOR_KINDS
 
 
 def _by_vectors(game: Game[Any, Any]) -> bool:
-    """Whether ``game`` is searched with a payoff for each player (refusing a kind MCTS cannot search)."""
-    check_game(game, "mcts", MCTS_KINDS)
-    return bool(game_kinds(game.info))
+    """Whether ``game`` is searched with a payoff for each player (refusing a kind MCTS cannot search:
+    a margin without chance nodes is the exact searches')."""
+    kinds = game_kinds(game.info)
+    check_game(game, "mcts", MCTS_KINDS if GameKind.CHANCE in kinds else MCTS_KINDS - {GameKind.MARGIN})
+    return bool(kinds)
 
 
 class MCTSNode:
@@ -489,11 +492,12 @@ def mcts(
         TypeError: ``game``, ``state`` or ``moves`` is of the wrong type.
         ValueError: ``iterations``, ``time_limit`` or ``exploration`` is out of range.
     """
+    state = position(game, state, moves)
     if _by_vectors(game):
-        return _mcts_vectors(game, position(game, state, moves), Playouts(
+        return _mcts_vectors(game, state, Playouts(
             iterations=iterations, time_limit=time_limit, exploration=exploration, seed=seed, depth=depth
         ), progress)  # fmt: skip
-    state = start(game, position(game, state, moves))
+    state = start(game, state)
     playouts = Playouts(iterations=iterations, time_limit=time_limit, exploration=exploration, seed=seed, depth=depth)
     searched = grow_tree(game, state, playouts, progress=progress)
     if progress is not None:
@@ -504,7 +508,7 @@ def mcts(
 def _mcts_vectors(
     game: Game[S, M], state: S, playouts: Playouts, progress: SolveProgress | None = None
 ) -> SearchResult:
-    """:func:`mcts` of a game with chance, more players or margins (:mod:`gametree.search.mcts_vector`)."""
+    """:func:`mcts` of a game with chance or more players (:mod:`gametree.search.mcts_vector`)."""
     state = start(game, state, checked=True)
     iterations = playouts.iterations
     if iterations is None and playouts.time_limit is None:
@@ -565,7 +569,7 @@ class MCTSPlayer:
         self.exploration = exploration
 
     def choose(self, game: Game[S, M], state: S, rng: random.Random) -> Any:
-        if _by_vectors(game):  # chance, more players, margins: the payoff of each player
+        if _by_vectors(game):  # chance, more players: the payoff of each player
             run = grow_vector_tree(
                 game,
                 state,
