@@ -310,6 +310,11 @@ def test_solve_dice_on_the_command_line(gametree_cli: Any) -> None:
     assert Fraction(data["exact"]) == dice_value(6, 3) and data["best_moves"] == ["roll"]
     shown = gametree_cli("solve", "dice", "--target", "6", "--sides", "3", "-a", "expectiminimax")
     assert shown.returncode == 0 and "expected payoff" in shown.stdout
+    # Without -a, the default (the solver) cannot: the first exact algorithm that can solves it.
+    default = gametree_cli("solve", "dice", "--target", "6", "--sides", "3", "--json")
+    assert default.returncode == 0, default.stderr
+    data = json.loads(default.stdout)
+    assert data["algorithm"] == "expectiminimax" and Fraction(data["exact"]) == dice_value(6, 3)
 
 
 def test_solve_refuses_an_algorithm_without_chance_and_names_those_with(gametree_cli: Any) -> None:
