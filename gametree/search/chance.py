@@ -183,7 +183,14 @@ class _Search:
         return self.stochastic.chance_outcomes(state)
 
     def value(
-        self, state: State, alpha: Payoff, beta: Payoff, left: int, height: int, path: tuple[str, ...] | None
+        self,
+        state: State,
+        alpha: Payoff,
+        beta: Payoff,
+        left: int,
+        height: int,
+        path: tuple[str, ...] | None,
+        probed: _Probe | None = None,
     ) -> Payoff:
         """The first player's payoff at ``state`` (fail-soft for the window), ``left`` moves of the
         players still to search."""
@@ -200,7 +207,7 @@ class _Search:
         if memo is None:
             if mover == CHANCE:
                 return self.chance(state, alpha, beta, left, height, path)
-            return self.decide(state, mover, alpha, beta, left, height, path)
+            return self.decide(state, mover, alpha, beta, left, height, path, probed)
         key = (game.key(state), min(left, _HORIZON))
         self.probes += 1
         known = memo.get(key)
@@ -214,7 +221,7 @@ class _Search:
         if mover == CHANCE:
             v = self.chance(state, alpha, beta, left, height, path)
         else:
-            v = self.decide(state, mover, alpha, beta, left, height, path)
+            v = self.decide(state, mover, alpha, beta, left, height, path, probed)
         self.remember(key, known, v, alpha, beta)
         return v
 
@@ -255,8 +262,11 @@ class _Search:
         left: int,
         height: int,
         path: tuple[str, ...] | None,
+        probed: _Probe | None = None,
     ) -> Payoff:
-        """A player's node: the best child for the mover (alpha-beta unless plain expectiminimax)."""
+        """A player's node: the best child for the mover (alpha-beta unless plain expectiminimax).
+        ``probed``: what Star2's probe of this node found for its first move (not searched again
+        when that answers the window)."""
         game = self.game
         maximize = mover == 0
         moves = game.legal_moves(state)
@@ -268,7 +278,10 @@ class _Search:
                     a = max(alpha, best)
                 else:
                     b = min(beta, best)
-            v = self.value(game.play(state, move), a, b, left - 1, height + 1, self.step(state, move, path))
+            if i == 0 and probed is not None and probed.answers(a, b):
+                v = probed.value
+            else:
+                v = self.value(game.play(state, move), a, b, left - 1, height + 1, self.step(state, move, path))
             if best is None or (v > best if maximize else v < best):
                 best = v
             if self.prune and (best >= beta if maximize else best <= alpha):
@@ -317,7 +330,7 @@ class _Search:
             # The child's value that would put the node's upper bound at alpha, its lower at beta:
             a = max((alpha - rest_upper) / p, lo[i])
             b = min((beta - rest_lower) / p, hi[i])
-            v = self.value(child, a, b, left, height + 1, node.paths[i])
+            v = self.value(child, a, b, left, height + 1, node.paths[i], node.probes[i])
             if v <= a:
                 hi[i] = v
                 if a == lo[i]:
@@ -358,6 +371,7 @@ class _Search:
                 a = max((alpha - (node.upper() - p * hi[i])) / p, lo[i])
                 b = min((beta - (node.lower() - p * lo[i])) / p, hi[i])
                 v = self.value(after, a, b, left - 1, height + 2, deeper)
+                node.probes[i] = _Probe(a, b, v)
                 if mover == 0 and v > a:  # a lower bound on MAX's node (at or below a: none)
                     lo[i] = max(lo[i], v)
                 elif mover == 1 and v < b:  # an upper bound on MIN's node
@@ -367,6 +381,21 @@ class _Search:
                 self.cutoffs += 1
                 return lower if lower >= beta else upper
         return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Probe:
+    """A probe's search of a child's first move: the window ``(alpha, beta)`` and the fail-soft value."""
+
+    alpha: Payoff
+    beta: Payoff
+    value: Payoff
+
+    def answers(self, alpha: Payoff, beta: Payoff) -> bool:
+        """Whether the value is also a fail-soft answer for the window ``(alpha, beta)``: exact, or a bound
+        on the side of the window the new one fails on too."""
+        v = self.value
+        return self.alpha < v < self.beta or (v >= self.beta and v >= beta) or (v <= self.alpha and v <= alpha)
 
 
 @dataclass(slots=True)
@@ -380,10 +409,13 @@ class _ChanceNode:
     high: Payoff
     lo: list[Payoff] = None  # type: ignore[assignment]
     hi: list[Payoff] = None  # type: ignore[assignment]
+    #: What Star2's probe of each child found for the child's first move.
+    probes: list[_Probe | None] = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         self.lo = [self.low] * len(self.probs)
         self.hi = [self.high] * len(self.probs)
+        self.probes = [None] * len(self.probs)
 
     def lower(self) -> Payoff:
         """The node's lower bound: each child at its lowest."""
