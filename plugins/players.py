@@ -43,7 +43,7 @@ import functools
 from typing import TYPE_CHECKING
 
 from gametree import Game, TranspositionTable, alphabeta, hookimpl
-from gametree.game import M, S
+from gametree.game import CHANCE, M, S
 from gametree.search.compiled import EngineChoice
 from gametree.search.perfect import PERFECT_SECONDS, Choice, PerfectMover
 
@@ -182,6 +182,10 @@ class SearchPlayer:
         return [by_text[text] for text in texts]
 
     def choose(self, game: Game[S, M], state: S, rng: random.Random) -> M:
+        if game.to_move(state) == CHANCE:  # (asked where chance moves: roll the die)
+            from gametree.search.chance import roll
+
+            return roll(game, state, rng)
         return rng.choice(self.best_moves(game, state))
 
 

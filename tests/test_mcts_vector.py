@@ -129,3 +129,13 @@ def test_mcts_still_refuses_what_it_cannot_search() -> None:
 
     with pytest.raises(UnsupportedGameError, match="^mcts cannot search .*positions that repeat"):
         mcts(Loops())
+
+
+def test_a_computer_player_asked_at_a_chance_node_rolls_the_die() -> None:
+    game = load().game("dice").create(target=6, sides=3)
+    rolling = play_text(game, "roll")
+    registry = load()
+    for name in ("mcts", "perfect", "medium"):
+        player: Any = registry.players[name]()
+        faces = {player.choose(game, rolling, random.Random(seed)) for seed in range(40)}
+        assert faces == {1, 2, 3}, name

@@ -41,6 +41,7 @@ game's ``evaluate`` scores the position.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -73,6 +74,7 @@ __all__ = [
     "bounds_of",
     "chance_search",
     "expectiminimax",
+    "roll",
     "star1",
     "star2",
 ]
@@ -100,6 +102,22 @@ def bounds_of(game: Game[Any, Any]) -> tuple[Payoff, Payoff] | None:
     if not info.margin and info.players == 2:
         return (-1, 1)
     return None
+
+
+def roll(game: Game[S, M], state: S, rng: random.Random) -> M:
+    """Chance's move at a chance node of ``game``: an outcome drawn by its probability with ``rng``.
+
+    What a computer player answers if it is asked to move where chance moves."""
+    stochastic = capabilities(game).stochastic
+    if stochastic is None:
+        raise UnsupportedGameError(f"{game_name(game)} has a chance node but no chance_outcomes()")
+    outcomes = stochastic.chance_outcomes(state)
+    pick = rng.random()
+    for move, p in outcomes:
+        pick -= float(p)
+        if pick < 0:
+            return move
+    return outcomes[-1][0]  # (rounding: the probabilities' floats may sum just under 1)
 
 
 def _exact(value: Payoff) -> Fraction | None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..game import CHANCE, Game, GameKind, Move, Probability, State, UnsupportedGameError, capabilities, payoffs
+from .chance import roll
 from .progress import SolveProgress
 from .results import MoveValue, SearchResult, stats_of
 
@@ -87,7 +88,6 @@ class _Grower:
         self.c = exploration
         self.rng = rng
         self.depth = depth
-        self.stochastic = caps.stochastic
         heuristic = caps.heuristic
         if depth is not None and (heuristic is None or self.players != 2):
             raise UnsupportedGameError(
@@ -99,20 +99,9 @@ class _Grower:
         self.nodes = self.terminals = self.heuristic = 0
         self.per_depth = [0] * 64
 
-    def outcomes(self, state: State) -> Sequence[tuple[Any, Probability]]:
-        if self.stochastic is None:
-            raise UnsupportedGameError("the game has a chance node but no chance_outcomes()")
-        return self.stochastic.chance_outcomes(state)
-
     def sample(self, state: State) -> Any:
         """A chance outcome drawn by its probability."""
-        pick = self.rng.random()
-        outcomes = self.outcomes(state)
-        for move, p in outcomes:
-            pick -= float(p)
-            if pick < 0:
-                return move
-        return outcomes[-1][0]  # (rounding: the probabilities' floats may sum just under 1)
+        return roll(self.game, state, self.rng)
 
     def node(self, state: State, move: Move, height: int) -> VectorNode:
         game = self.game
@@ -243,7 +232,7 @@ def vector_result(game: Game[Any, Any], run: VectorRun, depth: int | None = None
     me = 0 if mover == CHANCE else mover  # whose payoffs the scores are
     best = best_child(root)
     moves = (
-        [m for m, _ in capabilities(game).stochastic.chance_outcomes(state)]  # type: ignore[union-attr]
+        [m for m, _ in _outcomes(game, state)]
         if mover == CHANCE
         else list(game.legal_moves(state))
     )
@@ -295,6 +284,13 @@ def vector_result(game: Game[Any, Any], run: VectorRun, depth: int | None = None
         stats,
         payoffs=_means(overall) if many else None,
     )
+
+
+def _outcomes(game: Game[Any, Any], state: State) -> Sequence[tuple[Any, Probability]]:
+    stochastic = capabilities(game).stochastic
+    if stochastic is None:
+        raise UnsupportedGameError("the game has a chance node but no chance_outcomes()")
+    return stochastic.chance_outcomes(state)
 
 
 def _means(node: VectorNode) -> tuple[float, ...]:

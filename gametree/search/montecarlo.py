@@ -39,7 +39,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..game import Game, GameKind, M, Move, S, State, UnsupportedGameError, capabilities, game_kinds, win_score
+from ..game import CHANCE, Game, GameKind, M, Move, S, State, UnsupportedGameError, capabilities, game_kinds, win_score
+from .chance import roll
 from .engine import INF, clamp
 from .mcts_vector import VECTOR_KINDS, best_child, grow_vector_tree, vector_result
 from .progress import SolveProgress
@@ -569,6 +570,8 @@ class MCTSPlayer:
         self.exploration = exploration
 
     def choose(self, game: Game[S, M], state: S, rng: random.Random) -> Any:
+        if game.to_move(state) == CHANCE:  # (asked where chance moves: roll the die)
+            return roll(game, state, rng)
         if _by_vectors(game):  # chance, more players: the payoff of each player
             run = grow_vector_tree(
                 game,
