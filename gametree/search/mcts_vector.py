@@ -231,11 +231,7 @@ def vector_result(game: Game[Any, Any], run: VectorRun, depth: int | None = None
     assert mover is not None, "a run starts from a position that is not over"
     me = 0 if mover == CHANCE else mover  # whose payoffs the scores are
     best = best_child(root)
-    moves = (
-        [m for m, _ in _outcomes(game, state)]
-        if mover == CHANCE
-        else list(game.legal_moves(state))
-    )
+    moves = [m for m, _ in _outcomes(game, state)] if mover == CHANCE else list(game.legal_moves(state))
     many = game.info.players > 2
     values = []
     for move in moves:
