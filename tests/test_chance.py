@@ -362,3 +362,15 @@ def test_a_margin_game_without_chance_gets_its_final_margin() -> None:
         for name in ("expectiminimax", "star1", "star2"):
             result = search(name, game)
             assert result.exact == result.score == result.margin == coins_brute(coins), (coins, name)
+
+
+def test_the_trace_lists_every_node_entered_once_each_time() -> None:
+    for tree in trees(30, seed=4):
+        game: Any = TreeGame(tree)
+        plain = expectiminimax(game, trace=True, cache=False)
+        assert plain.expanded is not None and len(plain.expanded) == plain.stats.nodes == size(tree)
+        assert len(set(plain.expanded)) == size(tree)  # each node once, named by its path
+        for search_ in (star1, star2):
+            result = search_(game, trace=True, cache=False, all_moves=False)
+            assert result.expanded is not None and len(result.expanded) == result.stats.nodes
+            assert set(result.expanded) <= set(plain.expanded)
