@@ -18,9 +18,10 @@ from typing import Any, NamedTuple
 import pytest
 
 from gametree import GameInfo, Outcome, UnsupportedGameError, load
-from gametree.game import CHANCE
+from gametree.game import CHANCE, payoffs
 from gametree.search import search
 from gametree.search.chance import expectiminimax, star1, star2
+from gametree_builtins.games.textbook import random_tree as textbook_tree
 
 # -- a random chance tree as a game ------------------------------------------------------------
 LOW, HIGH = -10, 10
@@ -35,14 +36,14 @@ class Node(NamedTuple):
     value: int = 0
 
 
-def random_tree(rng: random.Random, depth: int, branching: int, kinds: tuple[int, ...]) -> Node:
+def chance_tree(rng: random.Random, depth: int, branching: int, kinds: tuple[int, ...]) -> Node:
     """A tree whose levels take turns as ``kinds`` says; 1 to ``branching`` children a node."""
     if depth == 0:
         return Node(None, value=rng.randint(LOW, HIGH))
     kind = kinds[0]
     rest = kinds[1:] + kinds[:1]
     width = rng.randint(1, branching) if kind != CHANCE else rng.randint(2, branching)
-    children = tuple(random_tree(rng, depth - 1, branching, rest) for _ in range(width))
+    children = tuple(chance_tree(rng, depth - 1, branching, rest) for _ in range(width))
     if kind != CHANCE:
         return Node(kind, children)
     weights = [rng.randint(1, 4) for _ in children]
@@ -123,7 +124,7 @@ KINDS = ((0, CHANCE, 1, CHANCE), (0, 1, CHANCE), (CHANCE, 0, CHANCE, 1))
 
 def trees(count: int, seed: int = 0) -> list[Node]:
     rng = random.Random(seed)
-    return [random_tree(rng, rng.randint(1, 5), 3, KINDS[i % len(KINDS)]) for i in range(count)]
+    return [chance_tree(rng, rng.randint(1, 5), 3, KINDS[i % len(KINDS)]) for i in range(count)]
 
 
 def check_trees(count: int) -> tuple[float, float, float]:
@@ -157,10 +158,65 @@ def test_expectiminimax_equals_brute_force_and_scores_every_root_move() -> None:
             assert result.best_moves == tuple(mv.move for mv in result.move_values if mv.exact == result.exact)
 
 
-def test_star1_and_star2_equal_expectiminimax_on_1000_random_chance_trees() -> None:
-    """The issue's acceptance: 1,000 seeded random chance trees (about 3 s)."""
-    means = check_trees(1000)
+def test_star1_and_star2_equal_expectiminimax_on_random_chance_trees_of_three_patterns() -> None:
+    means = check_trees(300)
     assert means[1] < means[0]  # Star1 prunes something on average
+
+
+def game_brute(game: Any, state: Any) -> Fraction:
+    """Expectiminimax through the game protocol, written out here: MAX's payoff at ``state``."""
+    out = game.outcome(state)
+    if out is not None:
+        return Fraction(payoffs(game, out)[0])
+    values = [game_brute(game, game.play(state, move)) for move in game.legal_moves(state)]
+    mover = game.to_move(state)
+    if mover == CHANCE:
+        probs = [p for _, p in game.chance_outcomes(state)]
+        return sum((p * v for p, v in zip(probs, values)), start=Fraction(0))
+    return max(values) if mover == 0 else min(values)
+
+
+def textbook_means(count: int) -> tuple[float, float, float]:
+    """The issue's acceptance on the textbook game's random chance trees (seeds 0 to ``count - 1``):
+    Star1 and Star2 give exactly expectiminimax's value, brute force's; Star1 enters no more nodes
+    than expectiminimax (and none it would not); the mean node counts of the three."""
+    totals = [0, 0, 0]
+    for seed in range(count):
+        rng = random.Random(seed)
+        game: Any = textbook_tree(
+            depth=rng.randint(1, 4), branching=rng.randint(1, 3), low=-10, high=10, seed=seed, chance=True
+        )
+        truth = game_brute(game, game.initial_state())
+        results = [f(game, cache=False, all_moves=False, pv=False, trace=True) for f in (expectiminimax, star1, star2)]
+        for result in results:
+            assert result.exact == truth, (seed, result.algorithm)
+        plain, one, _ = results
+        assert one.stats.nodes <= plain.stats.nodes, seed
+        assert set(one.expanded or ()) <= set(plain.expanded or ())
+        for i, result in enumerate(results):
+            totals[i] += result.stats.nodes
+    return totals[0] / count, totals[1] / count, totals[2] / count
+
+
+def test_star1_and_star2_equal_expectiminimax_on_1000_random_textbook_chance_trees() -> None:
+    """The issue's acceptance: 1,000 seeded random chance trees of the textbook game (a few seconds)."""
+    means = textbook_means(1000)
+    assert means[1] < means[0]  # Star1 prunes something on average
+
+
+def test_a_textbook_chance_tree_by_name() -> None:
+    game: Any = load().game("textbook").create(tree="max(chance(1/2: 3 1/2: 5) chance(3/4: -10 1/4: 10))")
+    assert expectiminimax(game, trace=True, cache=False, all_moves=False).expanded == (
+        "A",
+        "B",
+        "D",
+        "E",
+        "C",
+        "F",
+        "G",
+    )
+    cut = star1(game, trace=True, cache=False, all_moves=False)
+    assert cut.exact == 4 and cut.best_moves == ("a1",) and cut.expanded == ("A", "B", "D", "E", "C", "F")
 
 
 @pytest.mark.parametrize("cache", [False, True])
@@ -340,7 +396,7 @@ def test_the_search_players_play_dice_by_expected_payoff() -> None:
 
 def test_a_time_limit_without_a_heuristic_reports_the_root_moves_it_scored() -> None:
     rng = random.Random(7)
-    tree = Node(0, tuple(random_tree(rng, 7, 3, (CHANCE, 1, CHANCE, 0)) for _ in range(3)))
+    tree = Node(0, tuple(chance_tree(rng, 7, 3, (CHANCE, 1, CHANCE, 0)) for _ in range(3)))
     game: Any = TreeGame(tree)
     cut = star1(game, time_limit=1e-6, cache=False)  # the clock is read every 1,024 nodes
     assert cut.cut_short == "time" and not cut.proven and cut.value == "unknown" and cut.exact is None
@@ -374,3 +430,11 @@ def test_the_trace_lists_every_node_entered_once_each_time() -> None:
             result = search_(game, trace=True, cache=False, all_moves=False)
             assert result.expanded is not None and len(result.expanded) == result.stats.nodes
             assert set(result.expanded) <= set(plain.expanded)
+
+
+def test_a_tree_whose_payoffs_are_all_equal() -> None:
+    # payoff_bounds (0, 0): no window is left between them; every search still gives 0.
+    game: Any = load().game("textbook").create(tree="max(chance(1: min(0)) 0)")
+    for name in ("expectiminimax", "star1", "star2"):
+        for all_moves in (False, True):
+            assert search(name, game, all_moves=all_moves, cache=False).exact == 0

@@ -478,7 +478,7 @@ def _search_root(root: _Root, state: State, left: int, all_moves: bool) -> None:
     best: Payoff | None = None
     for move in game.legal_moves(state):
         a, b = (low, high) if best is None or not search.prune else ((best, high) if maximize else (low, best))
-        if search.prune and a >= b:  # (a bound reached: no move can do better)
+        if search.prune and best is not None and a >= b:  # (a bound reached: no move can do better)
             break
         v = search.value(game.play(state, move), a, b, left - 1, 1, search.step(state, move, path))
         if best is None or (v > best if maximize else v < best):
