@@ -282,12 +282,15 @@ def test_star_searches_need_payoff_bounds_and_refuse_other_kinds() -> None:
         search("expectiminimax", ThreePlayers())
 
 
-def test_a_deterministic_game_is_searched_with_win_draw_loss_payoffs() -> None:
+def test_a_game_without_chance_keeps_the_depth_aware_scores_of_minimax() -> None:
     game = load().game("tictactoe").create(size=3)
-    for name in ("expectiminimax", "star1", "star2"):
-        result = search(name, game, moves="A1 B1 A2 B2")
-        assert result.exact == 1 and result.score == 1 and "A3" in result.best_moves
-    assert search("star2", game, moves="A1 B2").exact == 0
+    for moves in ("A1 B1 A2 B2", "A1 B2", "B2 A1 C3 A3 A2 C1", "A1 B1 A2"):
+        plain = search("minimax", game, moves=moves)
+        for name in ("expectiminimax", "star1", "star2"):
+            result = search(name, game, moves=moves)
+            assert result.score == result.exact == plain.score, (moves, name)
+            assert result.best_moves == plain.best_moves and result.value == plain.value
+            assert [mv.score for mv in result.move_values] == [mv.score for mv in plain.move_values]
 
 
 # -- the dice game -----------------------------------------------------------------------------

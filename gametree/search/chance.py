@@ -16,9 +16,12 @@ turn out to be, needs no more children.  Star2 first *probes* each child (the
 child's first move only: a bound on the child), which can cut a chance node
 off before any child is searched fully.  See docs/expectiminimax.md.
 
-**Values** are payoffs, not depth-aware scores: +1, 0 and -1 for a win, a draw
-and a loss (the expected payoff is what a dice game's value means; a faster
-win scores no higher), the final margin in a margin game.  They are exact
+**Values** of a game with chance are payoffs, not depth-aware scores: +1, 0
+and -1 for a win, a draw and a loss (the expected payoff is what a dice game's
+value means; a faster win scores no higher), the final margin in a margin
+game.  A game without chance keeps the core's scores (depth-aware for a
+win/draw/loss game, the margin for a margin game), so the three agree with
+minimax there.  They are exact
 :class:`~fractions.Fraction` values when the game's probabilities and payoffs
 are exact; the result's ``score`` is the value as an ``int`` when whole, else
 as a ``float``, and ``exact`` (of the result and of each move) keeps the
@@ -60,8 +63,10 @@ from ..game import (
     Stochastic,
     UnsupportedGameError,
     capabilities,
+    end_score,
     game_name,
     payoffs,
+    win_score,
 )
 from .contract import SearchTimeout
 from .results import MoveValue, SearchResult, SearchStats, Value, check_game, position, start, stats_of
@@ -73,6 +78,7 @@ __all__ = [
     "ChanceMethod",
     "bounds_of",
     "chance_search",
+    "depth_aware",
     "expectiminimax",
     "roll",
     "star1",
@@ -93,10 +99,21 @@ _HORIZON: Final = 1 << 29
 DEFAULT_MEMO: Final = 2_000_000
 
 
+def depth_aware(game: Game[Any, Any]) -> bool:
+    """Whether the searches value ``game``'s ends by the core's depth-aware scores (a win/draw/loss
+    game without chance: so they agree with minimax) rather than by payoffs."""
+    info = game.info
+    return info.deterministic and not info.margin and info.players == 2
+
+
 def bounds_of(game: Game[Any, Any]) -> tuple[Payoff, Payoff] | None:
-    """The lowest and highest payoff of ``game``: its ``payoff_bounds``, else -1 and 1 for a
+    """The lowest and highest value of a finished ``game``: the depth-aware scores' bounds for a
+    win/draw/loss game without chance, else its ``payoff_bounds``, else -1 and 1 for a
     win/draw/loss game of two players, else None (unknown)."""
     info = game.info
+    if depth_aware(game):
+        top = win_score(info.max_plies, 0)
+        return (-top, top)
     if info.payoff_bounds is not None:
         return info.payoff_bounds
     if not info.margin and info.players == 2:
@@ -158,6 +175,7 @@ class _Search:
         self.game = game
         self.stochastic: Stochastic[Any, Any] | None = caps.stochastic
         self.heuristic: Heuristic[Any] | None = caps.heuristic
+        self.depth_aware = depth_aware(game)
         self.prune = method != "expectiminimax"
         self.probe = method == "star2"
         self.low, self.high = bounds
@@ -217,6 +235,10 @@ class _Search:
         out = game.outcome(state)
         if out is not None:
             self.terminals += 1
+            if self.depth_aware:
+                score = end_score(game, state)
+                assert score is not None
+                return score if game.to_move(state) == 0 else -score
             return payoffs(game, out)[0]
         mover = game.to_move(state)
         if left <= 0 and mover != CHANCE:
@@ -604,29 +626,58 @@ def chance_search(
     With ``time_limit``, a game with a heuristic is searched by iterative deepening (depth 1,
     2, ...; the deepest search completed is the answer, exact as soon as one reaches every end);
     a game without one is searched to the end until the time is up, and the root moves not
-    scored by then are listed in ``unscored`` (``cut_short`` "time").
+    scored by then are listed in ``unscored`` (``cut_short`` "time").  With ``trace``, the search
+    is the textbook's: one search of the root with the whole window and no memo, whose nodes, in
+    order, are ``expanded`` (the other root moves' values are found afterwards, not counted).
     """
     bounds, left = _checked(game, method, depth, time_limit)
     memo = cache.max_entries if isinstance(cache, TranspositionTable) else DEFAULT_MEMO if cache else 0
     start_state: S = start(game, position(game, state, moves), checked=True)
+    if trace:
+        if time_limit is not None:
+            raise ValueError(f"a traced {method} is one search: it takes no time_limit")
+        return _traced(game, start_state, method, bounds, left, depth, all_moves, pv)
     started = time.perf_counter()
     deadline = None if time_limit is None else started + time_limit
     if deadline is not None and capabilities(game).heuristic is not None:
-        return _deepening(game, start_state, method, bounds, left, deadline, all_moves, pv, trace, memo)
-    root = _Root(
-        _Search(game, method, bounds, deadline=deadline, trace=Trace(game) if trace else None, memo_size=memo), []
-    )
+        return _deepening(game, start_state, method, bounds, left, deadline, all_moves, pv, memo)
+    root = _Root(_Search(game, method, bounds, deadline=deadline, memo_size=memo), [])
     try:
         _search_root(root, start_state, left, all_moves)
     except SearchTimeout:
-        done = {id(move) for move, _ in root.rows}
         rest = _root_moves(game, start_state)
-        unscored = tuple(game.format_move(start_state, m) for m in rest if id(m) not in done)
+        unscored = tuple(game.format_move(start_state, m) for m in rest if all(m != done for done, _ in root.rows))
         stats = root.search.stats(time.perf_counter() - started)
         return _result(method, game, start_state, root, depth, stats, line=[], unscored=unscored)
     stats = root.search.stats(time.perf_counter() - started)
     line = _line_from(game, start_state, root, method, bounds, left, pv)
     return _result(method, game, start_state, root, depth, stats, line=line)
+
+
+def _traced(
+    game: Game[Any, Any],
+    state: State,
+    method: ChanceMethod,
+    bounds: tuple[Payoff, Payoff],
+    left: int,
+    depth: int | None,
+    all_moves: bool,
+    pv: bool,
+) -> SearchResult:
+    """A traced search, as the textbook searches (and as a traced alpha-beta does): one search of the
+    root with the whole window, no memo; its nodes, in order, are ``expanded`` and its counts the
+    statistics.  With ``all_moves``, the other root moves' values (which that search only bounds)
+    come from a search afterwards, not counted, as the principal variation does."""
+    started = time.perf_counter()
+    root = _Root(_Search(game, method, bounds, trace=Trace(game)), [])
+    _search_root(root, state, left, False)
+    stats = root.search.stats(time.perf_counter() - started)
+    if all_moves and game.to_move(state) != CHANCE:
+        quiet = _Root(_Search(game, method, bounds, memo_size=DEFAULT_MEMO), [])
+        _search_root(quiet, state, left, True)
+        root.rows = quiet.rows
+    line = _line_from(game, state, root, method, bounds, left, pv)
+    return _result(method, game, state, root, depth, stats, line=line)
 
 
 def _root_moves(game: Game[Any, Any], state: State) -> list[Any]:
@@ -666,7 +717,6 @@ def _deepening(
     deadline: float,
     all_moves: bool,
     pv: bool,
-    trace: bool,
     memo: int,
 ) -> SearchResult:
     """Iterative deepening to ``most`` moves until ``deadline``: the deepest search completed (the
@@ -680,7 +730,6 @@ def _deepening(
             method,
             bounds,
             deadline=None if best is None else deadline,
-            trace=Trace(game) if trace else None,
             memo_size=memo,
         )
         root = _Root(search, [])
@@ -726,7 +775,8 @@ def expectiminimax(
             are depth-aware scores, these are payoffs), or ``False``/``None`` (the plain tree).
         all_moves: Score every root move (else search the root as one node and give its best move).
         pv: Follow the best moves to the first chance node.
-        trace: List the nodes entered, in order, as ``expanded``.
+        trace: Search as the textbook does (one search of the root with the whole window, no memo)
+            and list the nodes it entered, in order, as ``expanded`` (see :func:`chance_search`).
 
     Raises:
         UnsupportedGameError: A game of another kind (more players, repeated positions...), or a

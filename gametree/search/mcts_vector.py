@@ -1,4 +1,4 @@
-"""Monte Carlo tree search with a payoff for each player: chance nodes, more players.
+"""Monte Carlo tree search with a payoff for each player: chance nodes, more players, margins.
 
 :func:`gametree.search.montecarlo.mcts` hands a game here when it has chance
 nodes, more than two players, payoffs that are not zero-sum, or a margin (the
@@ -34,8 +34,7 @@ from .results import MoveValue, SearchResult, stats_of
 
 __all__ = ["VECTOR_KINDS", "VectorNode", "VectorRun", "best_child", "grow_vector_tree", "vector_result"]
 
-#: The kinds of game this search handles beyond the plain one.  A margin is among them only beside
-#: chance nodes: MCTS leaves margin games without chance to the exact engine's searches (it refuses them).
+#: The kinds of game this search handles beyond the plain one.
 VECTOR_KINDS = frozenset({GameKind.CHANCE, GameKind.PLAYERS, GameKind.GENERAL_SUM, GameKind.MARGIN})
 
 

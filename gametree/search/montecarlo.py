@@ -65,18 +65,15 @@ DEFAULT_EXPLORATION = 1.0
 DEFAULT_ITERATIONS = 10_000
 #: Mean rewards reported as scores stay strictly inside (-1, 1), like heuristic values.
 
-#: The kinds of game MCTS searches beyond the plain one: those with chance nodes (margins or not), more
-#: players or payoffs that are not zero-sum go to :mod:`gametree.search.mcts_vector` (a payoff for each
-#: player); a margin game without chance is refused (the exact searches take it).
+#: The kinds of game MCTS searches beyond the plain one: those with chance nodes, more players, payoffs
+#: that are not zero-sum or a margin go to :mod:`gametree.search.mcts_vector` (a payoff for each player).
 MCTS_KINDS: frozenset[GameKind] = VECTOR_KINDS
 
 
 def _by_vectors(game: Game[Any, Any]) -> bool:
-    """Whether ``game`` is searched with a payoff for each player (refusing a kind MCTS cannot search:
-    a margin without chance nodes is the exact searches')."""
-    kinds = game_kinds(game.info)
-    check_game(game, "mcts", MCTS_KINDS if GameKind.CHANCE in kinds else MCTS_KINDS - {GameKind.MARGIN})
-    return bool(kinds)
+    """Whether ``game`` is searched with a payoff for each player (refusing a kind MCTS cannot search)."""
+    check_game(game, "mcts", MCTS_KINDS)
+    return bool(game_kinds(game.info))
 
 
 class MCTSNode:
@@ -509,7 +506,7 @@ def mcts(
 def _mcts_vectors(
     game: Game[S, M], state: S, playouts: Playouts, progress: SolveProgress | None = None
 ) -> SearchResult:
-    """:func:`mcts` of a game with chance or more players (:mod:`gametree.search.mcts_vector`)."""
+    """:func:`mcts` of a game with chance, more players or a margin (:mod:`gametree.search.mcts_vector`)."""
     state = start(game, state, checked=True)
     iterations = playouts.iterations
     if iterations is None and playouts.time_limit is None:
@@ -572,7 +569,7 @@ class MCTSPlayer:
     def choose(self, game: Game[S, M], state: S, rng: random.Random) -> Any:
         if game.to_move(state) == CHANCE:  # (asked where chance moves: roll the die)
             return roll(game, state, rng)
-        if _by_vectors(game):  # chance, more players: the payoff of each player
+        if _by_vectors(game):  # chance, more players, margins: the payoff of each player
             run = grow_vector_tree(
                 game,
                 state,
