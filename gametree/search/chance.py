@@ -47,7 +47,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Final, Literal
 
@@ -447,10 +447,10 @@ class _ChanceNode:
     paths: list[tuple[str, ...] | None]
     low: Payoff
     high: Payoff
-    lo: list[Payoff] = None  # type: ignore[assignment]
-    hi: list[Payoff] = None  # type: ignore[assignment]
+    lo: list[Payoff] = field(init=False)
+    hi: list[Payoff] = field(init=False)
     #: What Star2's probe of each child found for the child's first move.
-    probes: list[_Probe | None] = None  # type: ignore[assignment]
+    probes: list[_Probe | None] = field(init=False)
 
     def __post_init__(self) -> None:
         self.lo = [self.low] * len(self.probs)
