@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from .search.progress import SolveProgress
 
-__all__ = ["SHOW_AFTER", "elapsed_status", "live", "solve_status", "wanted"]
+__all__ = ["SHOW_AFTER", "elapsed_status", "live", "say", "solve_status", "wanted"]
 
 #: Seconds of work before progress is shown (shorter work shows none).
 SHOW_AFTER = 0.5
@@ -68,6 +68,14 @@ def live(render: Callable[[], RenderableType], enabled: bool, console: Console |
         redirect_stderr=False,
     ):
         yield
+
+
+def say(text: str) -> None:
+    """Print ``text`` on standard output, above the live line while one is shown.
+
+    ``print`` writes through ``sys.stdout``, which :func:`live` hands to rich while it shows a line on the same
+    terminal; ``click.echo`` would write past it to the terminal's buffer, onto the live line."""
+    print(text, flush=True)
 
 
 def _count(n: float) -> str:
