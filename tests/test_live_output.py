@@ -57,7 +57,17 @@ def _on_a_terminal(cli, *args: str, bound: float = 300) -> bytes:
 def test_the_proven_line_and_the_result_start_on_a_clean_line(gametree_cli) -> None:
     # 6x4 Connect Four on the Python engine: long enough (about a second) for the live line to show.
     raw = _on_a_terminal(
-        gametree_cli, "solve", "connect4", "--width", "6", "--height", "4", "--no-store", "--best-only", "--engine", "python"
+        gametree_cli,
+        "solve",
+        "connect4",
+        "--width",
+        "6",
+        "--height",
+        "4",
+        "--no-store",
+        "--best-only",
+        "--engine",
+        "python",
     )
     assert b"proving the value" in raw, raw[-2000:]  # the live line was shown (else the test shows nothing)
     for text in (b"Proven in", b"Red to move."):
