@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from .search.progress import SolveProgress
 
-__all__ = ["SHOW_AFTER", "elapsed_status", "live", "say", "solve_status", "solve_text", "wanted"]
+__all__ = ["SHOW_AFTER", "elapsed_status", "live", "say", "solve_status", "solve_text", "text_status", "wanted"]
 
 #: Seconds of work before progress is shown (shorter work shows none).
 SHOW_AFTER = 0.5
@@ -109,6 +109,19 @@ def elapsed_status(what: str | Callable[[], str]) -> Callable[[], RenderableType
 
     def render() -> RenderableType:
         spinner.text = f"{what if isinstance(what, str) else what()} · {time.perf_counter() - began:.1f} s"
+        return spinner
+
+    return render
+
+
+def text_status(text: Callable[[], str]) -> Callable[[], RenderableType]:
+    """A renderer of work that says itself what it is doing: a spinner and ``text()``."""
+    from rich.spinner import Spinner
+
+    spinner = Spinner("dots")
+
+    def render() -> RenderableType:
+        spinner.text = text()
         return spinner
 
     return render
