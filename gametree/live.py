@@ -59,6 +59,9 @@ def live(render: Callable[[], RenderableType], enabled: bool, console: Console |
     if console is None:
         console = Console(stderr=True, highlight=False)
     redirect = console.file is not sys.stdout and sys.stdout.isatty()
+    from .search import compile_state
+
+    told = compile_state.notify
     with Live(
         get_renderable=shown,
         console=console,
@@ -66,8 +69,13 @@ def live(render: Callable[[], RenderableType], enabled: bool, console: Console |
         transient=True,
         redirect_stdout=redirect,
         redirect_stderr=False,
-    ):
-        yield
+    ) as shown_live:
+        # A compile's notice goes above the live line, not onto it.
+        compile_state.notify = lambda text: shown_live.console.print(text, markup=False, highlight=False)
+        try:
+            yield
+        finally:
+            compile_state.notify = told
 
 
 def say(text: str) -> None:
@@ -134,6 +142,11 @@ def solve_text(progress: SolveProgress) -> str:
     nodes = progress.nodes()
     facts = [f"{seconds:.1f} s", f"{_count(nodes)} nodes", f"{_count(nodes / seconds if seconds > 0 else 0)}/s"]
     phase = progress.phase
+    from .search import compile_state
+
+    compile_now = compile_state.now()
+    if compile_now is not None:
+        return f"{compile_now.text()} · {seconds:.1f} s"
     if phase == "moves":
         what = f"scoring moves {len(progress.scored)}/{progress.total}" + (
             f" ({progress.current})" if progress.current else ""

@@ -19,6 +19,7 @@ import click
 
 from .book import book
 from .common import clip, echo_message
+from .compile import compile_engines
 from .games import list_games
 from .learn import learn
 from .play import play
@@ -48,6 +49,7 @@ cli.add_command(tree)
 cli.add_command(play)
 cli.add_command(learn)
 cli.add_command(book)
+cli.add_command(compile_engines)
 
 
 def _skip_exit_collections() -> None:
