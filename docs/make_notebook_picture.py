@@ -47,7 +47,8 @@ def main() -> None:
         source = Path(folder) / "notebook.html"
         source.write_text(page, encoding="utf-8")
         subprocess.run(
-            [chromium(), "--headless", *CHROMIUM_FLAGS, f"--screenshot={OUT}", "--window-size=760,720", source.as_uri()],
+            [chromium(), "--headless", *CHROMIUM_FLAGS, f"--screenshot={OUT}", "--window-size=760,720"]
+            + [source.as_uri()],
             check=True,
             capture_output=True,
             timeout=120,
