@@ -85,3 +85,21 @@ def test_gametree_compile_compiles_ahead_and_says_what_it_did(gametree_cli) -> N
     for args, message in ((("nope",), "no game 'nope'"), (("nim",), "nim has no compiled rules")):
         bad = gametree_cli("compile", *args)
         assert bad.returncode != 0 and message in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_perfect_player_moves_without_waiting_on_a_compile_where_python_answers_in_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gametree.search.perfect import PerfectMover
+
+    monkeypatch.setenv("GAMETREE_CACHE_DIR", str(tmp_path / "fresh"))  # nothing compiled there
+    monkeypatch.setattr(compile_state, "_built", set())
+    said: list[str] = []
+    monkeypatch.setattr(compile_state, "notify", said.append)
+    game = load().game("connect4").create(width=6, height=5)
+    state = game.initial_state()
+    for move in "1 2 1 2 1 2".split():  # Red wins at once in column 1; 24 plies left: auto would compile
+        state = game.play(state, game.parse_move(state, move))
+    assert use_compiled(game, "auto", game.info.max_plies - game.ply(state))
+    choice = PerfectMover(game, engine="auto").choose(state)
+    assert choice.moves == ("1",) and choice.how == "exact" and said == []

@@ -17,7 +17,10 @@ first part needs a proof, the second exact scores, which cost far more.
 
 So it never gives away a value, and it never takes a slower win (or a faster
 loss) than one an exact solve proves within ``seconds``: a stored move that only
-keeps the value is played only where exact scores take longer than that.
+keeps the value is played only where exact scores take longer than that.  While
+the compiled engine is not compiled yet (``auto``), a position with nothing stored
+first gets exact scores within ``seconds`` on the Python engine: one they settle
+is played without waiting on numba's compile.
 
 >>> from gametree import load
 >>> game = load().game("tictactoe").create(size=3)
@@ -35,7 +38,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..game import Game, M, S, State, capabilities, end_score
-from .compiled import EngineChoice
+from . import compile_state
+from .compiled import EngineChoice, use_compiled
 from .known import Known, KnownValues, StoreKey, canonical_keyer, known_bounds
 from .solver import Solver
 from .table import TranspositionTable
@@ -171,6 +175,18 @@ class PerfectMover:
         self.seconds = seconds
         self.solver = Solver(game, cache=table if table is not None else True, engine=engine, store=store)
 
+    def _would_compile(self, state: State) -> bool:
+        """Whether a search of ``state`` without a time limit would wait on numba compiling the engine
+        (``auto``, the engine not compiled yet, a search long enough for the compiled engine)."""
+        game = self.game
+        plies = game.info.max_plies - game.ply(state)
+        return (
+            self.solver.choice == "auto"
+            and not compile_state.ready(game)
+            and use_compiled(game, "auto", plies)
+            and not use_compiled(game, "auto", plies, budget=self.seconds)
+        )
+
     def choose(self, state: State) -> Choice:
         """The moves to choose from in ``state`` (not a finished game)."""
         game = self.game
@@ -179,6 +195,12 @@ class PerfectMover:
             return stored
         started = time.perf_counter()
         weak = None
+        if stored is None and self._would_compile(state):
+            # Exact scores within its time on the Python engine first: a position they settle needs no compile.
+            exact = self.solver.solve(state, all_moves=True, pv=False, time_limit=self.seconds)
+            if exact.proven and exact.best_moves:
+                return Choice(tuple(exact.best_moves), int(exact.score), True, "exact", time.perf_counter() - started)
+            started = time.perf_counter()
         if stored is None:  # the value, proven however long it takes
             weak = self.solver.solve(state, weak=True, all_moves=False, pv=False)
         # Exact scores in the time left: a stored move keeping the value may win slower (or lose
