@@ -480,23 +480,6 @@ def test_the_notebook_frame_draws_the_explorer(browser, game):
     page.close()
 
 
-def test_the_notebook_frame_opens_with_the_root_in_view(browser, game):
-    """Issue 34, item 8: in a notebook the output is laid out after the explorer starts (here: shown
-    only once it is ready); the first view is made again at the frame's real size (the tree opened
-    cut off, or off screen)."""
-    tree = capture(game, play_text(game, "A1 B2 C3"), algorithm="alphabeta")
-    page = browser.new_page(viewport={"width": 1000, "height": 760})
-    page.set_content(f'<html><body><p>In [3]:</p><div id="out" hidden>{tree._repr_html_()}</div></body></html>')
-    page.frame_locator("iframe").locator("html[data-gametree-ready=true]").wait_for(state="attached", timeout=120_000)
-    page.evaluate("() => { document.getElementById('out').hidden = false; }")
-    frame = page.frames[1]
-    frame.wait_for_function("() => gametree.screen(0, 0) !== null", timeout=10_000)
-    x, y = frame.evaluate("() => gametree.screen(0, 0)")
-    width, height = frame.evaluate("() => [innerWidth, innerHeight]")
-    assert 0 < x < width and 0 < y < height
-    page.close()
-
-
 def test_screenshot_is_not_blank(browser, tmp_path, game):
     tree = capture(game, play_text(game, POSITION), algorithm="alphabeta", cache=False, all_moves=False)
     page = Page(browser, write(tmp_path, "shot.html", tree), "#step=20")

@@ -905,11 +905,7 @@
   if (panels.some(function (p) { return p.leaves > 40; })) { state.orient = "lr"; panels.forEach(function (p) { p.layout(); }); }
   panels.forEach(function (p, i) {
     p.resize();
-    p.zoom = d3.zoom().scaleExtent([0.002, 4]).on("zoom", function (ev) {
-      p.transform = ev.transform;
-      if (ev.sourceEvent) p.moved = true;  // the reader moved the view (not the page)
-      p.request();
-    });
+    p.zoom = d3.zoom().scaleExtent([0.002, 4]).on("zoom", function (ev) { p.transform = ev.transform; p.request(); });
     d3.select(p.canvas).call(p.zoom).on("dblclick.zoom", null);
     p.home();
     p.canvas.addEventListener("mousemove", function (ev) {
@@ -930,14 +926,7 @@
       var r = p.canvas.getBoundingClientRect(), x = p.nodeAt(ev.clientX - r.left, ev.clientY - r.top);
       if (x !== null) { p.toggle(x); summaries(); showDetails(); }
     });
-    // A box whose size comes late (a notebook's frame lays out after the page starts) gets the first view
-    // again at its real size, until the reader moves the view: else the tree opens cut off or off screen.
-    if (window.ResizeObserver) new ResizeObserver(function () {
-      var w = p.width, h = p.height;
-      p.resize();
-      if (!p.moved && (Math.abs(p.width - w) > 1 || Math.abs(p.height - h) > 1)) p.home();
-      p.request();
-    }).observe(p.box);
+    if (window.ResizeObserver) new ResizeObserver(function () { p.resize(); p.request(); }).observe(p.box);
   });
   var first = stepFromHash();
   go(first === null ? state.steps : first, first !== null);
