@@ -146,7 +146,7 @@ def solve_text(progress: SolveProgress) -> str:
 
     compile_now = compile_state.now()
     if compile_now is not None:
-        return f"{compile_now.text()} · {seconds:.1f} s"
+        return compile_now.text()
     if phase == "moves":
         what = f"scoring moves {len(progress.scored)}/{progress.total}" + (
             f" ({progress.current})" if progress.current else ""
