@@ -5,7 +5,7 @@
 and tells the time left for the whole build, not the stage: while positions are being
 enumerated it cannot be known (how many there are is what is being found); once they
 are all found, the plies still to score are known in positions, and the time left is
-what they take at the rate the plies scored so far took.
+what they take at the rate the plies scored so far took (see :meth:`StrongBuildStatus.left`).
 
 :func:`stop_hook` is a test hook: ``GAMETREE_BUILD_STOP=N:SIGNAL`` sends the build's own
 process ``SIGNAL`` (``INT``, ``TERM`` or ``KILL``) at its ``N``-th progress report, so
@@ -40,8 +40,10 @@ class StrongBuildStatus:
         self.done = self.total = 0
         #: Positions found at each ply (filled as each ply's enumeration ends).
         self.per_ply: dict[int, int] = {}
-        #: The plies scored (and written) so far, and when scoring began.
+        #: The plies scored (and written) so far, their classes (positions scored once for all their
+        #: mirror images), and when scoring began.
         self.scored_plies: set[int] = set()
+        self.classes: dict[int, int] = {}
         self.scoring_since: float | None = None
         self.ply = -1
         self.kept = 0
@@ -55,6 +57,7 @@ class StrongBuildStatus:
         elif what == "scoring ply":
             if self.scoring_since is None:
                 self.scoring_since = time.perf_counter()
+            self.classes[ply] = total
             if done == total:
                 self.scored_plies.add(ply)
         self.stage, self.ply, self.done, self.total = stage, ply, done, total
@@ -64,17 +67,21 @@ class StrongBuildStatus:
         self.kept = entries
 
     def left(self) -> float | None:
-        """Seconds left for the whole build, or None while that cannot be known."""
+        """Seconds left for the whole build, or None while that cannot be known.
+
+        The work is counted in classes scored: those of the plies scored so far (and of the ply
+        under way) are known; a ply still to score is counted by its positions (the shallow plies
+        left have few finished positions or mirror images), at the rate of the classes so far."""
         if self.scoring_since is None:
             return None
-        everything = sum(self.per_ply.values())
-        done: float = sum(self.per_ply.get(p, 0) for p in self.scored_plies)
-        if self.ply not in self.scored_plies and self.total:
-            done += self.per_ply.get(self.ply, 0) * self.done / self.total
+        done = sum(self.classes[p] for p in self.scored_plies) + (0 if self.ply in self.scored_plies else self.done)
         if done <= 0:
             return None
+        to_do = sum(n for p, n in self.per_ply.items() if p not in self.classes)
+        if self.ply not in self.scored_plies:
+            to_do += self.classes.get(self.ply, 0) - self.done
         spent = time.perf_counter() - self.scoring_since
-        return spent * max(0.0, everything - done) / done
+        return spent * max(0, to_do) / done
 
     def text(self) -> str:
         """One line: the stage, its counts, the time so far and the time left for the whole build."""

@@ -73,9 +73,13 @@ def test_time_left_is_for_the_whole_build_and_named_by_stage() -> None:
         status.progress(f"enumerating ply {ply}", 0, size)
         assert status.left() is None and "enumerating ply" in status.text() and "known once" in status.text()
         status.progress(f"enumerating ply {ply}", size, size)
-    status.progress("scoring ply 3", 0, 50)
+    status.progress("scoring ply 3", 0, 50)  # 50 classes (the rest of the 79 positions: games over)
     status.scoring_since = status.scoring_since - 10  # type: ignore[operator]  # 10 s spent on scoring...
-    status.progress("scoring ply 3", 50, 50)  # ... scored 79 of the 100 positions
+    status.progress("scoring ply 3", 50, 50)  # ... 50 classes scored
     left = status.left()
-    assert left is not None and 2.6 < left < 2.7  # 21 positions more at 7.9 a second
-    assert "scoring ply 3" in status.text() and "for the whole build" in status.text()
+    assert left is not None and 4.1 < left < 4.3  # 21 positions more (plies 0 to 2) at 5 classes a second
+    status.progress("scoring ply 2", 0, 16)
+    status.progress("scoring ply 2", 8, 16)
+    left = status.left()
+    assert left is not None and 13 / 58 * 10 - 0.2 < left < 13 / 58 * 10 + 0.2  # 8 + 5 to go, 58 done
+    assert "scoring ply 2 (8/16)" in status.text() and "for the whole build" in status.text()
