@@ -23,6 +23,8 @@ from ..plugin.registry import AlgorithmSpec, Option, Registry
 from . import solver as exact_solver
 from .classic import alphabeta, minimax
 from .montecarlo import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, mcts
+from .multiplayer import SUPPORTS as MULTIPLAYER_SUPPORTS
+from .multiplayer import maxn, paranoid
 from .options import SearchOptions
 from .results import Scored, SearchResult, position, scores_of
 from .table import TranspositionTable
@@ -41,6 +43,8 @@ __all__ = [
 ]
 
 _CLASSIC = frozenset({"depth", "time_limit", "cache", "symmetry", "all_moves", "pv"})
+#: What max^n and paranoid search take (they keep their own table of payoff vectors).
+_MULTIPLAYER = frozenset({"depth", "time_limit", "all_moves", "pv", "trace"})
 
 #: The built-in algorithms by name.
 ALGORITHMS: dict[str, AlgorithmSpec] = {
@@ -79,6 +83,20 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                 Option("exploration", float, None, f"UCT exploration constant (default {DEFAULT_EXPLORATION})."),
                 Option("seed", int, None, "Seed for the random playouts."),
             ),
+        ),
+        AlgorithmSpec(
+            "maxn",
+            maxn,
+            "max^n for any number of players (each maximises its own payoff), with shallow pruning",
+            takes=_MULTIPLAYER,
+            supports=MULTIPLAYER_SUPPORTS,
+        ),
+        AlgorithmSpec(
+            "paranoid",
+            paranoid,
+            "paranoid search: alpha-beta on the mover's payoff, all other players against it",
+            takes=_MULTIPLAYER,
+            supports=MULTIPLAYER_SUPPORTS,
         ),
     )
 }
