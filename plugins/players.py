@@ -19,6 +19,10 @@ learned   the move with the best record in a table of random games written by
           gametree-learned.json)
 ========  ==================================================================
 
+In a game the exact solver cannot search but max^n can (three or more
+players: gametree.search.multiplayer), medium, hard and perfect search with
+max^n instead, each player for itself, 2 and 4 plies deep or to the end.
+
 Search players pick at random among equally good moves, with the generator
 the game loop passes in (seeded by ``--seed``).  Each keeps one
 transposition table for the whole game, so later moves reuse the work of
@@ -39,8 +43,10 @@ import functools
 from typing import TYPE_CHECKING
 
 from gametree import Game, TranspositionTable, alphabeta, hookimpl
-from gametree.game import M, S
+from gametree.game import CHANCE, M, S
+from gametree.search import ALGORITHMS
 from gametree.search.compiled import EngineChoice
+from gametree.search.multiplayer import maxn
 from gametree.search.perfect import PERFECT_SECONDS, Choice, PerfectMover
 
 if TYPE_CHECKING:
@@ -99,8 +105,11 @@ class EasyPlayer:
             safe = []
             for move in moves:
                 after = game.play(state, move)
-                if game.outcome(after) is None and any(
-                    _wins_now(game, after, reply, 1 - me) for reply in game.legal_moves(after)
+                mover = game.to_move(after)
+                if (
+                    game.outcome(after) is None
+                    and mover != CHANCE
+                    and any(_wins_now(game, after, reply, mover) for reply in game.legal_moves(after))
                 ):
                     continue
                 safe.append(move)
@@ -152,7 +161,11 @@ class SearchPlayer:
         """All moves of the best value: depth-aware exact values (or, past the time for them, the
         moves keeping the proven value; see :mod:`gametree.search.perfect`), or alpha-beta's."""
         table = self.table_for(game)
-        if self.depth is None:
+        texts: tuple[str, ...]
+        if ALGORITHMS["solver"].refusal(game) is not None and ALGORITHMS["maxn"].refusal(game) is None:
+            # A game of more players: max^n, each player for itself, to the depth (None: to the end).
+            texts = maxn(game, state, depth=self.depth, pv=False).best_moves
+        elif self.depth is None:
             # The perfect mover, kept between moves with its solver and tables (the compiled engine's among them).
             mover = self._mover
             if (
@@ -165,7 +178,7 @@ class SearchPlayer:
                     game, store=self.store, seconds=self.seconds, engine=self.engine, table=table
                 )
             self.last = mover.choose(state)
-            texts: tuple[str, ...] = self.last.moves
+            texts = self.last.moves
         else:
             # Alpha-beta with the game's heuristic at the leaves.
             texts = alphabeta(game, state, depth=self.depth, cache=table, all_moves=True, pv=False).best_moves

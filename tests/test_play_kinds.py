@@ -1,0 +1,280 @@
+"""``gametree play`` for every kind of game: three players (trio, max^n players), chance nodes
+(dice rolled from the seeded generator and shown) and margins ("X wins by 4").
+
+The chance game is a small dice game of this file (DICE_GAME below), installed as a
+plugin module with ``-p``; the command's transcript is checked against the same
+game played in-process with a generator seeded alike.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import random
+import re
+import sys
+from collections import Counter
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from gametree import load
+from gametree.cli import cli
+from gametree.game import CHANCE
+from gametree.play import chance_move, play_game, play_match
+
+REGISTRY = load()
+
+#: A dice game with margins: four rolls of a three-sided die; after each roll the player to move
+#: (X after the 1st and 3rd, O after the 2nd and 4th) keeps it (adds it to its own score) or gives
+#: it to the other.  The value is the final margin, X's score minus O's.
+DICE_GAME = """
+from fractions import Fraction
+from typing import NamedTuple
+
+from gametree import GameInfo, GameSpec, MoveParseError, Outcome, hookimpl
+from gametree.game import CHANCE
+
+
+class Race(NamedTuple):
+    rolls: int
+    scores: tuple
+    roll: int
+
+
+class DiceRace:
+    ROLLS = 4
+
+    def __init__(self):
+        self.info = GameInfo(
+            max_plies=8, deterministic=False, margin=True, payoff_bounds=(-12, 12), player_names=("X", "O")
+        )
+
+    def initial_state(self):
+        return Race(0, (0, 0), 0)
+
+    def to_move(self, s):
+        return CHANCE if s.roll == 0 else (s.rolls - 1) % 2
+
+    def ply(self, s):
+        return 2 * s.rolls - (1 if s.roll else 0)
+
+    def chance_outcomes(self, s):
+        return [(n, Fraction(1, 3)) for n in (1, 2, 3)]
+
+    def legal_moves(self, s):
+        if self.outcome(s) is not None:
+            return []
+        return [1, 2, 3] if s.roll == 0 else ["keep", "give"]
+
+    def play(self, s, m):
+        if s.roll == 0:
+            return Race(s.rolls + 1, s.scores, m)
+        me = (s.rolls - 1) % 2
+        who = me if m == "keep" else 1 - me
+        scores = list(s.scores)
+        scores[who] += s.roll
+        return Race(s.rolls, tuple(scores), 0)
+
+    def outcome(self, s):
+        if s.rolls < self.ROLLS or s.roll:
+            return None
+        m = s.scores[0] - s.scores[1]
+        return Outcome(None if m == 0 else 0 if m > 0 else 1, (m, -m))
+
+    def key(self, s):
+        return s
+
+    def parse_move(self, s, text):
+        t = text.strip().lower()
+        if s.roll == 0 and t in ("1", "2", "3"):
+            return int(t)
+        if t in ("keep", "give"):
+            return t
+        raise MoveParseError("type keep or give")
+
+    def format_move(self, s, m):
+        return str(m)
+
+    def render(self, s):
+        return f"X {s.scores[0]}  O {s.scores[1]}" + (f"  roll {s.roll}" if s.roll else "")
+
+
+@hookimpl
+def gametree_register_games(registry):
+    registry.add_game(GameSpec(name="dicerace", factory=DiceRace, summary="four dice, keep or give"))
+"""
+
+
+@pytest.fixture
+def dice(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The dice game's module, written to ``tmp_path`` and importable (``-p dicerace_game``)."""
+    (tmp_path / "dicerace_game.py").write_text(DICE_GAME)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("dicerace_game", None)
+    return importlib.import_module("dicerace_game")
+
+
+def run(*args: str, input: str | None = None) -> Any:
+    result = CliRunner().invoke(cli, list(args), input=input)
+    assert "Traceback" not in result.output
+    return result
+
+
+# -- chance --------------------------------------------------------------------------------------------
+def test_chance_move_draws_each_outcome_with_its_probability(dice: Any) -> None:
+    game = dice.DiceRace()
+    state = game.initial_state()
+    assert game.to_move(state) == CHANCE
+    rng = random.Random(11)
+    counts = Counter(chance_move(game, state, rng) for _ in range(6000))
+    assert set(counts) == {1, 2, 3}
+    assert all(abs(n / 6000 - 1 / 3) < 0.03 for n in counts.values())
+
+    class Skewed(dice.DiceRace):  # type: ignore[misc, name-defined]
+        def chance_outcomes(self, s: Any) -> list[tuple[int, Fraction]]:
+            return [(1, Fraction(1, 10)), (2, Fraction(0)), (3, Fraction(9, 10))]
+
+    skewed = Counter(chance_move(Skewed(), state, rng) for _ in range(4000))
+    assert skewed[2] == 0 and abs(skewed[3] / 4000 - 0.9) < 0.03
+
+
+def _expected_dice_game(game: Any, seed: int, human: str) -> tuple[list[int], Any]:
+    """The rolls and the final state when X (a person) always types ``human`` and O plays random,
+    all drawn from one generator seeded like ``--seed`` (the session's order: chance, then O)."""
+    rng = random.Random(seed)
+    state, rolls = game.initial_state(), []
+    while game.outcome(state) is None:
+        side = game.to_move(state)
+        if side == CHANCE:
+            move = chance_move(game, state, rng)
+            rolls.append(move)
+        elif side == 0:
+            move = human
+        else:
+            move = rng.choice(list(game.legal_moves(state)))
+        state = game.play(state, move)
+    return rolls, state
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_play_a_dice_game_shows_the_rolls_and_the_margin(dice: Any, seed: int) -> None:
+    game = dice.DiceRace()
+    rolls, end = _expected_dice_game(game, seed, "keep")
+    result = run(
+        "-p", "dicerace_game", "play", "dicerace", "--x", "human", "--o", "random", "--seed", str(seed),
+        input="keep\nkeep\n",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert re.findall(r"^Chance rolled (\d)$", result.output, flags=re.M) == [str(r) for r in rolls]
+    margin = end.scores[0] - end.scores[1]
+    if margin > 0:
+        assert f"You win by {margin} after 8 moves!" in result.output
+    elif margin < 0:
+        assert f"O (random) wins by {-margin} after 8 moves." in result.output
+    else:
+        assert "Draw after 8 moves." in result.output
+
+
+def test_dice_match_as_json_equals_the_loop_in_process(dice: Any) -> None:
+    game = dice.DiceRace()
+    result = run(
+        "-p", "dicerace_game", "play", "dicerace", "--x", "random", "--o", "easy", "--games", "12", "--seed", "4",
+        "--json",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    expected = play_match(game, [REGISTRY.players["random"](), REGISTRY.players["easy"]()], games=12, seed=4)
+    assert data["wins"] == list(expected.wins) and data["draws"] == expected.draws
+    assert [r["payoffs"] for r in data["records"]] == [list(r.payoffs or ()) for r in expected.records]
+    assert all(len(r["moves"]) == 8 for r in data["records"])  # the rolls are in the record
+
+
+def test_undo_skips_chance_positions(dice: Any) -> None:
+    result = run("-p", "dicerace_game", "play", "dicerace", "--o", "random", "--seed", "1", input="keep\nundo\nquit\n")
+    assert result.exit_code == 0, result.output
+    assert "Nothing to undo yet" in result.output or "Took back" in result.output
+
+
+# -- three players ----------------------------------------------------------------------------------------
+def test_three_random_players_json_equals_play_match() -> None:
+    game = REGISTRY.game("trio").create(size=3)
+    result = run("play", "trio", "--size", "3", "--players", "random,random,random", "--games", "6", "--seed", "5",
+                 "--json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    players = [REGISTRY.players["random"]() for _ in range(3)]
+    expected = play_match(game, players, games=6, seed=5, names=("random",) * 3)
+    assert data["players"] == ["random"] * 3 and len(data["wins"]) == 3
+    assert data["wins"] == list(expected.wins) and [r["moves"] for r in data["records"]] == [
+        list(r.moves) for r in expected.records
+    ]
+
+
+def test_a_person_against_two_maxn_players() -> None:
+    """X types every cell in reading order (a taken one is refused, so X takes the first free cell);
+    O and Y play perfect (max^n to the end on 3x3).  The command's game equals the same game in-process."""
+    game = REGISTRY.game("trio").create(size=3)
+    rng = random.Random(2)
+    perfect = [REGISTRY.players["perfect"](), REGISTRY.players["perfect"]()]
+    state, moves = game.initial_state(), []
+    while game.outcome(state) is None:
+        side = game.to_move(state)
+        move = min(game.legal_moves(state)) if side == 0 else perfect[side - 1].choose(game, state, rng)
+        moves.append(game.format_move(state, move))
+        state = game.play(state, move)
+    cells = "\n".join(f"{r}{c}" for r in "ABC" for c in "123")
+    result = run("play", "trio", "--size", "3", "--players", "human,perfect,perfect", "--seed", "2", input=cells + "\n")
+    assert result.exit_code == 0, result.output
+    assert "trio 3x3, 3 in a row: X (you) vs O (perfect) vs Y (perfect)" in result.output
+    computers = [m for i, m in enumerate(moves) if i % 3]
+    assert re.findall(r"^[OY] \(perfect\) plays (\S+)$", result.output, flags=re.M) == computers
+    winner = game.outcome(state).winner
+    names = ("You win", "O (perfect) wins", "Y (perfect) wins")
+    assert (names[winner] if winner is not None else "Draw") in result.output
+
+
+def test_three_player_tally_and_default_seats() -> None:
+    result = run("play", "trio", "--size", "3", "--players", "random,easy,random", "--games", "3", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    assert re.search(
+        r"Tally after 3 games: X \(random\) \d wins?, O \(easy\) \d wins?, Y \(random\) \d wins?, \d draws?",
+        result.output,
+    )
+    default = run("play", "trio", input="quit\n")  # 4x4: X a person, O and Y 'hard' (max^n 4 plies deep)
+    assert default.exit_code == 0, default.output
+    assert "X (you) vs O (hard) vs Y (hard)" in default.output
+    assert "O and Y play 'hard' by default here" in default.output
+
+
+def test_hint_in_a_three_player_game_gives_payoff_vectors() -> None:
+    result = run("play", "trio", "--size", "3", "--players", "human,random,random", "--seed", "1",
+                 input="A1\nhint\nquit\n")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "If every player plays for itself to the end (max^n" in result.output
+    assert re.search(r"^  [A-C][1-3]  X [0-9.]+, O [0-9.]+, Y [0-9.]+", result.output, flags=re.M)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--players", "human,random"], "trio has 3 players (X, O, Y): give 3 player kinds"),
+        (["--players", "human,random,nobody"], "unknown player 'nobody'"),
+        (["--players", "random,random,random", "--x", "human"], "give --players, or --x and --o, not both"),
+    ],
+)
+def test_bad_seats_are_one_line_errors(args: list[str], message: str) -> None:
+    result = run("play", "trio", "--size", "3", *args, input="quit\n")
+    assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_play_game_checks_the_number_of_players() -> None:
+    from gametree.play import PlayError
+
+    game = REGISTRY.game("trio").create(size=3)
+    with pytest.raises(PlayError, match="played by 3 players, not 2"):
+        play_game(game, [REGISTRY.players["random"]()] * 2, random.Random(1))
+    record = play_game(game, [REGISTRY.players["medium"]() for _ in range(3)], random.Random(1))
+    assert record.winner in (None, 0, 1, 2) and len(record.moves) <= 9
