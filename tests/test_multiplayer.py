@@ -342,6 +342,7 @@ def test_time_limit_gives_the_deepest_finished_search() -> None:
     game = REGISTRY.game("trio").create(size=5)
     result = maxn(game, time_limit=0.3)
     assert result.cut_short == "time" and result.depth is not None and result.depth >= 1
+    assert result.stats.nodes_per_depth[0] > result.depth  # every search run is counted, the one cut short too
     assert not result.proven and result.best_moves
     small = REGISTRY.game("trio").create(size=3)
     done = maxn(small, time_limit=30)
@@ -367,3 +368,15 @@ def test_cli_solve_trio_with_maxn_json() -> None:
     assert result.exit_code == 0, result.output
     bad = runner.invoke(cli, ["solve", "trio", "--size", "3", "-a", "alphabeta"])
     assert bad.exit_code != 0 and "Traceback" not in bad.output and "more than two players" in bad.output
+
+
+def test_chance_and_repeats_are_refused_in_one_line() -> None:
+    import dataclasses
+
+    game = RandomTree(1)
+    for change, words in (({"deterministic": False}, "chance nodes"), ({"repeats": True}, "positions that repeat")):
+        game.info = dataclasses.replace(RandomTree(1).info, **change)
+        for name in ("maxn", "paranoid"):
+            with pytest.raises(UnsupportedGameError, match=f"{name} cannot search .*{words}") as info:
+                search(name, game)
+            assert "\n" not in str(info.value)

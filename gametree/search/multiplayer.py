@@ -192,6 +192,20 @@ class _Walk(Generic[S, M]):
         if self.trace is not None:
             self.path.pop()
 
+    def add(self, other: _Walk[S, M]) -> None:
+        """Count ``other``'s nodes, leaves, cutoffs and table use as well as this search's."""
+        for height, count in enumerate(other.per_depth):
+            if height >= len(self.per_depth):
+                self.per_depth.append(0)
+            self.per_depth[height] += count
+        self.nodes += other.nodes
+        self.terminals += other.terminals
+        self.heuristic += other.heuristic
+        self.cutoffs += other.cutoffs
+        self.probes += other.probes
+        self.hits += other.hits
+        self.stores += other.stores
+
     def stats(self, seconds: float) -> SearchStats:
         return stats_of(
             self.per_depth,
@@ -379,50 +393,56 @@ def _search(
     root = start(game, position(game, state, moves), checked=True)
     started = time.perf_counter()
     if time_limit is None:
-        walk, values = _iteration(name, game, root, depth, None, all_moves, trace)
+        walk = _walk(name, game, root, depth, None, trace)
+        values = _iteration(walk, root, all_moves)
         return _result(name, game, root, walk, values, depth, pv, time.perf_counter() - started, None)
+    # Depth 1, 2, ...: the deepest search finished in time answers; the statistics count every search run.
     deadline = started + time_limit
     last = depth if depth is not None else game.info.max_plies - game.ply(root)
-    done: tuple[_Walk[S, M], list[tuple[M, Vector, tuple[M, ...]]], int] | None = None
-    nodes = 0
+    done: tuple[_MaxN[S, M] | _Paranoid[S, M], list[tuple[M, Vector, tuple[M, ...]]], int] | None = None
+    runs: list[_Walk[S, M]] = []
     for level in range(1, max(last, 1) + 1):
+        walk = _walk(name, game, root, level, None if done is None else deadline, trace)
+        runs.append(walk)
         try:
-            walk, values = _iteration(name, game, root, level, None if done is None else deadline, all_moves, trace)
+            values = _iteration(walk, root, all_moves)
         except SearchTimeout:
             break
-        nodes += walk.nodes
         done = (walk, values, level)
         if walk.heuristic == 0 or time.perf_counter() > deadline:
             break
     assert done is not None  # the first iteration runs without a deadline
     walk, values, level = done
     finished = level == last or walk.heuristic == 0
+    counted = _Walk(game, level, None, False)
+    for run in runs:
+        counted.add(run)
     return _result(
-        name, game, root, walk, values, level, pv, time.perf_counter() - started, None if finished else "time"
+        name, game, root, walk, values, level, pv, time.perf_counter() - started, None if finished else "time", counted
     )
 
 
-def _iteration(
-    name: Algorithm,
-    game: Game[S, M],
-    root: S,
-    depth: int | None,
-    deadline: float | None,
-    all_moves: bool,
-    trace: bool,
-) -> tuple[_Walk[S, M], list[tuple[M, Vector, tuple[M, ...]]]]:
-    """One search of ``root``: the walk (its counters) and the root moves searched, each with its
-    vector and line (every move when ``all_moves``, else the best, first)."""
+def _walk(
+    name: Algorithm, game: Game[S, M], root: S, depth: int | None, deadline: float | None, trace: bool
+) -> _MaxN[S, M] | _Paranoid[S, M]:
+    """A fresh search of ``root`` by ``name``."""
+    if name == "maxn":
+        return _MaxN(game, depth, deadline, trace)
+    return _Paranoid(game, depth, deadline, trace, game.to_move(root))
+
+
+def _iteration(walk: _MaxN[S, M] | _Paranoid[S, M], root: S, all_moves: bool) -> list[tuple[M, Vector, tuple[M, ...]]]:
+    """Search ``root`` with ``walk``: the root moves searched, each with its vector and line (every
+    move when ``all_moves``, else the best alone)."""
+    game = walk.game
     me = game.to_move(root)
-    walk: _MaxN[S, M] | _Paranoid[S, M]
-    walk = _MaxN(game, depth, deadline, trace) if name == "maxn" else _Paranoid(game, depth, deadline, trace, me)
     values: list[tuple[M, Vector, tuple[M, ...]]] = []
     if not all_moves:
         if isinstance(walk, _MaxN):
             vector, line, _ = walk.node(root, 0, me, None)
         else:
             _, vector, line = walk.node(root, 0, float("-inf"), float("inf"))
-        return walk, [(line[0], vector, line[1:])]
+        return [(line[0], vector, line[1:])]
     walk.enter(root, 0)
     for move in game.legal_moves(root):
         child = walk.child(root, move)
@@ -432,7 +452,7 @@ def _iteration(
             _, vector, line = walk.node(child, 1, float("-inf"), float("inf"))
         walk.back()
         values.append((move, vector, line))
-    return walk, values
+    return values
 
 
 def _plain(vector: Sequence[Payoff]) -> tuple[float, ...]:
@@ -467,7 +487,9 @@ def _result(
     pv: bool,
     seconds: float,
     cut_short: Literal["time"] | None,
+    counted: _Walk[S, M] | None = None,
 ) -> SearchResult:
+    """The result of ``walk``'s search (``counted``: the counters of every search run, if not its own)."""
     me = game.to_move(root)
     proven = walk.heuristic == 0
     # max^n: the mover's payoff after each move; paranoid: the payoff it is sure of (its line's leaf's).
@@ -501,7 +523,7 @@ def _result(
         move_values,
         line,
         depth,
-        walk.stats(seconds),
+        (counted or walk).stats(seconds),
         cut_short=cut_short,
         payoffs=_plain(vector),
         expanded=walk.trace.expanded() if walk.trace is not None else None,
