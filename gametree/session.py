@@ -141,6 +141,8 @@ class Session(Generic[S, M]):
         text = self.caps.help.move_help if self.caps.help is not None else None
         if isinstance(text, str) and text:
             return text
+        if self.game.to_move(state) == CHANCE:  # (its moves are chance's outcomes, not a player's)
+            return "type a move in the game's notation ('help' at your turn shows examples)"
         examples = [self.game.format_move(state, m) for m in list(self.game.legal_moves(state))[:2]]
         return f"type a move in the game's notation, e.g. {' or '.join(examples)}" if examples else "type a move"
 

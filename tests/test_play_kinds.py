@@ -278,3 +278,12 @@ def test_play_game_checks_the_number_of_players() -> None:
         play_game(game, [REGISTRY.players["random"]()] * 2, random.Random(1))
     record = play_game(game, [REGISTRY.players["medium"]() for _ in range(3)], random.Random(1))
     assert record.winner in (None, 0, 1, 2) and len(record.moves) <= 9
+
+
+def test_a_game_no_search_plays_seats_random_players_by_default(dice: Any) -> None:
+    result = run("-p", "dicerace_game", "play", "dicerace", "--seed", "2", input="keep\nhint\nkeep\n")
+    assert result.exit_code == 0, result.output
+    assert "X (you) vs O (random)" in result.output
+    assert "O plays 'random' by default here: no built-in search plays this kind of game." in result.output
+    assert "No hint: " in result.output and "chance nodes" in result.output  # one line, and the game goes on
+    assert re.search(r"^(You win by \d+|O \(random\) wins by \d+|Draw) after 8 moves", result.output, flags=re.M)

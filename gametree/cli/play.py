@@ -194,7 +194,15 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
     big = game.info.max_plies > _perfect_max_plies(game, compiled)
     notes: list[str] = []
     default = "hard" if big and "hard" in registry.players else "perfect"
+    searched = _searched(game)
+    if not searched:  # no built-in search plays this kind of game (chance nodes, say): random moves by default
+        default = "random"
     kinds = _kinds(spec, game, params, default)
+    if not searched and "random" in kinds[1:] and params["players"] is None and params["second"] is None:
+        notes.append(
+            f"{' and '.join(game.info.player_names[1 : len(kinds)])} play{'s' if len(kinds) == 2 else ''} 'random' "
+            "by default here: no built-in search plays this kind of game."
+        )
     if default == "hard" and params["players"] is None and len(kinds) > 1 and params["second"] is None:
         names = game.info.player_names
         others = " and ".join(names[1 : len(kinds)])
@@ -262,6 +270,13 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
         raise click.ClickException(str(exc)) from None
     if session.ended == "interrupt":
         sys.exit(130)  # the shell's code for Ctrl-C (click's non-standalone main would swallow ctx.exit)
+
+
+def _searched(game: Game[S, M]) -> bool:
+    """Whether a built-in search the search players use (the solver, alpha-beta, max^n) can search ``game``."""
+    from ..search.algorithms import ALGORITHMS
+
+    return any(ALGORITHMS[name].refusal(game) is None for name in ("solver", "alphabeta", "maxn"))
 
 
 def _perfect_max_plies(game: Game[S, M], compiled: bool) -> int:
