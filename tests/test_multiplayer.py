@@ -324,6 +324,43 @@ def test_paranoid_equals_minimax_of_the_root_players_payoff(seed: int) -> None:
     assert paranoid(game, depth=depth).score == brute_paranoid(game, state, me, depth)
 
 
+def textbook_alphabeta(game: Any, state: Any, root: int, alpha: float, beta: float, path: tuple[str, ...],
+                       entered: list[str]) -> Any:  # fmt: skip
+    """AIMA's alpha-beta (Figure 5.7) on ``root``'s payoff, noting every node it enters."""
+    entered.append(" ".join(path))
+    if game.outcome(state) is not None:
+        return leaf_vector(game, state)[root]
+    maximising = game.to_move(state) == root
+    value = float("-inf") if maximising else float("inf")
+    for move in game.legal_moves(state):
+        child = textbook_alphabeta(
+            game, game.play(state, move), root, alpha, beta, (*path, game.format_move(state, move)), entered
+        )
+        if maximising:
+            value = max(value, child)
+            if value >= beta:
+                return value
+            alpha = max(alpha, value)
+        else:
+            value = min(value, child)
+            if value <= alpha:
+                return value
+            beta = min(beta, value)
+    return value
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_paranoid_expands_the_nodes_alphabeta_expands(seed: int) -> None:
+    game = RandomTree(3000 + seed, players=3, depth=5, top=6, total=18)
+    state = game.initial_state()
+    if game.outcome(state) is not None:
+        return
+    entered: list[str] = []
+    value = textbook_alphabeta(game, state, game.to_move(state), float("-inf"), float("inf"), (), entered)
+    result = paranoid(game, all_moves=False, trace=True)
+    assert result.score == value and result.expanded == tuple(entered)
+
+
 # -- two players: max^n and paranoid are minimax ------------------------------------------------------
 @pytest.mark.parametrize("moves", ["", "B2", "A1 B2", "A1 B2 C3", "B2 A1 C3 A3"])
 def test_two_player_games_give_minimax_scores(moves: str) -> None:
