@@ -122,3 +122,10 @@ def test_options_recreate_the_game_and_the_cli_builds_it() -> None:
     assert "X wins in 4 plies (payoffs X 1, O 0, Y 0)" in result.output
     bad = CliRunner().invoke(cli, ["solve", "trio", "--size", "30", "-a", "maxn"])
     assert bad.exit_code != 0 and "Traceback" not in bad.output and "26" in bad.output
+
+
+def test_commands_for_two_players_refuse_trio_in_one_line(tmp_path: Any) -> None:
+    for args in (["learn", "trio", "--games", "5", "-o", str(tmp_path / "t.json")], ["tree", "trio", "--size", "3"]):
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+        assert "more than two players" in result.output.strip().splitlines()[-1]
