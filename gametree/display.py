@@ -40,6 +40,9 @@ def describe(game: Game[S, M], result: SearchResult) -> str:
     if result.payoffs is not None and game.info.players > 2:  # (max^n, paranoid: a payoff for each player)
         won = "no one wins" if result.winner is None else f"{names[result.winner]} wins"
         return f"{won}{plies} (payoffs {payoff_text(names, result.payoffs)})"
+    if result.margin is not None:  # a margin game: by how much, for the side to move
+        who = "draw" if result.winner is None else f"{names[result.winner]} wins by {abs(result.margin)}"
+        return f"{who}{plies} (margin {result.margin:+d} for {names[result.to_move]}, to move)"
     if result.winner is None:
         return f"draw{plies}"
     return f"{names[result.winner]} wins{plies} (score {result.score:+d} for {names[result.to_move]}, to move)"
@@ -79,6 +82,12 @@ def proven_line(progress: Any) -> str:
     score = progress.score
     value = "a win" if score > 0 else "a loss" if score < 0 else "a draw"
     return f"Proven in {progress.elapsed():.2f} s: {value} (score {_score(score)}), best move {progress.best}"
+
+
+def _margin_outcome(margin: float) -> str:
+    from .search.values import margin_text
+
+    return margin_text(margin)
 
 
 def print_position(game: Game[S, M], state: S) -> None:
@@ -137,6 +146,8 @@ def print_result(
         # nothing, even where the root's value is proven (mcts proves the root, not every move).
         unproven = not float(mv.score).is_integer() or (not result.proven and abs(mv.score) < 1)
         outcome = "?" if unproven else "win" if mv.score > 0 else "loss" if mv.score < 0 else "draw"
+        if game.info.margin:  # a margin game's move: proven only in a proven result (its estimates are margins too)
+            outcome = _margin_outcome(mv.score) if result.proven else "?"
         style = "bold green" if mv.best else None
         cells = [mv.move, _score(mv.score), outcome, "-" if mv.plies_to_end is None else str(mv.plies_to_end)]
         if vectors:  # who wins after the move, and each player's payoff (the mover's score alone says little)

@@ -114,7 +114,7 @@ Payoff: TypeAlias = int | Fraction | float
 Probability: TypeAlias = Fraction | float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Outcome:
     """How a finished game ended: ``winner`` is a player (0, 1, ...) or ``None`` for a draw.
 
@@ -131,6 +131,10 @@ class Outcome:
     @property
     def is_draw(self) -> bool:
         return self.winner is None
+
+    def __repr__(self) -> str:
+        shown = "" if self.payoffs is None else f", payoffs={self.payoffs!r}"
+        return f"Outcome(winner={self.winner!r}{shown})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,7 +283,8 @@ class Game(Protocol[S, M]):
       of the position;
     - ``symmetries(state) -> Iterable[state]``: the equivalent positions;
     - ``evaluate(state) -> float``: heuristic value for the side to move,
-      strictly between -1 and 1, used at the depth limit;
+      strictly between -1 and 1, used at the depth limit (a margin game's:
+      an estimate of its final margin, strictly inside ``payoff_bounds``);
     - ``check_move(state, move)``: raise :class:`IllegalMoveError` saying why
       a move is illegal.  It must reject *every* illegal move: when a game has
       it, :func:`checked_play` trusts it instead of searching ``legal_moves``
@@ -392,7 +397,9 @@ class Heuristic(Protocol[S_contra]):
     """A game with a heuristic evaluation for depth-limited searches."""
 
     def evaluate(self, state: S_contra) -> float:
-        """The value of ``state`` for the side to move, strictly between -1 and 1."""
+        """The value of ``state`` for the side to move, strictly between -1 and 1; for a margin game
+        (``GameInfo.margin``), an estimate of the final margin for the side to move, strictly inside
+        ``GameInfo.payoff_bounds`` (the engine clamps it there: it is never taken for a proven margin)."""
         ...
 
 

@@ -375,6 +375,21 @@ def test_two_player_games_give_minimax_scores(moves: str) -> None:
     assert search("maxn", game, moves=moves, depth=2).score == pytest.approx(depth.score)
 
 
+@pytest.mark.parametrize("coins", [(3, 9, 1, 2), (5, 3, 7, 10), (8, 15, 3, 7, 2, 9, 1), (4,)])
+def test_margin_games_give_the_exact_margin(coins: tuple[int, ...]) -> None:
+    """Two-player margin games (tests/test_margins.py's coins in a line): the margin, by both searches, with
+    the game's payoff bounds (pruning) or without (none)."""
+    from test_margins import Coins, brute
+
+    expected = brute(coins)
+    for bounds in (True, False):
+        game = Coins(coins, bounds=bounds)
+        for name in ("maxn", "paranoid"):
+            result = search(name, game)
+            assert result.score == result.margin == expected and result.payoffs == (expected, -expected)
+            assert result.value == ("win" if expected > 0 else "loss" if expected < 0 else "draw")
+
+
 def test_time_limit_gives_the_deepest_finished_search() -> None:
     game = REGISTRY.game("trio").create(size=5)
     result = maxn(game, time_limit=0.3)

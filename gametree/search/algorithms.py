@@ -22,6 +22,7 @@ from ..plugin import hookimpl
 from ..plugin.registry import AlgorithmSpec, Option, Registry
 from . import solver as exact_solver
 from .classic import alphabeta, minimax
+from .margins import ENGINE_KINDS
 from .montecarlo import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, mcts
 from .multiplayer import SUPPORTS as MULTIPLAYER_SUPPORTS
 from .multiplayer import maxn, paranoid
@@ -58,15 +59,22 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             prepare=exact_solver.prepare,
             prepare_scores=exact_solver.prepare_scores,
             exact=True,
+            supports=ENGINE_KINDS,
         ),
         AlgorithmSpec(
-            "alphabeta", alphabeta, "alpha-beta negamax with a bounds table", takes=_CLASSIC | {"progress"}, exact=True
+            "alphabeta",
+            alphabeta,
+            "alpha-beta negamax with a bounds table",
+            takes=_CLASSIC | {"progress"},
+            exact=True,
+            supports=ENGINE_KINDS,
         ),
         AlgorithmSpec(
             "minimax",
             minimax,
             "plain minimax: every node, no pruning (the teaching baseline)",
             takes=frozenset({"depth", "all_moves", "pv", "progress"}),
+            supports=ENGINE_KINDS,
         ),
         AlgorithmSpec(
             "mcts",

@@ -13,8 +13,20 @@ import time
 from ..game import Game, M, Move, S, State
 from .contract import SearchTimeout
 from .engine import INF, Engine
+from .margins import ENGINE_KINDS
 from .progress import Phase, SolveProgress
-from .results import Root, SearchResult, SearchStats, best_move, build_result, freeze, position, start, timed
+from .results import (
+    Root,
+    SearchResult,
+    SearchStats,
+    best_move,
+    build_result,
+    check_game,
+    freeze,
+    position,
+    start,
+    timed,
+)
 from .table import TranspositionTable, table_of
 
 __all__ = ["alphabeta", "iterative_deepening", "minimax", "root_search", "root_values"]
@@ -51,7 +63,9 @@ def minimax(
     Raises:
         TypeError: ``game``, ``state`` or ``moves`` is of the wrong type.
     """
-    state = start(game, position(game, state, moves))
+    state = position(game, state, moves)
+    check_game(game, "minimax", ENGINE_KINDS)
+    state = start(game, state, checked=True)
     engine = Engine(game, depth=depth, prune=False)
     started = time.perf_counter()
     root = root_values(engine, state, _watched(engine, progress))
@@ -162,7 +176,9 @@ def alphabeta(
     Raises:
         TypeError: ``game``, ``state`` or ``moves`` is of the wrong type.
     """
-    state = start(game, position(game, state, moves))
+    state = position(game, state, moves)
+    check_game(game, "alphabeta", ENGINE_KINDS)
+    state = start(game, state, checked=True)
     if time_limit is not None:
         return iterative_deepening(
             game, state, time_limit=time_limit, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv
@@ -244,7 +260,9 @@ def iterative_deepening(
     Raises:
         TypeError: ``game``, ``state`` or ``moves`` is of the wrong type.
     """
-    state = start(game, position(game, state, moves))
+    state = position(game, state, moves)
+    check_game(game, "alphabeta", ENGINE_KINDS)
+    state = start(game, state, checked=True)
     started = time.perf_counter()
     deadline = started + time_limit
     table = table_of(cache)

@@ -107,6 +107,12 @@ def use_compiled(game: Game[Any, Any], engine: EngineChoice, plies: int) -> bool
         raise ValueError(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
     if engine == "auto" and plies <= AUTO_PLIES:
         return False
+    if game.info.margin:  # (its kernel scores a game's end as a win, a draw or a loss)
+        if engine == "auto":
+            return False
+        raise UnsupportedGameError(
+            f"the compiled engine does not search margin games yet ({game_name(game)}): use --engine python"
+        )
     rules = compiled_rules(game)
     if rules is None:
         if engine == "auto":
@@ -127,6 +133,8 @@ def engines_of(game: Game[Any, Any]) -> tuple[tuple[str, ...], str]:
     compilable = capabilities(game).compiled
     if compilable is None:
         return ("python",), "no compiled rules"
+    if game.info.margin:
+        return ("python",), "the compiled engine does not search margin games yet"
     if compilable.compiled_rules() is None:
         return ("python",), "no compiled rules for this board"
     if not numba_available():
@@ -200,6 +208,8 @@ class CompiledEngine:
         symmetry: bool = True,
         counters: Counters | None = None,
     ) -> None:
+        if game.info.margin:
+            use_compiled(game, "compiled", game.info.max_plies)  # (it says why not, in one line)
         _numba_cache()
         import numpy as np
 

@@ -8,6 +8,12 @@ negation.  So a faster win and a slower loss score higher.  Heuristic values at
 a depth limit lie strictly between -1 and 1, so they never outrank a proven
 result.
 
+A margin game (``GameInfo.margin``) scores a finished game by its final margin
+for the side to move instead, whatever the ply; its scores lie in the game's
+``payoff_bounds`` (:mod:`gametree.search.margins`), its heuristic estimates
+strictly inside them, and the threat-aware strategy (which assumes a game ends
+with its winner's move) is not used.
+
 One node function does the work of plain minimax, alpha-beta and the exact
 solver.  What differs between them is chosen once, when the engine is built:
 
@@ -35,9 +41,10 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, Literal, NamedTuple, NoReturn, ParamSpec, Protocol, TypeVar
 
-from ..game import Game, M, Move, S, State, ThreatAware, capabilities, win_score
+from ..game import Game, M, Move, Outcome, S, State, ThreatAware, capabilities, payoffs, win_score
 from .contract import Counters, EngineName, RootReport, SearchTimeout, StopFlag
 from .frames import SPACIOUS_PLIES, spacious, too_deep
+from .margins import estimate_range, margin_bound
 from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, Bound, TranspositionTable
 
 __all__ = [
@@ -195,6 +202,19 @@ class WinScores(Sequence[int]):
         return win_score(self.C, p)
 
 
+class Margins(Sequence[int]):
+    """A margin game's best score by ply: its largest margin, whatever the ply."""
+
+    def __init__(self, max_plies: int, margin: int) -> None:
+        self.C, self.margin = max_plies, margin
+
+    def __len__(self) -> int:
+        return self.C + 2
+
+    def __getitem__(self, p: int) -> int:  # type: ignore[override]
+        return self.margin
+
+
 class Reach:
     """Where a search stands in the game: the ply at its height 0 (``base``) and the ply down to which
     it looks (``horizon``, :data:`UNLIMITED_DEPTH`: to the end), which a table entry records so that
@@ -253,7 +273,7 @@ class Engine:
     - ``symmetry``: key the table by the game's ``canonical_key``;
     - ``prune``: False for plain minimax (no window, no table, no cutoffs);
     - ``threats``: use the threat-aware strategy when the game offers it (and
-      ``depth`` is None);
+      ``depth`` is None; never for a margin game);
     - ``observer``: told of every node;
     - ``deadline``: a :func:`time.perf_counter` time at which a depth-limited
       search stops with :class:`SearchTimeout`.
@@ -284,6 +304,8 @@ class Engine:
         self.observer = observer
         self.prune = prune
         self.max_plies = game.info.max_plies
+        #: A margin game's largest margin (its scores lie in [-margin, margin]); None for win/draw/loss.
+        self.margin = margin_bound(game.info) if game.info.margin else None
         self.keyf: Callable[[State], Hashable] = (
             caps.symmetric.canonical_key if (symmetry and caps.symmetric is not None) else game.key
         )
@@ -291,7 +313,9 @@ class Engine:
         self.evaluate = _with_deadline(evaluate, deadline) if deadline is not None else evaluate
         #: The threat-aware strategy's questions, when it is used.
         self.threats = (
-            threat_moves(game, caps.threats) if (threats and prune and depth is None and caps.threats) else None
+            threat_moves(game, caps.threats)
+            if (threats and prune and depth is None and caps.threats and self.margin is None)
+            else None
         )
         #: Set by :meth:`halt` (from any thread); every node looks at it.
         self.stop = StopFlag()
@@ -332,6 +356,8 @@ class Engine:
         """The lowest score of a position at ply ``p`` whose side to move cannot win now."""
         # With threats, a game ends with its winner's move: the worst is losing to the
         # opponent's next move.  Without them (misere games!) one can lose by one's own move.
+        if self.margin is not None:
+            return -self.margin  # a margin game: the worst margin there is
         return -win_score(self.max_plies, p + 1) if self.threats is not None else -win_score(self.max_plies, p)
 
     def wins_now(self, state: State) -> bool:
@@ -392,16 +418,17 @@ class Engine:
 
     def _leaves(
         self,
-    ) -> tuple[Callable[[State, int | None, int], float], Callable[[State], float], Callable[[State, int], float]]:
-        """The scores of leaves: ``ended(state, winner, p)`` of a game over at ply ``p``;
+    ) -> tuple[Callable[[State, Outcome, int], float], Callable[[State], float], Callable[[State, int], float]]:
+        """The scores of leaves: ``ended(state, outcome, p)`` of a game over at ply ``p``;
         ``estimate(state)``, the heuristic's at the depth limit; ``stuck(state, p)`` of a position at
         ply ``p`` whose side to move has no safe move.  Each counts the leaf and tells the observer."""
         game, counters, C, obs, evaluate = self.game, self.counters, self.max_plies, self.observer, self.evaluate
         to_move, outcome = game.to_move, game.outcome
 
-        def ended(state: State, winner: int | None, p: int) -> float:
+        def ended(state: State, out: Outcome, p: int) -> float:
             counters.terminals += 1
             value = 0
+            winner = out.winner
             if winner is not None:
                 value = win_score(C, p - 1)  # the game-ending move was the p-th
                 value = value if winner == to_move(state) else -value
@@ -409,12 +436,19 @@ class Engine:
                 obs.leave(Exit(value, "terminal", winner=winner))
             return value
 
+        def ended_by(state: State, out: Outcome, p: int) -> float:  # a margin game: the final margin
+            counters.terminals += 1
+            value = int(payoffs(game, out)[to_move(state)])
+            if obs is not None:
+                obs.leave(Exit(value, "terminal", winner=out.winner))
+            return value
+
+        top = HEURISTIC_MAX if self.margin is None else estimate_range(game.info)
+
         def estimate(state: State) -> float:
             counters.heuristic += 1
             value = evaluate(state)
-            value = (
-                HEURISTIC_MAX if value > HEURISTIC_MAX else -HEURISTIC_MAX if value < -HEURISTIC_MAX else float(value)
-            )
+            value = top if value > top else -top if value < -top else float(value)
             if obs is not None:
                 obs.leave(Exit(value, "heuristic"))
             return value
@@ -427,7 +461,7 @@ class Engine:
                 return magnitude if out.winner == to_move(state) else -magnitude
             return -win_score(C, p + 1)  # whatever we play, the opponent wins next move
 
-        return ended, estimate, stuck
+        return (ended if self.margin is None else ended_by), estimate, stuck
 
     def _reporters(
         self,
@@ -486,6 +520,8 @@ class Engine:
         # The best score at ply p: winning with the next move (in the threat-aware strategy, with
         # the next move but one); the worst, in that strategy, with a safe move: losing after it.
         uppers: Sequence[int] = tuple(win_score(C, p) for p in range(C + 2)) if C <= TABLED_PLIES else WinScores(C)
+        if self.margin is not None:  # the same bound at every ply
+            uppers = (self.margin,) * (C + 2) if C <= TABLED_PLIES else Margins(C, self.margin)
         lowers = uppers
         if self.threats is not None:
             uppers, lowers = threat_bounds(C)
@@ -510,7 +546,7 @@ class Engine:
             if threats is None:
                 out = outcome(state)
                 if out is not None:
-                    return ended(state, out.winner, p)
+                    return ended(state, out, p)
                 if p >= reach.horizon:
                     return estimate(state)
                 if prune:  # no score beats winning with the next move, nor is worse than losing to the opponent's

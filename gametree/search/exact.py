@@ -17,13 +17,15 @@ Pons's Connect Four solver drives it, kept game-agnostic:
 - a bounds transposition table keyed by the canonical (symmetric) key.
 
 Without the helpers it still works on any game, with the bounds and narrowing.
+A margin game's range is its margin bounds (:mod:`gametree.search.margins`).
 """
 
 from __future__ import annotations
 
-from ..game import State, win_score
+from ..game import State
 from .contract import SearchEngine
 from .engine import INF
+from .margins import top_score
 from .progress import SolveProgress
 
 __all__ = ["DIRECT_RANGE", "FULL_WINDOW_RANGE", "exact_score"]
@@ -103,7 +105,7 @@ def _exact_score(
 
     p = game.ply(state)
     # Bounds on the score (whole numbers; floats by type, as the searches return them).
-    hi: float = win_score(engine.max_plies, p)
+    hi: float = top_score(game.info, p)
     lo: float = engine.floor(p)
     probes = 0
     try:

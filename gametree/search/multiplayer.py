@@ -527,6 +527,7 @@ def _result(
         cut_short=cut_short,
         payoffs=_plain(vector),
         expanded=walk.trace.expanded() if walk.trace is not None else None,
+        margin=int(score) if proven and game.info.margin else None,
     )
 
 

@@ -21,7 +21,7 @@ from typing import Any, Generic, Literal, NamedTuple
 from ..game import Game, GameKind, GameOverError, M, Move, S, State, UnsupportedGameError, play_text, refusal
 from .contract import Counters, SearchEngine
 from .table import UNLIMITED_DEPTH, TranspositionTable
-from .values import ExactValue, exact_value
+from .values import ExactValue, Margin, exact_value, margin_text
 
 __all__ = [
     "CutShort",
@@ -40,6 +40,7 @@ __all__ = [
     "freeze",
     "position",
     "principal_variation",
+    "proven_score",
     "result_html",
     "scores_of",
     "start",
@@ -119,6 +120,14 @@ class SearchResult:
     others' scores are proven), and an exact search whose value was not proven
     in time gives ``score_bounds``, the range ``(low, high)`` proven to hold
     the score, beside its heuristic best guess.
+
+    A margin game's proven (not weak) result has ``margin``: the final margin for
+    the side to move under perfect play, which is its ``score`` (each move's score
+    is its final margin too); ``value`` is win, loss or draw by its sign, and
+    ``plies_to_end`` the length of the principal variation found (a margin does not
+    depend on how fast the game ends: another optimal line may be shorter).  A
+    depth-limited search of a margin game proves nothing once a heuristic estimate
+    was used (they lie among the margins), so it is then ``proven=False``.
     """
 
     algorithm: str
@@ -147,6 +156,8 @@ class SearchResult:
     #: :class:`gametree.game.NodeNames` if it has it, else by the moves from the searched position
     #: (space-separated move texts, ``""`` the searched position itself).
     expanded: tuple[str, ...] | None = None
+    #: A margin game's proven final margin for the side to move (None: not a margin game, or not proven).
+    margin: int | None = None
 
     @property
     def best_game_moves(self) -> tuple[object, ...]:
@@ -166,7 +177,10 @@ class SearchResult:
     @property
     def outcome(self) -> ExactValue | None:
         """What the proven score says: :class:`~gametree.search.values.Win`, ``Loss`` or ``Draw``
-        with the plies to the end under perfect play (None: not proven, a heuristic guess)."""
+        with the plies to the end under perfect play, or a margin game's
+        :class:`~gametree.search.values.Margin` (None: not proven, a heuristic guess)."""
+        if self.margin is not None:
+            return Margin(self.margin, self.plies_to_end)
         return exact_value(self.score, self.plies_to_end) if self.proven else None
 
     def _repr_html_(self) -> str:
@@ -375,6 +389,13 @@ def value_and_winner(score: float, me: int, proven: bool) -> tuple[Value, int | 
     return "draw", None
 
 
+def proven_score(game: Game[S, M], heuristic: bool, score: float) -> bool:
+    """Whether a search's score proves the value: always without heuristic leaves; with them only
+    a win or a loss of a win/draw/loss game (its estimates lie inside (-1, 1)), never a margin
+    game's score (its estimates lie among its margins)."""
+    return not heuristic or (abs(score) >= 1 and not game.info.margin)
+
+
 def whole(score: float, proven: bool) -> int | float:
     """A proven score as the whole number it is (an ``int``); a heuristic one as it is."""
     return int(score) if proven and float(score).is_integer() else score
@@ -398,6 +419,23 @@ def assemble(
     me = game.to_move(state)
     value, winner = value_and_winner(score, me, proven)
     score = whole(score, proven)
+    if game.info.margin:
+        return SearchResult(
+            algorithm,
+            me,
+            value,
+            winner,
+            score,
+            proven,
+            plies_to_end,
+            best_moves,
+            move_values,
+            pv,
+            depth,
+            stats,
+            weak,
+            margin=int(score) if proven and not weak else None,
+        )
     # Positional, in field order: keywords cost a microsecond more per result.
     return SearchResult(
         algorithm, me, value, winner, score, proven, plies_to_end, best_moves, move_values, pv, depth, stats, weak
@@ -428,7 +466,7 @@ def build_result(
     if len(root.moves) == 1 and lines is None:  # one root move and no line to follow: the short way
         move, score = root.moves[0], root.values[0]
         text = fmt(state, move)
-        proven = not heuristic or abs(score) >= 1
+        proven = proven_score(game, heuristic, score)
         return assemble(
             algorithm,
             game,
@@ -450,7 +488,7 @@ def build_result(
         pv_raw, ended = principal_variation(lines, state, root.moves[best], best_value)
     else:
         pv_raw, ended = [root.moves[best]], False
-    proven = not heuristic or abs(best_value) >= 1
+    proven = proven_score(game, heuristic, best_value)
     plies = len(pv_raw) if ended else None
 
     def plies_of(i: int, move: Move, v: float) -> int | None:
@@ -464,7 +502,7 @@ def build_result(
     move_values = tuple(
         MoveValue(
             move=text,
-            score=whole(v, not heuristic or abs(v) >= 1),
+            score=whole(v, proven_score(game, heuristic, v)),
             plies_to_end=plies_of(i, m, v),
             best=v == best_value,
             game_move=m,
@@ -528,6 +566,8 @@ def _score(value: float) -> str:
 
 def _outcome(result: SearchResult, move: MoveValue) -> str:
     """A move's outcome for the side that plays it: only a whole (proven) score says one."""
+    if result.margin is not None:  # (a margin game's proven result: every move's score is proven)
+        return margin_text(move.score)
     unproven = not float(move.score).is_integer() or (not result.proven and abs(move.score) < 1)
     return "?" if unproven else "win" if move.score > 0 else "loss" if move.score < 0 else "draw"
 
@@ -540,6 +580,8 @@ def _value_line(result: SearchResult) -> str:
         return f"unknown for {side}, to move (score {_score(result.score)}, not proven{proven})"
     plies = "" if result.plies_to_end is None else f" in {result.plies_to_end} plies"
     weak = "; weak solve: who wins, not how fast" if result.weak else ""
+    if result.margin is not None:
+        return f"{margin_text(result.margin)}{plies} (margin {_score(result.score)} for {side}, to move)"
     return f"{result.value}{plies} (score {_score(result.score)} for {side}, to move{weak})"
 
 

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ..game import Game, M, Move, S, State, UnsupportedGameError, win_score
+from ..game import Game, M, Move, S, State, UnsupportedGameError
 from ..runtime.alarm import Alarm
 from .classic import alphabeta
 from .compiled import CompiledEngine, EngineChoice, compiled_rules, use_compiled
@@ -25,6 +25,7 @@ from .contract import SearchEngine, SearchTimeout
 from .engine import Engine
 from .exact import exact_score
 from .known import KnownValues, Remembering, answer, remember
+from .margins import ENGINE_KINDS, top_score
 from .progress import SolveProgress
 from .results import (
     CutShort,
@@ -70,7 +71,7 @@ class Solver:
         engine: EngineChoice = "auto",
         store: KnownValues | None = None,
     ) -> None:
-        check_game(game)
+        check_game(game, "solver", ENGINE_KINDS)
         self.game = game
         #: The solution store's entries of this game (:class:`gametree.search.known.KnownValues`): read before
         #: searching, and what is proven is written to it.
@@ -186,7 +187,7 @@ class Solver:
         counters.reset()
         watch.engine = raw.name
         watch.count, watch.table_bytes = engine.nodes_now, engine.table_bytes
-        watch.narrowed(engine.floor(game.ply(state)), win_score(engine.max_plies, game.ply(state)))
+        watch.narrowed(engine.floor(game.ply(state)), top_score(game.info, game.ply(state)))
         base = engine.table_counts()
         started = time.perf_counter()
         alarm = Alarm(engine.halt)
