@@ -32,6 +32,7 @@ from .search.multiplayer import maxn
 from .search.perfect import stored_choice
 from .search.progress import SolveProgress
 from .search.table import TranspositionTable
+from .search.values import margin_text
 from .terminal import EMPTY, LABEL, LAST, WIN, Terminal, board_rows, player_style
 
 if TYPE_CHECKING:
@@ -402,7 +403,9 @@ class Session(Generic[S, M]):
                 text, style = "loss", "red"
             else:
                 text, style = "draw", None
-            if mv.score != 0 and mv.plies_to_end is not None:
+            if self.game.info.margin:  # a margin game: by how much ("wins by 4")
+                text = margin_text(mv.score)
+            elif mv.score != 0 and mv.plies_to_end is not None:
                 text += f" in {mv.plies_to_end} move{'s' if mv.plies_to_end != 1 else ''}"
             if mv.best:
                 text += "  (best)"

@@ -287,3 +287,86 @@ def test_a_game_no_search_plays_seats_random_players_by_default(dice: Any) -> No
     assert "O plays 'random' by default here: no built-in search plays this kind of game." in result.output
     assert "No hint: " in result.output and "chance nodes" in result.output  # one line, and the game goes on
     assert re.search(r"^(You win by \d+|O \(random\) wins by \d+|Draw) after 8 moves", result.output, flags=re.M)
+
+
+COINS_GAME = """
+from gametree import GameInfo, GameSpec, MoveParseError, Outcome, hookimpl
+from typing import NamedTuple
+
+COINS = (3, 9, 1, 2)
+
+
+class Line(NamedTuple):
+    left: int
+    right: int
+    diff: int
+    ply: int
+
+
+class Coins:
+    name = "coins"
+
+    def __init__(self):
+        self.info = GameInfo(max_plies=4, margin=True, payoff_bounds=(-15, 15), player_names=("X", "O"))
+
+    def initial_state(self):
+        return Line(0, 4, 0, 0)
+
+    def to_move(self, s):
+        return s.ply % 2
+
+    def ply(self, s):
+        return s.ply
+
+    def legal_moves(self, s):
+        return [] if s.left >= s.right else ["L", "R"] if s.right - s.left > 1 else ["L"]
+
+    def play(self, s, m):
+        sign = 1 if s.ply % 2 == 0 else -1
+        if m == "L":
+            return Line(s.left + 1, s.right, s.diff + sign * COINS[s.left], s.ply + 1)
+        return Line(s.left, s.right - 1, s.diff + sign * COINS[s.right - 1], s.ply + 1)
+
+    def outcome(self, s):
+        if s.left < s.right:
+            return None
+        return Outcome(None if s.diff == 0 else 0 if s.diff > 0 else 1, (s.diff, -s.diff))
+
+    def key(self, s):
+        return s
+
+    def parse_move(self, s, text):
+        if text.strip().upper() not in ("L", "R"):
+            raise MoveParseError("L or R")
+        return text.strip().upper()
+
+    def format_move(self, s, m):
+        return m
+
+    def render(self, s):
+        return " ".join(map(str, COINS[s.left : s.right]))
+
+
+@hookimpl
+def gametree_register_games(registry):
+    registry.add_game(GameSpec(name="coins", factory=Coins, summary="coins in a line"))
+"""
+
+
+def test_a_margin_game_hint_and_end_say_by_how_much(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "coins_game.py").write_text(COINS_GAME)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    result = run("-p", "coins_game", "play", "coins", "--o", "perfect", "--seed", "1", input="hint\nL\nL\nL\n")
+    assert result.exit_code == 0, result.output
+    from test_margins import brute  # (the first player's margin under perfect play, by plain recursion)
+
+    # X's margin after taking the left coin (3) or the right one (2), O then playing perfectly
+
+    left = 3 - brute((9, 1, 2))
+    right = 2 - brute((3, 9, 1))
+    texts = {
+        m: f"wins by {v}" if v > 0 else f"loses by {-v}" if v < 0 else "draw" for m, v in (("L", left), ("R", right))
+    }
+    for move, text in texts.items():
+        assert re.search(rf"^  {move}  {text}", result.output, flags=re.M), result.output
+    assert re.search(r"^(You win by \d+|O \(perfect\) wins by \d+|Draw) after 4 moves", result.output, flags=re.M)
