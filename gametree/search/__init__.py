@@ -13,6 +13,7 @@
 - :mod:`.frames`: room on CPython's frame stack for deep searches;
 - :mod:`.perfect`: perfect moves in bounded time (the store's books, a weak proof, exact scores);
 - :mod:`.montecarlo`: Monte Carlo tree search;
+- :mod:`.multiplayer`: max^n (with shallow pruning) and paranoid search, for any number of players;
 - :mod:`.algorithms`: the algorithms by name: ``search`` and ``prepare`` (``run_algorithm``, also
   named ``run``, is the older ``search``);
 - :mod:`.parallel`: solving over processes or a Dask cluster;
@@ -24,6 +25,7 @@ from __future__ import annotations
 from .algorithms import ALGORITHMS, prepare, prepare_scores, run, run_algorithm, search
 from .classic import alphabeta, iterative_deepening, minimax
 from .montecarlo import mcts
+from .multiplayer import maxn, paranoid
 from .options import Limit, SearchOptions
 from .perfect import PerfectMover
 from .results import MoveValue, Scored, SearchResult, SearchStats, Value, position
@@ -53,8 +55,10 @@ __all__ = [
     "Value",
     "alphabeta",
     "iterative_deepening",
+    "maxn",
     "mcts",
     "minimax",
+    "paranoid",
     "position",
     "prepare",
     "prepare_scores",
