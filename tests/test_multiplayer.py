@@ -432,3 +432,35 @@ def test_chance_and_repeats_are_refused_in_one_line() -> None:
             with pytest.raises(UnsupportedGameError, match=f"{name} cannot search .*{words}") as info:
                 search(name, game)
             assert "\n" not in str(info.value)
+
+
+# -- the textbook's random trees (the lead merges the textbook game into main) -----------------------------
+@pytest.mark.parametrize("players", [3, 4])
+def test_maxn_equals_brute_force_on_random_textbook_trees(players: int) -> None:
+    textbook = pytest.importorskip("gametree_builtins.games.textbook", reason="the textbook game is not on main yet")
+    for seed in range(25):
+        rng = random.Random(seed)
+        game = textbook.random_tree(
+            depth=rng.randint(1, 4), branching=rng.randint(1, 3), low=0, high=rng.choice((1, 3, 9)), seed=seed,
+            players=players,
+        )  # fmt: skip
+        root = game.initial_state()
+        if game.outcome(root) is not None:
+            continue
+        expected = brute_maxn(game, root)
+        traced = maxn(game, all_moves=False, trace=True)
+        assert maxn(game).payoffs == traced.payoffs == expected
+        me = game.to_move(root)
+        assert paranoid(game).score == brute_paranoid(game, root, me)
+        if pruning_bounds(game) is None:  # no declared sum of payoffs: every node, in the textbook's order
+            assert traced.expanded == tuple(named_preorder(game, root))
+        else:
+            assert traced.expanded is not None and set(traced.expanded) <= set(named_preorder(game, root))
+
+
+def named_preorder(game: Any, state: Any) -> list[str]:
+    """Every node's name (``node_name``), in depth-first order."""
+    found = [game.node_name(state)]
+    for move in game.legal_moves(state) if game.outcome(state) is None else ():
+        found += named_preorder(game, game.play(state, move))
+    return found
