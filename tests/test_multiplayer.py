@@ -390,6 +390,18 @@ def test_margin_games_give_the_exact_margin(coins: tuple[int, ...]) -> None:
             assert result.value == ("win" if expected > 0 else "loss" if expected < 0 else "draw")
 
 
+def test_a_two_player_game_keeps_its_scores_whatever_payoff_bounds_it_declares() -> None:
+    """Tic-tac-toe's leaves are depth-aware scores (up to 5 on 3x3): payoff bounds of (-1, 1), declared
+    for its win/draw/loss, must not stop a search at the first win (immediate pruning at 1)."""
+    import dataclasses
+
+    game = REGISTRY.game("tictactoe").create(size=3)
+    game.info = dataclasses.replace(game.info, payoff_bounds=(-1, 1))
+    for moves in ("A1 A2 B1 B2", "B2 A2"):  # X wins at once (3); X wins in 5 plies (2), not by the first win found
+        expected = search("alphabeta", game, moves=moves)
+        assert search("maxn", game, moves=moves, all_moves=False).score == expected.score >= 2
+
+
 def test_time_limit_gives_the_deepest_finished_search() -> None:
     game = REGISTRY.game("trio").create(size=5)
     result = maxn(game, time_limit=0.3)

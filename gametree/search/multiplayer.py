@@ -31,7 +31,8 @@ Two-player games keep their scores: a win/draw/loss game's leaves are its
 depth-aware scores (``(s, -s)``), so max^n and paranoid give minimax's score.
 At a depth limit a game's :class:`gametree.game.PayoffHeuristic` estimates every
 player's payoff; a two-player game may use its ``evaluate``; without either the
-estimate is 0 for every player.  Both searches keep a table of the positions
+estimate is 0 for every player.  Where pruning has bounds, an estimate outside them
+is clamped into them (the pruning would not be sound otherwise).  Both searches keep a table of the positions
 they have valued (by ``game.key`` and the depth left, never shared between
 symmetric positions, whose move order, so tie-breaking, can differ); with
 ``trace=True`` they keep none, so that every node entered is listed.
@@ -93,7 +94,7 @@ def pruning_bounds(game: Game[S, M]) -> Bounds | None:
     zero-sum game: its ``payoff_bounds``, sum 0; any other: its ``payoff_bounds`` and ``payoff_sum``.
     """
     info = game.info
-    if info.players == 2 and info.zero_sum and not info.margin and info.payoff_bounds is None:
+    if _two_player_scores(game):  # (whatever payoff_bounds says: the leaves are these scores)
         top = win_score(info.max_plies, 0)
         return Bounds(-top, top, 0)
     if info.payoff_bounds is None:
@@ -127,7 +128,7 @@ def payoff_of_leaf(game: Game[S, M], state: S) -> Vector:
 
 
 class _Leaves(Generic[S, M]):
-    """The payoff vectors of a game's ends and its estimates at a depth limit."""
+    """The estimates of a game's payoffs at a depth limit, each kept within the pruning bounds (if any)."""
 
     def __init__(self, game: Game[S, M]) -> None:
         self.game = game
@@ -135,14 +136,20 @@ class _Leaves(Generic[S, M]):
         self.vector = caps.payoff_heuristic
         self.single = caps.heuristic if game.info.players == 2 else None
         self.zeros: Vector = (0,) * game.info.players
+        self.bounds = pruning_bounds(game)
 
     def estimate(self, state: S) -> Vector:
         if self.vector is not None:
-            return tuple(self.vector.evaluate_all(state))
-        if self.single is not None:
+            vector = tuple(self.vector.evaluate_all(state))
+        elif self.single is not None:
             value = self.single.evaluate(state)
-            return (value, -value) if self.game.to_move(state) == 0 else (-value, value)
-        return self.zeros
+            vector = (value, -value) if self.game.to_move(state) == 0 else (-value, value)
+        else:
+            return self.zeros
+        bounds = self.bounds
+        if bounds is not None and not all(bounds.low <= v <= bounds.high for v in vector):
+            vector = tuple(min(max(v, bounds.low), bounds.high) for v in vector)
+        return vector
 
 
 class _Walk(Generic[S, M]):
