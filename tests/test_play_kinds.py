@@ -370,3 +370,16 @@ def test_a_margin_game_hint_and_end_say_by_how_much(tmp_path: Any, monkeypatch: 
     for move, text in texts.items():
         assert re.search(rf"^  {move}  {text}", result.output, flags=re.M), result.output
     assert re.search(r"^(You win by \d+|O \(perfect\) wins by \d+|Draw) after 4 moves", result.output, flags=re.M)
+
+
+def test_search_players_use_maxn_or_paranoid_in_a_three_player_game() -> None:
+    from gametree.search.multiplayer import maxn, paranoid
+
+    game = REGISTRY.game("trio").create(width=4, height=3)
+    for moves in ("B2 C3", "A1 B2 C3 A4"):
+        state = game.initial_state()
+        for text in moves.split():
+            state = game.play(state, game.parse_move(state, text))
+        for kind, search, depth in (("medium", maxn, 2), ("hard", maxn, 4), ("paranoid", paranoid, 4)):
+            chosen = {game.format_move(state, m) for m in REGISTRY.players[kind]().best_moves(game, state)}
+            assert chosen == set(search(game, state, depth=depth).best_moves), (kind, moves)

@@ -193,25 +193,7 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
     compiled = use_compiled(game, params["engine"] or "auto", game.info.max_plies)
     big = game.info.max_plies > _perfect_max_plies(game, compiled)
     notes: list[str] = []
-    default = "hard" if big and "hard" in registry.players else "perfect"
-    searched = _searched(game)
-    if not searched:  # no built-in search plays this kind of game (chance nodes, say): random moves by default
-        default = "random"
-    kinds = _kinds(spec, game, params, default)
-    if not searched and "random" in kinds[1:] and params["players"] is None and params["second"] is None:
-        notes.append(
-            f"{' and '.join(game.info.player_names[1 : len(kinds)])} play{'s' if len(kinds) == 2 else ''} 'random' "
-            "by default here: no built-in search plays this kind of game."
-        )
-    if default == "hard" and params["players"] is None and len(kinds) > 1 and params["second"] is None:
-        names = game.info.player_names
-        others = " and ".join(names[1 : len(kinds)])
-        notes.append(
-            f"{others} play{'s' if len(kinds) == 2 else ''} 'hard' by default here: "
-            f"'perfect' would first solve all {game.info.max_plies} plies, "
-            f"which is slow{'' if compiled else ' in Python'} ({'--o' if len(kinds) == 2 else '--players'} "
-            "perfect insists)."
-        )
+    kinds = _default_kinds(registry, spec, game, params, big, compiled, notes)
     options = (
         ["--players"] * len(kinds) if params["players"] is not None else ["--x", "--o", *["--players"] * len(kinds)]
     )
@@ -270,6 +252,39 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
         raise click.ClickException(str(exc)) from None
     if session.ended == "interrupt":
         sys.exit(130)  # the shell's code for Ctrl-C (click's non-standalone main would swallow ctx.exit)
+
+
+def _default_kinds(
+    registry: Registry,
+    spec: GameSpec,
+    game: Game[S, M],
+    params: dict[str, Any],
+    big: bool,
+    compiled: bool,
+    notes: list[str],
+) -> list[str]:
+    """The kind of player of each seat (see :func:`_kinds`), the seats left to their default given
+    ``perfect`` (``hard`` on a ``big`` game, ``random`` where no built-in search plays the game), with a
+    note in ``notes`` saying why the default is not ``perfect``."""
+    default = "hard" if big and "hard" in registry.players else "perfect"
+    searched = _searched(game)
+    if not searched:  # no built-in search plays this kind of game (chance nodes, say): random moves by default
+        default = "random"
+    kinds = _kinds(spec, game, params, default)
+    if default == "perfect" or params["players"] is not None or params["second"] is not None or len(kinds) < 2:
+        return kinds
+    others = " and ".join(game.info.player_names[1 : len(kinds)])
+    plays = "plays" if len(kinds) == 2 else "play"
+    if default == "random":
+        notes.append(f"{others} {plays} 'random' by default here: no built-in search plays this kind of game.")
+    else:
+        notes.append(
+            f"{others} {plays} 'hard' by default here: "
+            f"'perfect' would first solve all {game.info.max_plies} plies, "
+            f"which is slow{'' if compiled else ' in Python'} ({'--o' if len(kinds) == 2 else '--players'} "
+            "perfect insists)."
+        )
+    return kinds
 
 
 def _searched(game: Game[S, M]) -> bool:
