@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Generic, Literal
 from .display import bounds_verdict
 from .game import CHANCE, Game, GameError, M, Outcome, Payoff, S, capabilities, checked_play
 from .play import GameRecord, MatchResult, Player, apply_move, chance_move
+from .plugin.registry import AlgorithmSpec
 from .search import SearchResult, Solver
 from .search.algorithms import ALGORITHMS
 from .search.compiled import EngineChoice
-from .search.multiplayer import maxn
 from .search.perfect import stored_choice
 from .search.progress import SolveProgress
 from .search.table import TranspositionTable
@@ -38,7 +38,10 @@ from .terminal import EMPTY, LABEL, LAST, WIN, Terminal, board_rows, player_styl
 if TYPE_CHECKING:
     from .search.known import KnownValues
 
-__all__ = ["NO_WORDS", "QUIT_WORDS", "YES_WORDS", "Ended", "Seat", "Session"]
+#: What gives hints where the exact solver cannot search the game, in order of preference (those registered).
+HINT_ALGORITHMS = ("maxn", "expectiminimax")
+
+__all__ = ["HINT_ALGORITHMS", "NO_WORDS", "QUIT_WORDS", "YES_WORDS", "Ended", "Seat", "Session"]
 
 #: What a person types to leave; to play again; not to.
 QUIT_WORDS = frozenset({"quit", "q", "x", "exit"})
@@ -117,10 +120,12 @@ class Session(Generic[S, M]):
         # Boards are drawn when someone plays or watches; a fast computer match prints one line per game.
         self.show_boards = bool(self.humans or self.games == 1 or self.delay)
         self._hint_solver: Solver | None = None
-        #: Hints by max^n: the exact solver cannot search this game, max^n can (more than two players).
-        self.hint_by_maxn = ALGORITHMS["solver"].refusal(self.game) is not None and (
-            ALGORITHMS["maxn"].refusal(self.game) is None
-        )
+        #: The algorithm of hints where the exact solver cannot search the game (max^n for more players,
+        #: expectiminimax for dice where it is registered), or None (the solver's hints).
+        self.hint_by: AlgorithmSpec | None = None
+        if ALGORITHMS["solver"].refusal(self.game) is not None:
+            able = [ALGORITHMS[name] for name in HINT_ALGORITHMS if name in ALGORITHMS]
+            self.hint_by = next((spec for spec in able if spec.refusal(self.game) is None), None)
         self._styles = {
             LABEL: "dim",
             EMPTY: "dim",
@@ -353,8 +358,9 @@ class Session(Generic[S, M]):
         """Every legal move's value under perfect play, as far as :attr:`hint_seconds` allow (an
         exact solve with that time limit; the solver and its tables are kept between hints).  A
         game of more players: max^n, as deep as it gets in that time (each move's payoff vector)."""
-        if self.hint_by_maxn:
-            return maxn(self.game, state, time_limit=self.hint_seconds)
+        if self.hint_by is not None:
+            result: SearchResult = self.hint_by.search(self.game, state, time_limit=self.hint_seconds)
+            return result
         if self._hint_solver is None:
             self._hint_solver = Solver(self.game, cache=TranspositionTable(), engine=self.engine, store=self.store)
         return self._hint_solver.solve(state, all_moves=True, pv=True, time_limit=self.hint_seconds, progress=progress)
@@ -371,7 +377,7 @@ class Session(Generic[S, M]):
             self.ui.say("Hint stopped.", style="yellow")
             return
         say = self.ui.say
-        if self.hint_by_maxn:
+        if self.hint_by is not None:
             self.show_payoffs_hint(result)
             return
         if not result.proven:
@@ -415,16 +421,23 @@ class Session(Generic[S, M]):
             say(f"  Not scored in {self.hint_seconds:g} s: {' '.join(result.unscored)}", style="dim")
 
     def show_payoffs_hint(self, result: SearchResult) -> None:
-        """A max^n hint: each move's payoff vector, the mover's payoff first in the order."""
+        """A hint by another algorithm than the solver: each move's payoff vector (max^n), or the mover's
+        payoff (expected, with dice), the best first."""
         say = self.ui.say
-        if result.proven:
-            say("If every player plays for itself to the end (max^n; ties: the first move):")
+        ahead = "to the end" if result.proven else f"{result.depth} plies ahead, estimates at the end"
+        if result.algorithm == "maxn":
+            say(
+                "If every player plays for itself to the end (max^n; ties: the first move):"
+                if result.proven
+                else f"Looking {ahead}, each player for itself (max^n):"
+            )
         else:
-            say(f"Looking {result.depth} plies ahead, each player for itself (max^n, estimates at the end):")
+            say(f"Each move's payoff for {self.names[result.to_move]} ({result.algorithm}, {ahead}):")
         values = sorted(result.move_values, key=lambda mv: -mv.score)
         width = max(len(mv.move) for mv in values)
         for mv in values:
-            shown = ", ".join(f"{name} {_payoff(v)}" for name, v in zip(self.names, mv.payoffs or ()))
+            named = zip(self.names, mv.payoffs) if mv.payoffs is not None and len(self.names) > 2 else ()
+            shown = ", ".join(f"{name} {_payoff(v)}" for name, v in named) or _payoff(mv.score)
             style = "bold" if mv.best else None
             say(f"  {mv.move:<{width}}  {shown}{'  (best)' if mv.best else ''}", style=style)
 

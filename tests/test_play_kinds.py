@@ -280,13 +280,19 @@ def test_play_game_checks_the_number_of_players() -> None:
     assert record.winner in (None, 0, 1, 2) and len(record.moves) <= 9
 
 
-def test_a_game_no_search_plays_seats_random_players_by_default(dice: Any) -> None:
+def test_the_default_opponent_in_a_dice_game(dice: Any) -> None:
+    """Until a search for dice is registered (star1, from the chance work), O plays random by default, with
+    a note; after, perfect."""
+    from gametree.search import ALGORITHMS
+
     result = run("-p", "dicerace_game", "play", "dicerace", "--seed", "2", input="keep\nhint\nkeep\n")
     assert result.exit_code == 0, result.output
-    assert "X (you) vs O (random)" in result.output
-    assert "O plays 'random' by default here: no built-in search plays this kind of game." in result.output
+    opponent = "perfect" if "star1" in ALGORITHMS else "random"
+    assert f"X (you) vs O ({opponent})" in result.output
+    if opponent == "random":
+        assert "O plays 'random' by default here: no built-in search plays this kind of game." in result.output
     assert "No hint: " in result.output and "chance nodes" in result.output  # one line, and the game goes on
-    assert re.search(r"^(You win by \d+|O \(random\) wins by \d+|Draw) after 8 moves", result.output, flags=re.M)
+    assert re.search(rf"^(You win by \d+|O \({opponent}\) wins by \d+|Draw) after 8 moves", result.output, flags=re.M)
 
 
 COINS_GAME = """

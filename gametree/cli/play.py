@@ -287,11 +287,17 @@ def _default_kinds(
     return kinds
 
 
+#: The built-in algorithms the search players (medium, hard, perfect) play with, by the kind of game
+#: (star1: games with dice, where it is registered).
+SEARCH_PLAYER_ALGORITHMS = ("solver", "alphabeta", "maxn", "star1")
+
+
 def _searched(game: Game[S, M]) -> bool:
-    """Whether a built-in search the search players use (the solver, alpha-beta, max^n) can search ``game``."""
+    """Whether an algorithm the search players use can search ``game``."""
     from ..search.algorithms import ALGORITHMS
 
-    return any(ALGORITHMS[name].refusal(game) is None for name in ("solver", "alphabeta", "maxn"))
+    specs = [ALGORITHMS[name] for name in SEARCH_PLAYER_ALGORITHMS if name in ALGORITHMS]
+    return any(spec.refusal(game) is None for spec in specs)
 
 
 def _perfect_max_plies(game: Game[S, M], compiled: bool) -> int:
