@@ -476,3 +476,15 @@ def named_preorder(game: Any, state: Any) -> list[str]:
     for move in game.legal_moves(state) if game.outcome(state) is None else ():
         found += named_preorder(game, game.play(state, move))
     return found
+
+
+def test_prepare_and_prepare_scores_by_name() -> None:
+    from gametree.search import prepare, prepare_scores
+
+    game = REGISTRY.game("trio").create(size=3)
+    state = play_text(game, "A1 B2 C3")
+    assert prepare("maxn", game, depth=None)(state).payoffs == brute_maxn(game, state)
+    scored = prepare_scores("paranoid", game)(state)
+    assert scored.score == brute_paranoid(game, state, 0) and scored.nodes > 0
+    with pytest.raises(TypeError, match="maxn takes no option 'cache'"):
+        search("maxn", game, cache=False)
