@@ -488,3 +488,15 @@ def test_prepare_and_prepare_scores_by_name() -> None:
     assert scored.score == brute_paranoid(game, state, 0) and scored.nodes > 0
     with pytest.raises(TypeError, match="maxn takes no option 'cache'"):
         search("maxn", game, cache=False)
+
+
+def test_aima_figure_5_2_two_players_prune_as_alphabeta() -> None:
+    """AIMA's Figure 5.2 (value 3, best move a1): with two players shallow pruning is alpha-beta's cut,
+    so max^n and paranoid (best move only) leave the two leaves after 2 (I and J) unexamined."""
+    from gametree_builtins.games.textbook import AIMA_FIGURE_5_2, parse_tree
+
+    game = parse_tree(AIMA_FIGURE_5_2)
+    for search_ in (maxn, paranoid):
+        result = search_(game, all_moves=False, trace=True)
+        assert result.score == 3 and result.best_moves == ("a1",)
+        assert result.expanded == ("A", "B", "E", "F", "G", "C", "H", "D", "K", "L", "M")
