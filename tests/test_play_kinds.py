@@ -201,7 +201,7 @@ def test_undo_skips_chance_positions(dice: Any) -> None:
 # -- three players ----------------------------------------------------------------------------------------
 def test_three_random_players_json_equals_play_match() -> None:
     game = REGISTRY.game("trio").create(size=3)
-    result = run("play", "trio", "--size", "3", "--players", "random,random,random", "--games", "6", "--seed", "5",
+    result = run("play", "trio", "--size", "3", "--seats", "random,random,random", "--games", "6", "--seed", "5",
                  "--json")  # fmt: skip
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
@@ -226,7 +226,7 @@ def test_a_person_against_two_maxn_players() -> None:
         moves.append(game.format_move(state, move))
         state = game.play(state, move)
     cells = "\n".join(f"{r}{c}" for r in "ABC" for c in "123")
-    result = run("play", "trio", "--size", "3", "--players", "human,perfect,perfect", "--seed", "2", input=cells + "\n")
+    result = run("play", "trio", "--size", "3", "--seats", "human,perfect,perfect", "--seed", "2", input=cells + "\n")
     assert result.exit_code == 0, result.output
     assert "trio 3x3, 3 in a row: X (you) vs O (perfect) vs Y (perfect)" in result.output
     computers = [m for i, m in enumerate(moves) if i % 3]
@@ -237,7 +237,7 @@ def test_a_person_against_two_maxn_players() -> None:
 
 
 def test_three_player_tally_and_default_seats() -> None:
-    result = run("play", "trio", "--size", "3", "--players", "random,easy,random", "--games", "3", "--seed", "1")
+    result = run("play", "trio", "--size", "3", "--seats", "random,easy,random", "--games", "3", "--seed", "1")
     assert result.exit_code == 0, result.output
     assert re.search(
         r"Tally after 3 games: X \(random\) \d wins?, O \(easy\) \d wins?, Y \(random\) \d wins?, \d draws?",
@@ -250,7 +250,7 @@ def test_three_player_tally_and_default_seats() -> None:
 
 
 def test_hint_in_a_three_player_game_gives_payoff_vectors() -> None:
-    result = run("play", "trio", "--size", "3", "--players", "human,random,random", "--seed", "1",
+    result = run("play", "trio", "--size", "3", "--seats", "human,random,random", "--seed", "1",
                  input="A1\nhint\nquit\n")  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "If every player plays for itself to the end (max^n" in result.output
@@ -260,9 +260,9 @@ def test_hint_in_a_three_player_game_gives_payoff_vectors() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--players", "human,random"], "trio has 3 players (X, O, Y): give 3 player kinds"),
-        (["--players", "human,random,nobody"], "unknown player 'nobody'"),
-        (["--players", "random,random,random", "--x", "human"], "give --players, or --x and --o, not both"),
+        (["--seats", "human,random"], "trio has 3 players (X, O, Y): give 3 player kinds"),
+        (["--seats", "human,random,nobody"], "unknown player 'nobody'"),
+        (["--seats", "random,random,random", "--x", "human"], "give --seats, or --x and --o, not both"),
     ],
 )
 def test_bad_seats_are_one_line_errors(args: list[str], message: str) -> None:
@@ -389,3 +389,20 @@ def test_search_players_use_maxn_or_paranoid_in_a_three_player_game() -> None:
         for kind, search, depth in (("medium", maxn, 2), ("hard", maxn, 4), ("paranoid", paranoid, 4)):
             chosen = {game.format_move(state, m) for m in REGISTRY.players[kind]().best_moves(game, state)}
             assert chosen == set(search(game, state, depth=depth).best_moves), (kind, moves)
+
+
+def test_a_random_three_player_textbook_tree_is_played_by_maxn_players() -> None:
+    """The textbook game's own --players (its random trees' players) and play's --seats side by side."""
+    from gametree.search.multiplayer import maxn
+
+    args = ["play", "textbook", "--random", "--players", "3", "--tree-seed", "4", "--seats", "perfect,perfect,perfect"]
+    result = run(*args, "--games", "3", "--seed", "1", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    game = REGISTRY.game("textbook").create(random=True, players=3, tree_seed=4)
+    for record in data["records"]:  # every move one of max^n's best moves for its player
+        state = game.initial_state()
+        for text in record["moves"]:
+            assert text in maxn(game, state).best_moves
+            state = game.play(state, game.parse_move(state, text))
+        assert record["payoffs"] == list(game.outcome(state).payoffs)

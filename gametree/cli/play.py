@@ -2,8 +2,8 @@
 
 Built like ``solve``: a group with one subcommand per installed game, carrying
 the game's own options, plus who plays each side: ``--x`` and ``--o`` for the
-first two, or ``--players`` for every seat of a game of any number of players
-(``--players human,hard,hard`` for trio's X, O and Y).  ``gametree play`` with no
+first two, or ``--seats`` for every seat of a game of any number of players
+(``--seats human,hard,hard`` for trio's X, O and Y).  ``gametree play`` with no
 game's name (options or none) plays 3x3 tic-tac-toe, by default a human (X)
 against the perfect player (O).  The
 terminal session lives in :mod:`gametree.session` (on :mod:`gametree.terminal`),
@@ -102,8 +102,8 @@ _SESSION_OPTIONS = (
         help=f"Who plays second (O).  [default: perfect; hard on boards over {PERFECT_MAX_PLIES} cells]",
     ),
     click.option(
-        "--players",
-        "players",
+        "--seats",
+        "seats",
         default=None,
         metavar="KIND,KIND,...",
         help="Who plays each seat, in the game's order, one player kind per player of the game "
@@ -134,7 +134,7 @@ _SESSION_OPTIONS = (
         metavar="MOVES",
         help="Start from the position after these moves, in the game's notation.",
     ),
-    click.option("--json", "as_json", is_flag=True, help="Print the match result as JSON (two computer players only)."),
+    click.option("--json", "as_json", is_flag=True, help="Print the match result as JSON (computer players only)."),
     click.option(
         "--table",
         metavar="FILE",
@@ -194,15 +194,13 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
     big = game.info.max_plies > _perfect_max_plies(game, compiled)
     notes: list[str] = []
     kinds = _default_kinds(registry, spec, game, params, big, compiled, notes)
-    options = (
-        ["--players"] * len(kinds) if params["players"] is not None else ["--x", "--o", *["--players"] * len(kinds)]
-    )
+    options = ["--seats"] * len(kinds) if params["seats"] is not None else ["--x", "--o", *["--seats"] * len(kinds)]
     seats = [_seat(registry, option, kind, params) for option, kind in zip(options, kinds)]
     if params["table"] is not None:
         _give_table(game, seats, params["table"])
     # (a store with a book for perfect play, from book build --for-play or a game's shipped book, keeps it quick)
     booked = params["book"] is not None and params["book"].has_chosen_moves()
-    asked = kinds if params["players"] is not None else [params["first"], params["second"]]
+    asked = kinds if params["seats"] is not None else [params["first"], params["second"]]
     if big and not booked and "perfect" in asked:
         notes.append(
             f"note: 'perfect' proves the value before it moves; "
@@ -217,7 +215,7 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
         raise click.ClickException("--moves: the game is already over after these moves")
     if params["as_json"]:
         if any(seat.human for seat in seats):
-            example = "--x perfect --o random" if len(seats) == 2 else f"--players {','.join(['random'] * len(seats))}"
+            example = "--x perfect --o random" if len(seats) == 2 else f"--seats {','.join(['random'] * len(seats))}"
             raise click.UsageError(f"--json needs {number_word(len(seats))} computer players (for example {example})")
         try:
             result = play_match(
@@ -271,7 +269,7 @@ def _default_kinds(
     if not searched:  # no built-in search plays this kind of game (chance nodes, say): random moves by default
         default = "random"
     kinds = _kinds(spec, game, params, default)
-    if default == "perfect" or params["players"] is not None or params["second"] is not None or len(kinds) < 2:
+    if default == "perfect" or params["seats"] is not None or params["second"] is not None or len(kinds) < 2:
         return kinds
     others = " and ".join(game.info.player_names[1 : len(kinds)])
     plays = "plays" if len(kinds) == 2 else "play"
@@ -281,7 +279,7 @@ def _default_kinds(
         notes.append(
             f"{others} {plays} 'hard' by default here: "
             f"'perfect' would first solve all {game.info.max_plies} plies, "
-            f"which is slow{'' if compiled else ' in Python'} ({'--o' if len(kinds) == 2 else '--players'} "
+            f"which is slow{'' if compiled else ' in Python'} ({'--o' if len(kinds) == 2 else '--seats'} "
             "perfect insists)."
         )
     return kinds
@@ -310,26 +308,26 @@ def _perfect_max_plies(game: Game[S, M], compiled: bool) -> int:
 
 
 def _kinds(spec: GameSpec, game: Game[S, M], params: dict[str, Any], default: str) -> list[str]:
-    """The kind of player of each seat: ``--players``, else ``--x`` (human), ``--o`` and ``default``
+    """The kind of player of each seat: ``--seats``, else ``--x`` (human), ``--o`` and ``default``
     for the seats after the second; a count that does not match the game's players is a usage error."""
     players = game.info.players
-    if params["players"] is None:
+    if params["seats"] is None:
         first = params["first"] or "human"
         return [first, params["second"] or default, *[default] * (players - 2)][:players]
     if params["first"] is not None or params["second"] is not None:
-        raise click.UsageError("give --players, or --x and --o, not both")
-    kinds = [kind.strip() for kind in params["players"].split(",")]
+        raise click.UsageError("give --seats, or --x and --o, not both")
+    kinds = [kind.strip() for kind in params["seats"].split(",")]
     if len(kinds) != players or not all(kinds):
         raise click.BadParameter(
             f"{spec.name} has {players} players ({', '.join(game.info.player_names[:players])}): give {players} "
-            f"player kinds separated by commas, not {clip(params['players'])!r}",
-            param_hint="--players",
+            f"player kinds separated by commas, not {clip(params['seats'])!r}",
+            param_hint="--seats",
         )
     return kinds
 
 
 def _seat(registry: Registry, option: str, kind: str, params: dict[str, Any]) -> Seat:
-    """The seat of the player ``kind`` asked for by ``option`` (``--x``, ``--o`` or ``--players``), given the
+    """The seat of the player ``kind`` asked for by ``option`` (``--x``, ``--o`` or ``--seats``), given the
     ``--engine`` and the store if it searches; an unknown, failing or malformed player is a one-line error."""
     from ..game import GameError
     from ..play import Player
