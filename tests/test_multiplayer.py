@@ -500,3 +500,14 @@ def test_aima_figure_5_2_two_players_prune_as_alphabeta() -> None:
         result = search_(game, all_moves=False, trace=True)
         assert result.score == 3 and result.best_moves == ("a1",)
         assert result.expanded == ("A", "B", "E", "F", "G", "C", "H", "D", "K", "L", "M")
+
+
+def test_a_full_table_starts_afresh_and_the_values_stay(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gametree.search import multiplayer
+
+    monkeypatch.setattr(multiplayer, "TABLE_ENTRIES", 40)
+    game = REGISTRY.game("trio").create(size=3)
+    state = play_text(game, "B2 A1")
+    result = maxn(game, state)
+    assert result.payoffs == brute_maxn(game, state) and result.stats.cache_stores > 40
+    assert paranoid(game, state).score == brute_paranoid(game, state, game.to_move(state))

@@ -66,13 +66,16 @@ from .contract import SearchTimeout
 from .results import MoveValue, SearchResult, SearchStats, Value, check_game, position, start, stats_of, whole
 from .trace import Trace
 
-__all__ = ["SUPPORTS", "Bounds", "Vector", "maxn", "paranoid", "payoff_of_leaf", "pruning_bounds"]
+__all__ = ["SUPPORTS", "TABLE_ENTRIES", "Bounds", "Vector", "maxn", "paranoid", "payoff_of_leaf", "pruning_bounds"]
 
 #: A payoff for each player, by player number.
 Vector = tuple[Payoff, ...]
 
 #: The kinds of game max^n and paranoid search (no chance nodes, hidden information or repeats).
 SUPPORTS = frozenset({GameKind.PLAYERS, GameKind.GENERAL_SUM, GameKind.MARGIN})
+
+#: The most positions a search's table holds; it starts afresh when full.
+TABLE_ENTRIES = 1_000_000
 
 #: The search checks its clock every this many nodes.
 _CLOCK_EVERY = 1024
@@ -274,6 +277,10 @@ class _MaxN(_Walk[S, M]):
         assert best is not None, "a position that is not over has a legal move"
         if table is not None and not cut:
             self.stores += 1
+            if len(table) >= TABLE_ENTRIES:
+                table.clear()
+            if len(table) >= TABLE_ENTRIES:  # (bounded: a search too large to finish must not fill the memory)
+                table.clear()
             table[key] = (best, line)
         return best, line, not cut
 
