@@ -5,7 +5,7 @@ of the game (two, three or more), on a :class:`~gametree.terminal.Terminal`: it
 draws the board, reads a person's moves and commands (a move, ``hint``,
 ``undo``, ``help``, ``quit``), lets computer players choose through the
 :class:`~gametree.play.Player` protocol, rolls chance's moves
-(:func:`~gametree.play.chance_move`, shown as "Chance rolled 4"), and keeps each
+(:func:`~gametree.play.chance_move`, shown as "Chance: rolled 4"), and keeps each
 finished game as a :class:`~gametree.play.GameRecord`; a margin game's end says
 by how much ("X wins by 4").  Hints come from the exact solver, or from max^n
 for games of more players.  A game without a
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 #: What gives hints where the exact solver cannot search the game, in order of preference (those registered).
 HINT_ALGORITHMS = ("maxn", "expectiminimax")
 
-__all__ = ["HINT_ALGORITHMS", "NO_WORDS", "QUIT_WORDS", "YES_WORDS", "Ended", "Seat", "Session"]
+__all__ = ["HINT_ALGORITHMS", "NO_WORDS", "chance_text", "QUIT_WORDS", "YES_WORDS", "Ended", "Seat", "Session"]
 
 #: What a person types to leave; to play again; not to.
 QUIT_WORDS = frozenset({"quit", "q", "x", "exit"})
@@ -219,7 +219,7 @@ class Session(Generic[S, M]):
             if side == CHANCE:  # the dice: an outcome drawn with its probability, from the seeded generator
                 move = chance_move(game, state, self.rng)
                 if self.show_boards:
-                    ui.say(f"Chance rolled {game.format_move(state, move)}")
+                    ui.say(f"Chance: {chance_text(game.format_move(state, move))}")
                 history.append(game.play(state, move))
                 moves.append(move)
                 continue
@@ -488,3 +488,9 @@ class Session(Generic[S, M]):
 def _payoff(value: Payoff) -> str:
     """A payoff as a line shows it: whole numbers without a point, others to three places."""
     return str(int(value)) if float(value).is_integer() else f"{float(value):.3f}"
+
+
+def chance_text(text: str) -> str:
+    """How a chance outcome is shown: a number as a roll ("rolled 4"), any other text as the game writes
+    it (a game may write its own: "rolled 4", "heads")."""
+    return f"rolled {text}" if text.strip().lstrip("-").isdecimal() else text

@@ -1,5 +1,5 @@
 """``gametree play`` for every kind of game: three players (trio, max^n players), chance nodes
-(dice rolled from the seeded generator and shown) and margins ("X wins by 4").
+(dice rolled from the seeded generator and shown: "Chance: rolled 4") and margins ("X wins by 4").
 
 The chance game is a small dice game of this file (DICE_GAME below), installed as a
 plugin module with ``-p``; the command's transcript is checked against the same
@@ -168,7 +168,7 @@ def test_play_a_dice_game_shows_the_rolls_and_the_margin(dice: Any, seed: int) -
         input="keep\nkeep\n",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    assert re.findall(r"^Chance rolled (\d)$", result.output, flags=re.M) == [str(r) for r in rolls]
+    assert re.findall(r"^Chance: rolled (\d)$", result.output, flags=re.M) == [str(r) for r in rolls]
     margin = end.scores[0] - end.scores[1]
     if margin > 0:
         assert f"You win by {margin} after 8 moves!" in result.output
@@ -406,3 +406,9 @@ def test_a_random_three_player_textbook_tree_is_played_by_maxn_players() -> None
             assert text in maxn(game, state).best_moves
             state = game.play(state, game.parse_move(state, text))
         assert record["payoffs"] == list(game.outcome(state).payoffs)
+
+
+def test_chance_outcomes_are_shown_as_rolls_or_as_the_game_writes_them() -> None:
+    from gametree.session import chance_text
+
+    assert chance_text("4") == "rolled 4" and chance_text("rolled 4") == "rolled 4" and chance_text("heads") == "heads"
