@@ -98,6 +98,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             "max^n for any number of players (each maximises its own payoff), with shallow pruning",
             takes=_MULTIPLAYER,
             supports=MULTIPLAYER_SUPPORTS,
+            exact=True,
         ),
         AlgorithmSpec(
             "paranoid",
@@ -105,6 +106,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             "paranoid search: alpha-beta on the mover's payoff, all other players against it",
             takes=_MULTIPLAYER,
             supports=MULTIPLAYER_SUPPORTS,
+            exact=True,
         ),
     )
 }
