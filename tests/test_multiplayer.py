@@ -136,8 +136,11 @@ def leaf_vector(game: Any, state: Any) -> tuple[Any, ...]:
     return tuple(payoffs(game, out))
 
 
-def brute_maxn(game: Any, state: Any, depth: int | None = None) -> tuple[Any, ...]:
-    """Plain max^n: every node; the mover takes the first child best for it."""
+def brute_maxn(game: Any, state: Any, depth: int | None = None, memo: dict[Any, Any] | None = None) -> tuple[Any, ...]:
+    """Plain max^n: every node; the mover takes the first child best for it.  ``memo``: remember each
+    position's vector by its key (the tie rule makes it a function of the position)."""
+    if memo is not None and (key := (game.key(state), depth)) in memo:
+        return memo[key]
     if game.outcome(state) is not None:
         return leaf_vector(game, state)
     if depth == 0:
@@ -145,10 +148,12 @@ def brute_maxn(game: Any, state: Any, depth: int | None = None) -> tuple[Any, ..
     me = game.to_move(state)
     best = None
     for move in game.legal_moves(state):
-        value = brute_maxn(game, game.play(state, move), None if depth is None else depth - 1)
+        value = brute_maxn(game, game.play(state, move), None if depth is None else depth - 1, memo)
         if best is None or value[me] > best[me]:
             best = value
     assert best is not None
+    if memo is not None:
+        memo[key] = best
     return best
 
 
@@ -261,9 +266,10 @@ def test_maxn_on_trio_equals_brute_force() -> None:
         if game.outcome(state) is not None:
             continue
         result = maxn(game, state)
-        assert result.payoffs == brute_maxn(game, state)
+        memo: dict[Any, Any] = {}
+        assert result.payoffs == brute_maxn(game, state, memo=memo)
         for mv in result.move_values:
-            assert mv.payoffs == brute_maxn(game, game.play(state, mv.game_move))
+            assert mv.payoffs == brute_maxn(game, game.play(state, mv.game_move), memo=memo)
         assert paranoid(game, state).score == brute_paranoid(game, state, game.to_move(state))
 
 
@@ -272,7 +278,7 @@ def test_trio_3x3_values() -> None:
     against the two others is sure of nothing."""
     game = REGISTRY.game("trio").create(size=3)
     result = maxn(game)
-    assert result.payoffs == brute_maxn(game, game.initial_state()) == (1, 0, 0)
+    assert result.payoffs == brute_maxn(game, game.initial_state(), memo={}) == (1, 0, 0)
     assert result.value == "win" and result.winner == 0
     assert paranoid(game).score == 0
     after = search("maxn", game, moves="A1 B2 C3 A2")  # O cannot win: it takes its first move, A3; Y wins
