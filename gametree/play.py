@@ -29,7 +29,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from .game import CHANCE, Game, GameError, M, Payoff, S, UnsupportedGameError, capabilities, checked_play, game_name
+from .game import (
+    CHANCE,
+    Game,
+    GameError,
+    M,
+    Outcome,
+    Payoff,
+    S,
+    UnsupportedGameError,
+    capabilities,
+    checked_play,
+    game_name,
+    payoffs,
+)
 
 __all__ = [
     "chance_move",
@@ -39,6 +52,7 @@ __all__ = [
     "Player",
     "apply_move",
     "number_word",
+    "record_payoffs",
     "play_game",
     "play_match",
 ]
@@ -106,6 +120,14 @@ def chance_move(game: Game[S, M], state: S, rng: random.Random) -> M:
     return outcomes[-1][0]  # (rounding left a sliver past the last outcome)
 
 
+def record_payoffs(game: Game[S, M], out: Outcome) -> tuple[Payoff, ...] | None:
+    """What a :class:`GameRecord` keeps of the payoffs: the outcome's own, or each player's payoff in a
+    game of more than two players (:func:`gametree.game.payoffs`); None for a plain two-player game."""
+    if out.payoffs is not None:
+        return out.payoffs
+    return payoffs(game, out) if game.info.players > 2 else None
+
+
 def number_word(count: int) -> str:
     """A small count as a word ("two", "three"), a larger one as digits."""
     words = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -143,7 +165,7 @@ def play_game(game: Game[S, M], players: Sequence[Player], rng: random.Random, s
         seconds.append(round(time.perf_counter() - started, 6))
         moves.append(game.format_move(state, move))
         state = apply_move(game, state, move, type(players[side]).__name__)
-    return GameRecord(tuple(moves), out.winner, tuple(seconds), out.payoffs)
+    return GameRecord(tuple(moves), out.winner, tuple(seconds), record_payoffs(game, out))
 
 
 def play_match(

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Generic, Literal
 
 from .display import bounds_verdict
 from .game import CHANCE, Game, GameError, M, Outcome, Payoff, S, capabilities, checked_play
-from .play import GameRecord, MatchResult, Player, apply_move, chance_move
+from .play import GameRecord, MatchResult, Player, apply_move, chance_move, record_payoffs
 from .plugin.registry import AlgorithmSpec
 from .search import SearchResult, Solver
 from .search.algorithms import ALGORITHMS
@@ -205,7 +205,7 @@ class Session(Generic[S, M]):
             state = history[-1]
             out = game.outcome(state)
             if out is not None:
-                record = GameRecord(tuple(self._texts(history, moves)), out.winner, payoffs=out.payoffs)
+                record = GameRecord(tuple(self._texts(history, moves)), out.winner, payoffs=record_payoffs(game, out))
                 self.show_end(state, history, moves, out, number)
                 if not ask_again:
                     self.records.append(record)

@@ -208,6 +208,8 @@ def test_three_random_players_json_equals_play_match() -> None:
     players = [REGISTRY.players["random"]() for _ in range(3)]
     expected = play_match(game, players, games=6, seed=5, names=("random",) * 3)
     assert data["players"] == ["random"] * 3 and len(data["wins"]) == 3
+    for record in data["records"]:  # each player's payoff: 1 for the winner, 0 for the others and in a draw
+        assert record["payoffs"] == [int(record["winner"] == p) for p in range(3)]
     assert data["wins"] == list(expected.wins) and [r["moves"] for r in data["records"]] == [
         list(r.moves) for r in expected.records
     ]
