@@ -622,12 +622,16 @@ def _solve_batch(
 MAX_BATCH_LINE = 1 << 20
 #: The most characters a batch may hold (it is read whole first, for its progress bar).
 MAX_BATCH_CHARACTERS = 1 << 28
+#: The most lines a batch may hold: each is kept as a string until solved (about 60 bytes even when
+#: short), so that an endless stream of short lines (``yes A1 | gametree solve GAME --batch -``) is
+#: refused within a second, not after 3 GB and two minutes.
+MAX_BATCH_LINES = 1 << 20
 
 
 def _read_batch(stream: TextIO, name: str) -> list[str]:
     """The lines of a batch, read with bounds: a line longer than :data:`MAX_BATCH_LINE` (a binary
-    file, ``/dev/zero``) or a batch longer than :data:`MAX_BATCH_CHARACTERS` (an endless stream) is a
-    one-line error, found without reading on."""
+    file, ``/dev/zero``) or a batch longer than :data:`MAX_BATCH_CHARACTERS` or :data:`MAX_BATCH_LINES`
+    (an endless stream) is a one-line error, found without reading on."""
     lines: list[str] = []
     total = 0
     try:
@@ -642,6 +646,10 @@ def _read_batch(stream: TextIO, name: str) -> list[str]:
                     f"{name}: more than {MAX_BATCH_CHARACTERS:,} characters: split the batch into smaller files"
                 )
             lines.append(line)
+            if len(lines) > MAX_BATCH_LINES:
+                raise click.ClickException(
+                    f"{name}: more than {MAX_BATCH_LINES:,} lines: split the batch into smaller files"
+                )
     except (OSError, UnicodeDecodeError) as exc:
         raise click.ClickException(f"cannot read {name}: {exc}") from None
     return lines

@@ -25,6 +25,7 @@ from .values import ExactValue, Margin, exact_value, margin_text
 
 __all__ = [
     "CutShort",
+    "InconsistentSearch",
     "MoveValue",
     "assemble",
     "Root",
@@ -335,6 +336,12 @@ def counted(
     )
 
 
+class InconsistentSearch(AssertionError):
+    """A search whose values contradict each other (no move keeps the position's value): a bug, or
+    known values (a solution store) that were damaged or forged; :func:`gametree.search.known.answer`
+    reports the latter as :class:`gametree.search.known.DamagedValues`."""
+
+
 def best_move(engine: SearchEngine, state: State, value: float, height: int = 0) -> Any:
     """The first move of ``state`` (in the game's order) that keeps its ``value``: the child's
     value, confirmed with a narrow window around ``-value``, is exactly ``-value``.  None if a
@@ -351,7 +358,7 @@ def best_move(engine: SearchEngine, state: State, value: float, height: int = 0)
         # Depth-limited: a table kept from deeper searches (a later iteration cut short, an earlier
         # search of a transposition) may hold heuristic values of another depth than ``value``'s.
         return None
-    raise AssertionError("no move keeps the value: the search is inconsistent")  # pragma: no cover
+    raise InconsistentSearch("no move keeps the value: the search is inconsistent")
 
 
 def principal_variation(engine: SearchEngine, state: State, first: Move, value: float) -> tuple[list[Any], bool]:
