@@ -23,7 +23,9 @@ def console(stderr: bool = False) -> Console:
 def describe(game: Game[S, M], result: SearchResult) -> str:
     """One line: who wins (or draw) and in how many plies."""
     names = game.info.player_names
-    plies = "" if result.plies_to_end is None else f" in {result.plies_to_end} plies"
+    from .search.results import plies_text
+
+    plies = "" if result.plies_to_end is None else f" in {plies_text(result.plies_to_end)}"
     if not result.proven and result.stats.iterations is not None:  # Monte Carlo
         return (
             f"unknown (mean reward {result.score:+.3f} for {names[result.to_move]} "
@@ -34,6 +36,8 @@ def describe(game: Game[S, M], result: SearchResult) -> str:
         if result.score_bounds is not None:
             return f"unknown: not proven in time; {bounds_text(result.score_bounds)} ({guess})"
         return f"unknown ({guess})"
+    if not game.info.deterministic:  # a value of chance: the expected payoff
+        return expected_text(game, result)
     if result.weak:
         value = "draw" if result.winner is None else f"{names[result.winner]} wins"
         return f"{value} (weak solve: who wins, not how fast)"
@@ -51,6 +55,16 @@ def describe(game: Game[S, M], result: SearchResult) -> str:
 def payoff_text(names: Sequence[str], payoffs: Sequence[float]) -> str:
     """Each player's payoff, named: "X 1, O 0, Y 0" (fractions to three places)."""
     return ", ".join(f"{name} {v:g}" if float(v).is_integer() else f"{name} {v:.3f}" for name, v in zip(names, payoffs))
+
+
+def expected_text(game: Game[S, M], result: SearchResult) -> str:
+    """A proven value of a game with chance: the expected payoff (exactly, when the search says so)
+    for the side to move, or for the first player at a chance node."""
+    names = game.info.player_names
+    whose = f"{names[0]}, chance to move" if result.to_move < 0 else f"{names[result.to_move]}, to move"
+    exact = "" if result.exact is None or result.exact.denominator == 1 else str(result.exact)
+    exactly = "" if not exact else f" = {exact}" if len(exact) <= 40 else " (an exact fraction: see --json)"
+    return f"expected payoff {_score(result.score)}{exactly} for {whose}"
 
 
 def bounds_verdict(bounds: tuple[float, float]) -> str | None:
@@ -125,7 +139,8 @@ def print_result(
     out = console()
     if position:
         print_position(game, state)
-    out.print(f"[bold]{game.info.player_names[result.to_move]} to move.[/] Result: [bold]{describe(game, result)}[/]")
+    mover = "chance" if result.to_move < 0 else game.info.player_names[result.to_move]  # (a die to roll)
+    out.print(f"[bold]{mover} to move.[/] Result: [bold]{describe(game, result)}[/]")
     table = Table(title="Value of each move", title_justify="left")
     table.add_column("move")
     table.add_column("score", justify="right")

@@ -22,6 +22,10 @@ paranoid  in a game of more players, paranoid search 4 plies deep: every other
           in a two-player game the same as hard
 ========  ==================================================================
 
+In a game with dice (chance nodes) the three search strengths run Star1
+(gametree.search.chance) instead: the best expected payoff, 2 or 4 moves
+deep with the game's heuristic, or exactly.
+
 In a game the exact solver cannot search but max^n can (three or more
 players: gametree.search.multiplayer), medium, hard and perfect search with
 max^n instead, each player for itself, 2 and 4 plies deep or to the end.
@@ -168,7 +172,11 @@ class SearchPlayer:
         moves keeping the proven value; see :mod:`gametree.search.perfect`), or alpha-beta's."""
         table = self.table_for(game)
         texts: tuple[str, ...]
-        if ALGORITHMS["solver"].refusal(game) is not None and ALGORITHMS["maxn"].refusal(game) is None:
+        if not game.info.deterministic:  # dice: Star1 to the depth (exact expected payoffs without one)
+            from gametree.search.chance import star1
+
+            texts = star1(game, state, depth=self.depth, pv=False).best_moves
+        elif ALGORITHMS["solver"].refusal(game) is not None and ALGORITHMS["maxn"].refusal(game) is None:
             # A game of more players: max^n, each player for itself, to the depth (None: to the end).
             search = paranoid if self.coalition else maxn
             texts = search(game, state, depth=self.depth, pv=False).best_moves
@@ -193,6 +201,10 @@ class SearchPlayer:
         return [by_text[text] for text in texts]
 
     def choose(self, game: Game[S, M], state: S, rng: random.Random) -> M:
+        if game.to_move(state) == CHANCE:  # (asked where chance moves: roll the die)
+            from gametree.search.chance import roll
+
+            return roll(game, state, rng)
         return rng.choice(self.best_moves(game, state))
 
 

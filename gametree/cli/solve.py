@@ -273,6 +273,15 @@ def _solve(ctx: click.Context, spec: GameSpec, params: dict[str, Any]) -> None:
             param_hint="--algorithm",
         )
     algorithm = registry.algorithms[name]
+    why = algorithm.refusal(game)  # (a game of a kind it cannot search: one line, naming who can)
+    if why is not None:
+        able = [other for other, spec in registry.algorithms.items() if spec.refusal(game) is None]
+        exact = [other for other in able if registry.algorithms[other].exact]
+        if ctx.get_parameter_source("algorithm") is click.core.ParameterSource.DEFAULT and exact:
+            # Not asked for by name: the first exact algorithm that can (dice: expectiminimax).
+            name, algorithm = exact[0], registry.algorithms[exact[0]]
+        else:
+            raise click.ClickException(f"{why} ({'use -a ' + ', '.join(able) if able else 'no algorithm can'})")
     options = _search_options(algorithm, params, _traced(game, params))
     parallel = params["workers"] is not None or params["scheduler"] is not None
     _check_run_flags(params, parallel)
@@ -473,7 +482,7 @@ def _solve_live(
         if not quiet:
             from .. import display
 
-            watch.on_root = lambda p: click.echo(display.proven_line(p))
+            watch.on_root = lambda p: progress.say(display.proven_line(p))
         options["progress"] = watch
         render = progress.solve_status(watch)
     else:
