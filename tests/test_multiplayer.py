@@ -424,7 +424,8 @@ def test_two_player_algorithms_refuse_trio_and_name_maxn() -> None:
     game = REGISTRY.game("trio").create(size=3)
     with pytest.raises(UnsupportedGameError, match="more than two players") as info:
         search("alphabeta", game)
-    assert "use maxn, paranoid" in str(info.value) and "\n" not in str(info.value)
+    message = str(info.value)
+    assert "(use maxn, " in message and "paranoid" in message and "\n" not in message
 
 
 def test_cli_solve_trio_with_maxn_json() -> None:

@@ -293,7 +293,10 @@ def test_the_default_opponent_in_a_dice_game(dice: Any) -> None:
     assert f"X (you) vs O ({opponent})" in result.output
     if opponent == "random":
         assert "O plays 'random' by default here: no built-in search plays this kind of game." in result.output
-    assert "No hint: " in result.output and "chance nodes" in result.output  # one line, and the game goes on
+    if "expectiminimax" in ALGORITHMS:  # hints by expectiminimax: each move's expected payoff
+        assert "Each move's payoff for X (expectiminimax, to the end):" in result.output
+    else:
+        assert "No hint: " in result.output and "chance nodes" in result.output  # one line, and the game goes on
     assert re.search(rf"^(You win by \d+|O \({opponent}\) wins by \d+|Draw) after 8 moves", result.output, flags=re.M)
 
 
@@ -414,3 +417,26 @@ def test_chance_outcomes_are_shown_as_rolls_or_as_the_game_writes_them() -> None
     from gametree.session import chance_text
 
     assert chance_text("4") == "rolled 4" and chance_text("rolled 4") == "rolled 4" and chance_text("heads") == "heads"
+
+
+def test_the_built_in_dice_game_through_the_command() -> None:
+    """Dice 21 (games/dice.py): the rolls shown are the seeded generator's, in the loop's order."""
+    if "dice" not in REGISTRY.games:
+        pytest.skip("the dice game is not installed")
+    game = REGISTRY.game("dice").create()
+    result = run("play", "dice", "--x", "random", "--o", "random", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    rng, state, rolls = random.Random(1), game.initial_state(), []
+    random_player = REGISTRY.players["random"]()
+    while game.outcome(state) is None:
+        if game.to_move(state) == CHANCE:
+            move = chance_move(game, state, rng)
+            rolls.append(game.format_move(state, move))
+        else:
+            move = random_player.choose(game, state, rng)
+        state = game.play(state, move)
+    shown = re.findall(r"^Chance: (.+)$", result.output, flags=re.M)
+    assert shown and shown == [text if not text.isdecimal() else f"rolled {text}" for text in rolls]
+    matches = run("play", "dice", "--x", "random", "--o", "easy", "--games", "5", "--seed", "2", "--json")
+    expected = play_match(game, [random_player, REGISTRY.players["easy"]()], games=5, seed=2)
+    assert json.loads(matches.output)["wins"] == list(expected.wins)
