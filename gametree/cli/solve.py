@@ -458,14 +458,18 @@ def _solve_all(spec: GameSpec, game: Game[S, M], game_params: dict[str, Any], pa
     from .. import display
 
     display.print_position(game, state)
+    # A margin or an expectation is the value itself: "(win)" beside it would say less, and wrongly for a chance.
+    valued = game.info.margin or not game.info.deterministic
+    width = max([10, *(len(r.algorithm) for r in results), *(len(str(item["algorithm"])) for item in refused)])
     for result in results:
         expanded = f"; expanded {_expanded_text(result.expanded)}" if result.expanded is not None else ""
+        said = ("" if result.proven else " (estimate)") if valued else f" ({result.value})"
         click.echo(
-            f"{result.algorithm:>10}: {_fmt_score(result.score)} ({result.value}), best {' '.join(result.best_moves)}, "
+            f"{result.algorithm:>{width}}: {_fmt_score(result.score)}{said}, best {' '.join(result.best_moves)}, "
             f"{result.stats.nodes} nodes{expanded}"
         )
     for item in refused:
-        click.echo(f"{item['algorithm']:>10}: refused: {item['reason']}")
+        click.echo(f"{item['algorithm']:>{width}}: refused: {item['reason']}")
 
 
 def _solve_live(
