@@ -244,7 +244,10 @@ class TreeRecorder:
         settle(data, exit, self.game.info.players)
         if exit.kind == "terminal":
             names, winner = self.game.info.player_names, exit.winner
-            data["outcome"] = "draw" if winner is None else f"{names[winner] if winner < len(names) else winner} wins"
+            if winner is not None:
+                data["outcome"] = f"{names[winner] if winner < len(names) else winner} wins"
+            else:  # (with payoffs for more players, no single winner need be named)
+                data["outcome"] = "game over" if self.game.info.players > 2 else "draw"
 
 
 def capture(
