@@ -6,7 +6,10 @@ the explorer's own script and styles are all inlined, so it works offline from
 disk.  The page zooms and pans, collapses subtrees, draws each position's board,
 shows a node's details on hover or click, replays the search node by node
 (``#step=N`` opens it at step N) and switches between negamax scores, MAX/MIN
-values and win/draw/loss.  Given a second tree (``compare=``), it shows both
+values and win/draw/loss.  Chance nodes are ellipses with their expected value
+and their outcomes' probabilities, games of more players show each node's
+payoff vector (the mover's highlighted), margins are signed ("+4"), and the
+replay names each cutoff's reason (alpha-beta's, Star1/Star2's, max^n's).  Given a second tree (``compare=``), it shows both
 side by side under one replay control: minimax beside alpha-beta shows the
 pruning as the difference.
 
@@ -66,6 +69,13 @@ _ATTRIBUTES = (
     ("highlight", "highlight"),
     ("last", "last"),
     ("visits", "visits"),
+    ("viewer", "viewer"),
+    ("chance", "chance"),
+    ("probability", "probability"),
+    ("probabilityText", "probability_text"),
+    ("payoffs", "payoffs"),
+    ("payoffsText", "payoffs_text"),
+    ("valueText", "value_text"),
 )
 
 
@@ -83,6 +93,8 @@ def _plain(value: Any) -> Any:
         return int(value) if value.is_integer() and abs(value) < 2**53 else value
     if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
         return value
+    if isinstance(value, (tuple, list)):  # (a payoff vector)
+        return [_plain(v) for v in value]
     return str(value)
 
 
