@@ -5,6 +5,11 @@ options.  The format comes from ``--format`` or the output file's ending and
 names an exporter registered by a plugin (the built-in ones: svg, png, dot,
 graphml, json).  Before recording anything, the fast engine counts the nodes,
 so an oversized tree is refused at once with its exact size.
+
+By default the tree is the one a textbook draws: one alpha-beta search from the
+root with one window (``--root-window``) and no transposition cache
+(``--no-cache``); ``--all-moves`` and ``--cache`` draw what ``gametree solve``
+searches instead.
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ DEFAULT_MAX_NODES = 400
 COUNT_FACTOR = 10
 COUNT_MIN = 10_000
 COUNT_LIMIT = 2_000_000
+#: The views of ``--view`` (gametree.tree.draw.VIEWS, named here so that the command line loads no drawing code).
+VIEWS = ("negamax", "maxmin")
 #: Formats that can show two trees side by side (``--compare``).
 COMPARE_FORMATS = frozenset({"html"})
 #: File endings of markup formats: like binary ones, written to a file or a pipe but not to a terminal.
@@ -100,11 +107,29 @@ _TREE_OPTIONS = option_stack(
     ),
     click.option("--seed", type=int, default=None, help="mcts: seed for the random playouts."),
     DEPTH_OPTION,
-    click.option("--no-cache", is_flag=True, help="Alpha-beta without a transposition cache."),
     click.option(
-        "--root-window",
-        is_flag=True,
-        help="One alpha-beta search from the root (textbook pruning) instead of an exact value for every root move.",
+        "--cache/--no-cache",
+        default=False,
+        show_default=True,
+        help="Alpha-beta with the transposition cache, as solve searches (the default draws the textbook's tree, "
+        "without one).",
+    ),
+    click.option(
+        "--root-window/--all-moves",
+        default=True,
+        show_default=True,
+        help="One alpha-beta search from the root, the textbook's pruning (the default), or a full window and an "
+        "exact value for every root move, as solve searches.",
+    ),
+    click.option(
+        "--view",
+        type=click.Choice(VIEWS),
+        default=None,
+        help="Values for the side to move (negamax) or for MAX, with MAX and MIN nodes (maxmin) "
+        "[default: negamax; maxmin for games with chance nodes].",
+    ),
+    click.option(
+        "--order", is_flag=True, help="Number the nodes in the order the search visited them (svg, png, dot)."
     ),
     click.option(
         "--compare",
@@ -146,7 +171,12 @@ _TREE_OPTIONS = option_stack(
 
 
 def _tree_command(spec: GameSpec) -> click.Command:
-    @click.command(name=spec.name, help=f"Draw the search tree of {spec.summary or spec.name}.")
+    @click.command(
+        name=spec.name,
+        help=f"Draw the search tree of {spec.summary or spec.name}.\n\nBy default the picture a textbook shows: "
+        "one alpha-beta search from the root (one window) and no transposition cache; --all-moves and --cache "
+        "draw the search gametree solve makes.",
+    )
     @game_options(spec)
     @_TREE_OPTIONS
     @click.pass_context
@@ -224,7 +254,7 @@ def _capture(
     search = {
         "algorithm": algorithm,
         "depth": params["depth"],
-        "cache": not params["no_cache"],
+        "cache": params["cache"],
         "all_moves": not params["root_window"],
     }
     limit = params["max_nodes"]
@@ -278,7 +308,7 @@ def _export(
     exporter: Exporter,
     tree: SearchTree,
     spec: GameSpec,
-    game: object,
+    game: Game[Any, Any],
     params: dict[str, Any],
     compared: SearchTree | None = None,
 ) -> bytes:
@@ -290,7 +320,13 @@ def _export(
     where = f"after {moves}" if moves else "from the start"
     game_name = getattr(game, "name", spec.name)
     title = f"{game_name} {where}: {_summary(tree)}"
-    options: dict[str, Any] = {"board": params["board"], "legend": params["legend"], "title": title}
+    options: dict[str, Any] = {
+        "board": params["board"],
+        "legend": params["legend"],
+        "title": title,
+        "view": params["view"] or ("maxmin" if not game.info.deterministic else "negamax"),
+        "order": params["order"],
+    }
     if compared is not None:
         options["title"] = (
             f"{game_name} {where}: minimax and alpha-beta side by side; "
@@ -308,8 +344,8 @@ def _mcts_tree(game: Game[S, M], state: S, params: dict[str, Any]) -> SearchTree
     """Capture a Monte Carlo search tree (visits and values on the nodes)."""
     from ..tree import TreeTooLargeError, capture_mcts
 
-    if params["no_cache"] or params["root_window"]:
-        raise click.UsageError("--no-cache and --root-window apply to alphabeta, not to --algorithm mcts")
+    if params["cache"] or not params["root_window"]:
+        raise click.UsageError("--cache and --all-moves apply to alphabeta, not to --algorithm mcts")
     iterations = params["iterations"] or 100
     limit = params["max_nodes"]
     if iterations + 1 > limit:

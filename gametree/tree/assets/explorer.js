@@ -176,7 +176,7 @@
 
   // ------------------------------------------------------------------------------------
   // Views: negamax (for the side to move), MAX/MIN (for the first player), win/draw/loss.
-  var state = { view: "negamax", step: 0, steps: 0, playing: false, speed: 5, selected: null, hover: null, orient: null };
+  var state = { view: VIEWS[DATA.view] ? DATA.view : "negamax", step: 0, steps: 0, playing: false, speed: 5, selected: null, hover: null, orient: null };
 
   function sideSign(t, x) { var v = t.viewer[x]; if (v === null || v === undefined) v = t.toMove[x]; return v === 1 ? -1 : 1; }
   function flipBound(b) { return b === "lower" ? "upper" : b === "upper" ? "lower" : b; }
@@ -665,7 +665,7 @@
   }
   controls.insertAdjacentHTML("beforeend",
     '<label>values <select class="gt-view" aria-label="values">' +
-    Object.keys(VIEWS).map(function (v) { return '<option value="' + v + '">' + VIEWS[v] + "</option>"; }).join("") + "</select></label>" +
+    Object.keys(VIEWS).map(function (v) { return '<option value="' + v + '"' + (v === state.view ? " selected" : "") + ">" + VIEWS[v] + "</option>"; }).join("") + "</select></label>" +
     '<button data-act="fit" title="the whole tree (F)">fit</button>' +
     '<button data-act="orient" title="top-down or left-right (O)">turn</button>' +
     '<button data-act="expand" title="expand every subtree">expand all</button>');
