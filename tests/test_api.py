@@ -130,7 +130,7 @@ def test_unknown_algorithm_lists_the_choices(ttt3):
 
 def test_an_option_the_algorithm_does_not_take_is_named_with_the_ones_it_does(ttt3):
     with pytest.raises(
-        TypeError, match=r"^minimax takes no option 'cache' \(its options: all_moves, depth, progress, pv\)"
+        TypeError, match=r"^minimax takes no option 'cache' \(its options: all_moves, depth, progress, pv, trace\)"
     ):
         search("minimax", ttt3, cache=False)
     with pytest.raises(TypeError, match=r"^mcts takes no option 'weak' \(its options: .*iterations.*seed"):

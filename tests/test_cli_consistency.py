@@ -163,7 +163,7 @@ def test_a_misspelt_or_missing_game_is_one_line(gametree_cli):
     one_line_error(
         gametree_cli("solve", "--size", "4", "tictactoee"),
         "unknown game 'tictactoee'",
-        "installed: connect4, nim, tictactoe",
+        "installed: connect4, nim, textbook, tictactoe",
     )
     one_line_error(gametree_cli("tree", "--moves", "B2", "--depth", "2", "tictactoee"), "unknown game 'tictactoee'")
     one_line_error(gametree_cli("solve", "--moves", "B2"), "no game named", "tictactoe")

@@ -22,6 +22,7 @@ from .common import clip, echo_message
 from .games import list_games
 from .learn import learn
 from .play import play
+from .show import show
 from .solve import solve
 from .tree import tree
 
@@ -45,6 +46,7 @@ def cli(plugins: tuple[str, ...]) -> None:
 cli.add_command(list_games)
 cli.add_command(solve)
 cli.add_command(tree)
+cli.add_command(show)
 cli.add_command(play)
 cli.add_command(learn)
 cli.add_command(book)

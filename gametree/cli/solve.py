@@ -76,6 +76,7 @@ _COMMAND_PARAMS = frozenset(
         "split_ply",
         "store_path",
         "no_store",
+        "trace",
     }
 )
 
@@ -138,6 +139,16 @@ _SHARED_FLAGS: tuple[tuple[str, Callable[[Callable[..., Any]], Callable[..., Any
         click.option("--no-symmetry", is_flag=True, help="Key the cache by position, not by canonical symmetric key."),
     ),
     ("engine", ENGINE_OPTION),
+    (
+        "trace",
+        click.option(
+            "--trace/--no-trace",
+            default=None,
+            help="List the nodes the search entered, in order (--json: 'expanded'); alphabeta then searches as "
+            "the textbook does (no table, one search from the root) [default: on for games that name their "
+            "nodes, such as textbook].",
+        ),
+    ),
 )
 
 
@@ -189,7 +200,8 @@ def _position_options(algorithms: str) -> Decorator:
             "-a",
             default="solver",
             show_default=True,
-            help=f"Search algorithm: {algorithms} (see 'gametree games').",
+            help=f"Search algorithm: {algorithms} (see 'gametree games'), or 'all': every one that can "
+            "search the game, side by side.",
         ),
     )
 
@@ -252,13 +264,16 @@ def _solve(ctx: click.Context, spec: GameSpec, params: dict[str, Any]) -> None:
     registry = registry_of(ctx)
     game = make_game(spec, game_params)
     name = params["algorithm"]
+    if name == "all":
+        _solve_all(spec, game, game_params, params)
+        return
     if name not in registry.algorithms:
         raise click.BadParameter(
             f"unknown algorithm {clip(name)!r} (choose from {', '.join(registry.algorithms)})",
             param_hint="--algorithm",
         )
     algorithm = registry.algorithms[name]
-    options = _search_options(algorithm, params)
+    options = _search_options(algorithm, params, _traced(game, params))
     parallel = params["workers"] is not None or params["scheduler"] is not None
     _check_run_flags(params, parallel)
     show = progress.wanted(params["progress"], params["as_json"])
@@ -293,6 +308,8 @@ def _solve(ctx: click.Context, spec: GameSpec, params: dict[str, Any]) -> None:
         click.echo(json.dumps(data))
     else:
         display.print_result(game, state, result, position=False)
+        if result.expanded is not None:
+            click.echo(f"expanded ({len(result.expanded)} nodes): {_expanded_text(result.expanded)}")
     if result.cut_short == "interrupt":  # what was proven is shown; the exit says Ctrl-C
         sys.exit(130)
 
@@ -318,6 +335,7 @@ _FLAG_OF = {
     "symmetry": "--no-symmetry",
     "weak": "--weak",
     "all_moves": "--best-only",
+    "trace": "--trace",
 }
 #: Options the command line passes with its own defaults to every algorithm that takes them.
 _CLI_DEFAULTS = frozenset({"depth", "time_limit", "analysis_time", "cache", "symmetry"})
@@ -333,8 +351,17 @@ def _given(flag: str, params: dict[str, Any]) -> bool:
     return bool(value is not None and value is not False)
 
 
-def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any]) -> dict[str, Any]:
-    """The search options the algorithm takes; a flag it does not take is an error, not ignored."""
+def _traced(game: Game[Any, Any], params: dict[str, Any]) -> bool | None:
+    """Whether to trace: ``--trace``/``--no-trace``, else None (on where the algorithm takes it and the
+    game names its nodes: a textbook tree)."""
+    if params.get("trace") is not None:
+        return bool(params["trace"])
+    return None if capabilities(game).node_names is not None else False
+
+
+def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any], trace: bool | None = False) -> dict[str, Any]:
+    """The search options the algorithm takes; a flag it does not take is an error, not ignored.
+    ``trace`` None: trace if the algorithm can."""
     from ..search.options import Limit, OptionNotTaken, SearchOptions
     from ..search.table import TranspositionTable, parse_cache_size
 
@@ -356,8 +383,11 @@ def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any]) -> dict[st
         weak=bool(params.get("weak")),
         all_moves=not params.get("best_only"),
         engine=engine or "auto",
+        trace=trace if trace is not None else "trace" in algorithm.takes,
     )
     given = {name for name, flag in _FLAG_OF.items() if _given(flag, params)}
+    if trace is None and "trace" in algorithm.takes:
+        given.add("trace")
     if engine is not None and (engine == "compiled" or "engine" in algorithm.takes):
         given.add("engine")  # (python and auto: what an algorithm without the choice runs on)
     try:
@@ -380,6 +410,53 @@ def _search_options(algorithm: AlgorithmSpec, params: dict[str, Any]) -> dict[st
                 raise click.UsageError(f"--{name.replace('_', '-')} does not apply to --algorithm {algorithm.name}")
             options[name] = value
     return options
+
+
+def _expanded_text(expanded: tuple[str, ...]) -> str:
+    """The nodes a search entered as a line: ``A, B, E, ...``; a node named by its moves as ``B1 C2``,
+    the searched position itself as ``(root)``."""
+    return ", ".join(name or "(root)" for name in expanded)
+
+
+def _solve_all(spec: GameSpec, game: Game[S, M], game_params: dict[str, Any], params: dict[str, Any]) -> None:
+    """``--algorithm all``: every registered algorithm that can search the game, on the same position,
+    as a table (or one JSON object with a result per algorithm; those that refuse the game are listed
+    with why)."""
+    if params["batch"] is not None or params["workers"] is not None or params["scheduler"] is not None:
+        raise click.UsageError("--algorithm all solves one position in one process: drop --batch/--workers/--scheduler")
+    state = position_of(game, params["moves"])
+    trace = _traced(game, params)
+    results: list[SearchResult] = []
+    refused: list[dict[str, str]] = []
+    for algorithm in registry_of(click.get_current_context()).algorithms.values():
+        why = algorithm.refusal(game)
+        if why is not None:
+            refused.append({"algorithm": algorithm.name, "reason": why})
+            continue
+        # Traced where the algorithm can be, if traced at all (--trace does not apply to the solver: not an error here).
+        options = _search_options(algorithm, {**params, "trace": None}, None if trace is not False else False)
+        results.append(_run(algorithm, game, state, options))
+    if params["as_json"]:
+        data = {
+            "game": spec.name,
+            "options": resolved_options(spec, game, game_params),
+            "moves": params["moves"],
+            "results": [result.data() for result in results],
+            "refused": refused,
+        }
+        click.echo(json.dumps(data, default=str))
+        return
+    from .. import display
+
+    display.print_position(game, state)
+    for result in results:
+        expanded = f"; expanded {_expanded_text(result.expanded)}" if result.expanded is not None else ""
+        click.echo(
+            f"{result.algorithm:>10}: {_fmt_score(result.score)} ({result.value}), best {' '.join(result.best_moves)}, "
+            f"{result.stats.nodes} nodes{expanded}"
+        )
+    for item in refused:
+        click.echo(f"{item['algorithm']:>10}: refused: {item['reason']}")
 
 
 def _solve_live(

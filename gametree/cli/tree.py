@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..files import write_atomically
-from ..game import Game, GameError, M, S
+from ..game import Game, GameError, M, S, capabilities
 from ..live import elapsed_status, live
 from ..plugin.registry import Exporter, GameSpec, Registry
 from .common import (
@@ -251,11 +251,15 @@ def _capture(
     from ..tree import TreeTooLargeError, capture, count_nodes
 
     algorithm = params["algorithm"]
+    # A game that names its nodes (a textbook tree) is drawn as the textbook searches it: one search
+    # from the root, no table, no score bounds (docs/teaching-trees.md).
+    textbook = capabilities(game).node_names is not None
     search = {
         "algorithm": algorithm,
         "depth": params["depth"],
-        "cache": params["cache"],
-        "all_moves": not params["root_window"],
+        "cache": params["cache"] and not textbook,
+        "all_moves": not params["root_window"] and not textbook,
+        "bounds": not textbook,
     }
     limit = params["max_nodes"]
     tree = compared = None

@@ -61,7 +61,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             "alphabeta",
             alphabeta,
             "alpha-beta negamax with a bounds table",
-            takes=_CLASSIC | {"progress"},
+            takes=_CLASSIC | {"progress", "trace"},
             exact=True,
             supports=ENGINE_KINDS,
         ),
@@ -69,7 +69,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             "minimax",
             minimax,
             "plain minimax: every node, no pruning (the teaching baseline)",
-            takes=frozenset({"depth", "all_moves", "pv", "progress"}),
+            takes=frozenset({"depth", "all_moves", "pv", "progress", "trace"}),
             supports=ENGINE_KINDS,
         ),
         AlgorithmSpec(

@@ -12,7 +12,7 @@ import time
 
 from ..game import Game, M, Move, S, State
 from .contract import SearchTimeout
-from .engine import INF, Engine
+from .engine import INF, Engine, Exit
 from .margins import ENGINE_KINDS
 from .progress import Phase, SolveProgress
 from .results import (
@@ -28,8 +28,9 @@ from .results import (
     timed,
 )
 from .table import TranspositionTable, table_of
+from .trace import Trace, TraceObserver
 
-__all__ = ["alphabeta", "iterative_deepening", "minimax", "root_search", "root_values"]
+__all__ = ["alphabeta", "iterative_deepening", "minimax", "observed_root", "root_search", "root_values", "textbook"]
 
 
 def minimax(
@@ -41,6 +42,7 @@ def minimax(
     all_moves: bool = True,
     pv: bool = True,
     progress: SolveProgress | None = None,
+    trace: bool = False,
 ) -> SearchResult:
     """Plain minimax: every node of the tree, no pruning, no cache.
 
@@ -59,6 +61,8 @@ def minimax(
         pv: Follow the principal variation (else only its first move).
         progress: Filled as the search goes, for a live display (nodes, the
             move being scored: :class:`gametree.search.progress.SolveProgress`).
+        trace: List the nodes entered, in order, in ``SearchResult.expanded``
+            (every node of the tree, the root first, depth-first and left to right).
 
     Raises:
         TypeError: ``game``, ``state`` or ``moves`` is of the wrong type.
@@ -66,12 +70,39 @@ def minimax(
     state = position(game, state, moves)
     check_game(game, "minimax", ENGINE_KINDS)
     state = start(game, state, checked=True)
-    engine = Engine(game, depth=depth, prune=False)
+    traced = Trace(game) if trace else None
+    engine = Engine(
+        game, depth=depth, prune=False, observer=TraceObserver(game, traced) if traced is not None else None
+    )
     started = time.perf_counter()
-    root = root_values(engine, state, _watched(engine, progress))
+    if traced is not None:
+        root = observed_root(engine, state, True)
+    else:
+        root = root_values(engine, state, _watched(engine, progress))
     stats = freeze(engine.counters, None, time.perf_counter() - started, (0, 0, 0))
     lines = Engine(game, depth=depth, table=TranspositionTable()) if pv else None
-    return _finish("minimax", engine, state, root, lines, stats, started, progress)
+    result = _finish("minimax", engine, state, root, lines, stats, started, progress)
+    return dataclasses.replace(result, expanded=traced.expanded()) if traced is not None else result
+
+
+def observed_root(engine: Engine, state: State, all_moves: bool) -> Root[Move]:
+    """The root of :func:`minimax` / :func:`alphabeta` searched by an observed ``engine``, the root node
+    reported to its observer too: every move with the whole window (``all_moves``, and plain minimax),
+    else one alpha-beta search from the root (:func:`root_search`, the textbook's)."""
+    obs = engine.observer
+    if not engine.prune or all_moves:
+        assert obs is not None
+        game = engine.game
+        engine.counters.per_depth[0] += 1
+        obs.enter(state, 0, -INF if engine.prune else None, INF if engine.prune else None)
+        moves = list(game.legal_moves(state))
+        values = []
+        for m in moves:
+            obs.child(m)
+            values.append(-engine.exact(game.play(state, m), 1))
+        obs.leave(Exit(max(values), "searched", window=(-INF, INF) if engine.prune else None))
+        return Root(moves, values)
+    return root_search(engine, state)
 
 
 def root_values(engine: Engine, state: State, progress: SolveProgress | None = None) -> Root[Move]:
@@ -150,6 +181,7 @@ def alphabeta(
     pv: bool = True,
     time_limit: float | None = None,
     progress: SolveProgress | None = None,
+    trace: bool = False,
 ) -> SearchResult:
     """Alpha-beta negamax with a bounds transposition table and depth-aware scores.
 
@@ -172,13 +204,22 @@ def alphabeta(
             deepest completed search (see :func:`iterative_deepening`).
         progress: Filled as the search goes, for a live display (nodes, the
             move being scored: :class:`gametree.search.progress.SolveProgress`).
+        trace: Search as the textbook does (:func:`textbook`: no table, the moves in
+            the game's order, one search from the root with the whole window) and list
+            the nodes it entered, in order, in ``SearchResult.expanded``; ``cache``,
+            ``symmetry`` and ``progress`` then do not apply.
 
     Raises:
         TypeError: ``game``, ``state`` or ``moves`` is of the wrong type.
+        ValueError: ``trace`` with ``time_limit`` (a traced search is one search).
     """
     state = position(game, state, moves)
     check_game(game, "alphabeta", ENGINE_KINDS)
     state = start(game, state, checked=True)
+    if trace:
+        if time_limit is not None:
+            raise ValueError("a traced alpha-beta is one search: it takes no time_limit")
+        return textbook(game, state, depth=depth, all_moves=all_moves, pv=pv)
     if time_limit is not None:
         return iterative_deepening(
             game, state, time_limit=time_limit, depth=depth, cache=cache, symmetry=symmetry, all_moves=all_moves, pv=pv
@@ -223,6 +264,32 @@ def _alphabeta(
         else None
     )
     return _finish("alphabeta", engine, state, root, lines, stats, started, watch)
+
+
+def textbook(
+    game: Game[S, M], state: S, *, depth: int | None = None, all_moves: bool = True, pv: bool = True
+) -> SearchResult:
+    """Alpha-beta as the textbook has it (AIMA's ALPHA-BETA-SEARCH), traced: one search of ``state``
+    with the whole window, the moves in the game's order, no transposition table (so no move is
+    reordered by it), no null window and no score bounds (a value at the best score possible
+    cuts off nothing the values seen would not); ``SearchResult.expanded`` lists the nodes it entered.
+
+    The statistics and the trace are that search's.  With ``all_moves``, the values of the
+    other root moves (which the textbook's search only bounds) are found afterwards by plain
+    searches that are not counted, as the principal variation is.
+    """
+    traced = Trace(game)
+    engine = Engine(game, depth=depth, observer=TraceObserver(game, traced), bounds=False)
+    started = time.perf_counter()
+    root = root_search(engine, state)
+    stats = freeze(engine.counters, None, time.perf_counter() - started, (0, 0, 0))
+    if all_moves:
+        quiet = Engine(game, depth=depth)
+        moves = list(game.legal_moves(state))
+        root = Root(list[Move](moves), [-quiet.exact(game.play(state, m), 1) for m in moves])
+    lines = Engine(game, depth=depth, table=TranspositionTable()) if pv else None
+    result = _finish("alphabeta", engine, state, root, lines, stats, started, None)
+    return dataclasses.replace(result, expanded=traced.expanded())
 
 
 def iterative_deepening(

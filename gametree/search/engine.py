@@ -222,6 +222,19 @@ class Margins(Sequence[int]):
         return self.margin
 
 
+class Unbounded(Sequence[float]):
+    """No score bound at any ply (an engine built with ``bounds=False``)."""
+
+    def __init__(self, max_plies: int) -> None:
+        self.C = max_plies
+
+    def __len__(self) -> int:
+        return self.C + 2
+
+    def __getitem__(self, p: int) -> float:  # type: ignore[override]
+        return INF
+
+
 class Reach:
     """Where a search stands in the game: the ply at its height 0 (``base``) and the ply down to which
     it looks (``horizon``, :data:`UNLIMITED_DEPTH`: to the end), which a table entry records so that
@@ -281,6 +294,10 @@ class Engine:
     - ``prune``: False for plain minimax (no window, no table, no cutoffs);
     - ``threats``: use the threat-aware strategy when the game offers it (and
       ``depth`` is None; never for a margin game);
+    - ``bounds``: narrow each node's window to the scores possible there (no
+      score beats winning with the next move, nor a margin game's largest
+      margin); False: the textbook's alpha-beta, whose only cutoffs come from
+      the values seen (:func:`gametree.search.classic.textbook`);
     - ``observer``: told of every node;
     - ``deadline``: a :func:`time.perf_counter` time at which a depth-limited
       search stops with :class:`SearchTimeout`.
@@ -300,8 +317,10 @@ class Engine:
         observer: SearchObserver | None = None,
         deadline: float | None = None,
         counters: Counters | None = None,
+        bounds: bool = True,
     ) -> None:
         caps = capabilities(game)
+        self.bounds = bounds
         self.game = game
         self.depth = depth
         self.symmetry = symmetry
@@ -321,7 +340,7 @@ class Engine:
         #: The threat-aware strategy's questions, when it is used.
         self.threats = (
             threat_moves(game, caps.threats)
-            if (threats and prune and depth is None and caps.threats and self.margin is None)
+            if (threats and bounds and prune and depth is None and caps.threats and self.margin is None)
             else None
         )
         #: Set by :meth:`halt` (from any thread); every node looks at it.
@@ -445,7 +464,9 @@ class Engine:
 
         def ended_by(state: State, out: Outcome, p: int) -> float:  # a margin game: the final margin
             counters.terminals += 1
-            value = int(payoffs(game, out)[to_move(state)])
+            margin = payoffs(game, out)[to_move(state)]
+            # (a whole margin as an int; a textbook tree's leaf of 7/3 as the float nearest it, not 2)
+            value: float = int(margin) if margin == int(margin) else float(margin)
             if obs is not None:
                 obs.leave(Exit(value, "terminal", winner=out.winner))
             return value
@@ -532,9 +553,11 @@ class Engine:
         lowers = uppers
         if self.threats is not None:
             uppers, lowers = threat_bounds(C)
+        if not self.bounds:  # (and no threat-aware strategy, which relies on the bounds)
+            return self._make_node(Unbounded(C), Unbounded(C))
         return self._make_node(uppers, lowers)
 
-    def _make_node(self, uppers: Sequence[int], lowers: Sequence[int]) -> NodeFunction:
+    def _make_node(self, uppers: Sequence[float], lowers: Sequence[float]) -> NodeFunction:
         """THE node function: fail-soft negamax over a small frame (:mod:`.frames`), reading the table itself."""
         counters, table, keyf, obs, prune = self.counters, self.table, self.keyf, self.observer, self.prune
         root, stop, reach, threats, game = self.root, self.stop, self._reach, self.threats, self.game

@@ -20,11 +20,12 @@ letters), else by the moves that lead there from the searched position.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Generic
+from typing import Any, Generic
 
-from ..game import Game, M, S, capabilities
+from ..game import Game, M, Move, S, State, capabilities
+from .engine import Exit
 
-__all__ = ["Trace"]
+__all__ = ["Trace", "TraceObserver"]
 
 
 class Trace(Generic[S]):
@@ -45,3 +46,34 @@ class Trace(Generic[S]):
 
     def __len__(self) -> int:
         return len(self._entered)
+
+
+class TraceObserver:
+    """The engine's observer (:class:`gametree.search.engine.SearchObserver`) that tells a :class:`Trace`
+    every node the search enters, with the moves that lead there (their text, asked of the game only
+    when it has no :class:`gametree.game.NodeNames`)."""
+
+    def __init__(self, game: Game[Any, Any], trace: Trace[Any]) -> None:
+        # (Any: the engine sees positions as State, whatever the game's own type, as Engine does)
+        self.game = game
+        self.trace = trace
+        self._texts = capabilities(game).node_names is None
+        self._stack: list[tuple[State, tuple[str, ...]]] = []  # (node, moves from the searched position)
+        self._move: Move = None
+
+    def enter(self, state: State, height: int, alpha: float | None, beta: float | None) -> None:
+        path: tuple[str, ...] = ()
+        if self._stack and self._texts:
+            parent, moves = self._stack[-1]
+            path = (*moves, self.game.format_move(parent, self._move))
+        self._stack.append((state, path))
+        self.trace.enter(state, path)
+
+    def child(self, move: Move) -> None:
+        self._move = move
+
+    def prune(self, moves: Sequence[Move], reason: str) -> None:
+        pass
+
+    def leave(self, exit: Exit) -> None:
+        self._stack.pop()

@@ -24,10 +24,11 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from ..game import CHANCE, Game, M, Move, S, State, game_name
-from ..search.classic import root_search
-from ..search.engine import INF, Engine, Exit, SearchObserver
-from ..search.results import Root, build_result, freeze, start
+from ..game import CHANCE, Game, M, Move, S, State, capabilities, game_name
+from ..search.classic import observed_root
+from ..search.engine import Engine, Exit, SearchObserver
+from ..search.margins import ENGINE_KINDS
+from ..search.results import build_result, check_game, freeze, start
 from ..search.table import TranspositionTable, table_of
 from .board import board_attributes, board_labels, last_move_cell
 from .model import SearchTree, TreeTooLargeError, mark_pv
@@ -44,24 +45,6 @@ def check_algorithm(algorithm: str) -> None:
     """Refuse an algorithm whose tree cannot be captured this way."""
     if algorithm not in ("minimax", "alphabeta"):
         raise ValueError(f"cannot trace algorithm {algorithm!r}: tree capture supports minimax and alphabeta")
-
-
-def observed_root(engine: Engine, state: State, all_moves: bool) -> Root[Move]:
-    """The root of :func:`gametree.minimax` / ``alphabeta``, with the root node reported too."""
-    obs = engine.observer
-    if not engine.prune or all_moves:
-        assert obs is not None
-        game = engine.game
-        engine.counters.per_depth[0] += 1
-        obs.enter(state, 0, -INF if engine.prune else None, INF if engine.prune else None)
-        moves = list(game.legal_moves(state))
-        values = []
-        for m in moves:
-            obs.child(m)
-            values.append(-engine.exact(game.play(state, m), 1))
-        obs.leave(Exit(max(values), "searched", window=(-INF, INF) if engine.prune else None))
-        return Root(moves, values)
-    return root_search(engine, state)
 
 
 class NodeLimit:
@@ -94,6 +77,7 @@ class TreeSearch(TypedDict, total=False):
     cache: TranspositionTable | bool | None
     symmetry: bool
     all_moves: bool
+    bounds: bool
 
 
 def count_nodes(
@@ -107,7 +91,8 @@ def count_nodes(
     """
     algorithm = search.get("algorithm", "alphabeta")
     check_algorithm(algorithm)
-    state = start(game, state)
+    check_game(game, algorithm, ENGINE_KINDS)  # (as minimax and alphabeta do: margin games too)
+    state = start(game, state, checked=True)
     table = table_of(search.get("cache", True)) if algorithm != "minimax" else None
     counter = NodeLimit(limit)
     engine = Engine(
@@ -117,6 +102,7 @@ def count_nodes(
         symmetry=search.get("symmetry", True),
         prune=algorithm != "minimax",
         observer=counter,
+        bounds=search.get("bounds", True),
     )
     try:
         observed_root(engine, state, search.get("all_moves", True))
@@ -151,6 +137,7 @@ class TreeRecorder:
         self._move_cell = last_move_cell(game)
         #: A chance node's outcomes, by node: move text to probability (docs/trees.md).
         self._chances: dict[int, dict[str, Any]] = {}
+        self._names = capabilities(game).node_names
         if self._cells is not None:
             self.graph.graph.update(board_labels(game))
 
@@ -192,6 +179,8 @@ class TreeRecorder:
             "pv": False,
             "cutoff": None,
         }
+        if self._names is not None:  # (a textbook tree's node letters)
+            attrs["name"] = self._names.node_name(state)
         if self.positions:
             attrs["position"] = game.render(state)
             if self._cells is not None:
@@ -262,6 +251,7 @@ def capture(
     max_nodes: int | None = None,
     positions: bool = True,
     observer: SearchObserver | None = None,
+    bounds: bool = True,
 ) -> SearchTree:
     """Search ``state`` like :func:`gametree.minimax` / :func:`gametree.alphabeta`
     with the same options, and record the tree the search explored.
@@ -269,17 +259,25 @@ def capture(
     ``all_moves=True`` (the default, as ``gametree solve`` does) searches every
     root move with a full window to get all their exact values;
     ``all_moves=False`` runs one alpha-beta search from the root, as textbooks
-    draw it.  ``cache`` is ignored by minimax.  Raises
+    draw it.  ``cache`` is ignored by minimax.  ``bounds=False``: no score bounds narrow the
+    windows (:class:`gametree.search.engine.Engine`), the textbook's alpha-beta.  Raises
     :class:`TreeTooLargeError` once more than ``max_nodes`` nodes are visited.
     ``observer`` replaces the recorder (its graph is then empty).
     """
     check_algorithm(algorithm)
-    state = start(game, state)
+    check_game(game, algorithm, ENGINE_KINDS)  # (as minimax and alphabeta do: margin games too)
+    state = start(game, state, checked=True)
     table = table_of(cache) if algorithm != "minimax" else None
     base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
     recorder = TreeRecorder(game, max_nodes=max_nodes, positions=positions)
     engine = Engine(
-        game, depth=depth, table=table, symmetry=symmetry, prune=algorithm != "minimax", observer=observer or recorder
+        game,
+        depth=depth,
+        table=table,
+        symmetry=symmetry,
+        prune=algorithm != "minimax",
+        observer=observer or recorder,
+        bounds=bounds,
     )
     started = time.perf_counter()
     root = observed_root(engine, state, all_moves)
