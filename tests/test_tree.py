@@ -666,3 +666,14 @@ def test_static_diagram_max_min_view_and_visit_order(game):
     assert "<B>#1" not in plain and "negamax" in plain
     bad = run("tree", "tictactoe", "--moves", POSITION, "--view", "sideways", "-f", "dot")
     assert bad.exit_code == 2 and "sideways" in bad.output
+
+
+def test_textbook_figure_in_the_max_min_view():
+    """AIMA Figure 5.2 as the textbook draws it: boxes MAX and MIN numbered in visit order, MAX's
+    values unsigned, and C's cutoff read from MAX's side (2 <= alpha = 3), not negamax's."""
+    dot = run("tree", "textbook", "--view", "maxmin", "--order", "-f", "dot").output
+    assert "<B>#1 MAX</B>" in dot and "<B>#2 MIN</B>" in dot and "<B>#6 MIN</B>" in dot
+    assert "v = 3</B>" in dot and "v ≤ 2</B>" in dot and "v = +3" not in dot
+    assert "pruned: c2, c3\nalpha cutoff: 2 <= 3" in dot.replace("\\n", "\n")
+    negamax = run("tree", "textbook", "-f", "dot").output
+    assert "beta cutoff: -2 >= -3" in negamax and "v = +3" in negamax

@@ -50,6 +50,8 @@ DEFAULT_MAX_NODES = 400
 COUNT_FACTOR = 10
 COUNT_MIN = 10_000
 COUNT_LIMIT = 2_000_000
+#: The algorithms beside the engine's that tell an observer (gametree.tree.general.OBSERVED).
+OBSERVED = ("expectiminimax", "star1", "star2", "maxn", "paranoid")
 #: The views of ``--view`` (gametree.tree.draw.VIEWS, named here so that the command line loads no drawing code).
 VIEWS = ("negamax", "maxmin")
 #: Formats that can show two trees side by side (``--compare``).
@@ -94,7 +96,7 @@ _TREE_OPTIONS = option_stack(
     click.option(
         "--algorithm",
         "-a",
-        type=click.Choice(["alphabeta", "minimax", "mcts"]),
+        type=click.Choice(["alphabeta", "minimax", "mcts", *OBSERVED]),
         default="alphabeta",
         show_default=True,
         help="Search algorithm to trace.",
@@ -263,21 +265,17 @@ def _capture(
     }
     limit = params["max_nodes"]
     tree = compared = None
+    # Counted a little past the limit, for the message: not to the end of a huge tree.
+    counted = max(limit, min(COUNT_LIMIT, max(COUNT_MIN, COUNT_FACTOR * limit)))
     try:
+        if algorithm in OBSERVED:
+            return _observed_tree(game, state, params, stage, all_moves=bool(search["all_moves"])), None
         # --compare: minimax first, the larger tree, so that a refusal comes before any capture.
         for name in ("minimax", algorithm) if params["compare"] else (algorithm,):
             if name == "mcts":  # (captured apart)
                 continue
             this = {**search, "algorithm": name}
-            # Counted a little past the limit, for the message: not to the end of a huge tree.
-            counted = max(limit, min(COUNT_LIMIT, max(COUNT_MIN, COUNT_FACTOR * limit)))
-            nodes = count_nodes(game, state, **this, limit=counted)
-            if nodes is None or nodes > limit:
-                size = f"{nodes:,} nodes" if nodes is not None else f"more than {counted:,} nodes"
-                raise click.ClickException(
-                    f"the {name} tree of this position has {size}, more than --max-nodes {limit:,}: "
-                    "start from a later position (--moves), limit the depth (--depth N), or raise --max-nodes"
-                )
+            nodes = _checked_size(name, count_nodes(game, state, **this, limit=counted), limit, counted)
             stage.text = f"capturing the {name} tree ({nodes:,} nodes)"
             captured = capture(game, state, **this, max_nodes=limit)
             if name == algorithm:
@@ -287,6 +285,36 @@ def _capture(
     except (GameError, TreeTooLargeError) as exc:
         raise click.ClickException(str(exc)) from None
     return tree, compared
+
+
+def _checked_size(name: str, nodes: int | None, limit: int, counted: int) -> int:
+    """The tree's size, or a one-line error if it is over ``--max-nodes`` (None: over ``counted``)."""
+    if nodes is None or nodes > limit:
+        size = f"{nodes:,} nodes" if nodes is not None else f"more than {counted:,} nodes"
+        raise click.ClickException(
+            f"the {name} tree of this position has {size}, more than --max-nodes {limit:,}: "
+            "start from a later position (--moves), limit the depth (--depth N), or raise --max-nodes"
+        )
+    return nodes
+
+
+def _observed_tree(game: Game[S, M], state: S, params: dict[str, Any], stage: _Stage, *, all_moves: bool) -> SearchTree:
+    """The tree of expectiminimax, Star1, Star2, max^n or paranoid (told of every node), counted first."""
+    from ..tree.general import capture_search, count_search, observed_search
+
+    name, limit = params["algorithm"], params["max_nodes"]
+    if params["cache"]:
+        raise click.UsageError(f"--cache applies to alphabeta, not to --algorithm {name}")
+    try:
+        search = observed_search(game, state, name, depth=params["depth"], all_moves=all_moves)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    counted = max(limit, min(COUNT_LIMIT, max(COUNT_MIN, COUNT_FACTOR * limit)))
+    nodes = _checked_size(name, count_search(search, counted), limit, counted)
+    stage.text = f"capturing the {name} tree ({nodes:,} nodes)"
+    return capture_search(
+        game, search, max_nodes=limit, options={"depth": params["depth"], "all_moves": all_moves, "cache": False}
+    )
 
 
 def _write_tree(output: str, data: bytes, exporter: Exporter, tree: SearchTree, compared: SearchTree | None) -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -203,10 +204,23 @@ def _value_text(data: Mapping[str, Any]) -> str:
         value = -float(value)
         number = _negated(number) if exact else _num(value)
         bound = {"lower": "upper", "upper": "lower"}.get(bound, bound)
-    if data.get("margin") and value is not None and float(value) > 0:
+    if data.get("margin") and data.get("view") != "maxmin" and value is not None and float(value) > 0:
         number = "+" + number
     relation = {"lower": "≥", "upper": "≤", "estimate": "≈"}.get(bound, "=")
     return f"{'E' if data.get('chance') else 'v'} {relation} {number}"
+
+
+def _reason(reason: str, parent: Mapping[str, Any]) -> str:
+    """A cutoff's reason as the view reads it: the engine's ``beta cutoff: -2 >= -3`` at MIN's node is
+    ``alpha cutoff: 2 <= 3`` for MAX."""
+    found = re.fullmatch(r"beta cutoff: (\S+) >= (\S+)", reason)
+    if found is None or not _flipped(parent):
+        return reason
+    try:
+        value, beta = float(found[1]), float(found[2])
+    except ValueError:
+        return reason
+    return f"alpha cutoff: {_num(-value)} <= {_num(-beta)}"
 
 
 def _window_text(data: Mapping[str, Any]) -> str:
@@ -556,7 +570,7 @@ def to_graphviz(
                 "pruned": True,
                 "move": ", ".join(str(d["move"]) for _, d in pruned),
                 "moves": [d["move"] for _, d in pruned],
-                "reason": pruned[0][1].get("reason") or "",
+                "reason": _reason(pruned[0][1].get("reason") or "", {**data, **extra}),
                 "depth": graph.nodes[first].get("depth"),
             }
             dot.node(f"p{first}", **node_style(group, board=board))

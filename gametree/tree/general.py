@@ -19,10 +19,34 @@ from ..search.results import SearchResult
 from .model import SearchTree, TreeTooLargeError, mark_pv
 from .recorder import NodeLimit, TreeRecorder
 
-__all__ = ["ObservedSearch", "capture_search", "count_search", "describe"]
+__all__ = ["OBSERVED", "ObservedSearch", "capture_search", "count_search", "describe", "observed_search"]
 
 #: A search told of every node: called with the observer, it returns the search's result.
 ObservedSearch = Callable[[SearchObserver], SearchResult]
+
+#: The registered algorithms, beside minimax and alpha-beta, whose search takes an ``observer``.
+OBSERVED = ("expectiminimax", "star1", "star2", "maxn", "paranoid")
+
+
+def observed_search(
+    game: Game[S, Any], state: S, algorithm: str, *, depth: int | None = None, all_moves: bool = False
+) -> ObservedSearch:
+    """The registered ``algorithm`` (one of :data:`OBSERVED`) searching ``state``, told of every node
+    by the observer it is called with; the game is refused first, in one line, if the algorithm cannot
+    search it."""
+    from ..search.algorithms import ALGORITHMS
+    from ..search.results import check_game
+
+    spec = ALGORITHMS.get(algorithm)
+    if algorithm not in OBSERVED or spec is None:
+        raise ValueError(f"cannot trace algorithm {algorithm!r}: this build does not have it")
+    check_game(game, algorithm, spec.supports)
+    function = spec.search
+
+    def search(observer: SearchObserver) -> SearchResult:
+        return function(game, state, depth=depth, all_moves=all_moves, observer=observer)
+
+    return search
 
 
 def count_search(search: ObservedSearch, limit: int) -> int | None:

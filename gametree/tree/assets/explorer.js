@@ -214,7 +214,7 @@
   function number(t, x, v, negated) {
     var text = fmt(v), exact = t.exact[x];
     if (exact) text = negated ? (exact.charAt(0) === "-" ? exact.slice(1) : "-" + exact) : exact;
-    return t.margin && v > 0 ? "+" + text : text;
+    return t.margin && state.view !== "maxmin" && v > 0 ? "+" + text : text;
   }
   // Each player's payoff, the mover's in brackets: "(3 [4] 3)".
   function payoffText(t, x) {
