@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, Literal, NamedTuple, NoReturn, ParamSpec, Protocol, TypeVar
 
-from ..game import Game, M, Move, Outcome, S, State, ThreatAware, capabilities, payoffs, win_score
+from ..game import Game, M, Move, Outcome, Payoff, S, State, ThreatAware, capabilities, payoffs, win_score
 from .contract import Counters, EngineName, RootReport, SearchTimeout, StopFlag
 from .frames import SPACIOUS_PLIES, spacious, too_deep
 from .margins import estimate_range, margin_bound
@@ -98,7 +98,7 @@ class Exit(NamedTuple):
     cache: CacheUse | None = None
     winner: int | None = None
     exact: bool = False
-    payoffs: tuple[float, ...] | None = None
+    payoffs: tuple[Payoff, ...] | None = None
     player: int | None = None
 
     def bound(self, alpha: float | None, beta: float | None) -> Bound:

@@ -61,6 +61,8 @@ def settle(data: MutableMapping[str, Any], exit: Exit, players: int) -> None:
     alpha, beta = data.get("alpha"), data.get("beta")
     bound = "lower" if exit.kind == "probe" else exit.bound(alpha, beta).label
     value: Any = exit.value
+    if exit.payoffs is not None and exit.player is not None and exit.payoffs[exit.player] == value:
+        value = exit.payoffs[exit.player]  # (exact where the search kept a fraction)
     window = exit.window if exit.window is not None else (alpha, beta)
     viewer = data.get("viewer", 0)
     if exit.player is not None and exit.player != viewer:

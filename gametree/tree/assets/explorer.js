@@ -29,8 +29,8 @@
     line: "#868e96", text: "#222", note: "#666", skipped: "#9775fa", win: "#ffe066", last: "#dee2e6",
     p0: "#1864ab", p1: "#d9480f", chance: "#efe6fb", chanceLine: "#6a3d9a", mover: "#ffd54f"
   };
-  //: Algorithms whose windows narrow as children return (alpha-beta's replay of alpha rising).
-  var LIVE_WINDOW = { alphabeta: 1, paranoid: 1 };
+  //: Algorithms whose window narrows as children return, in negamax terms (alpha-beta's replay of alpha rising).
+  var LIVE_WINDOW = { alphabeta: 1 };
 
   // ------------------------------------------------------------------------------------
   // Data
@@ -71,7 +71,7 @@
     this.players = this.meta.players || ["first player", "second player"];
     this.many = (this.meta.player_count || 2) > 2;
     this.margin = !!this.meta.margin;
-    // Windows are shown where the search has them; alpha-beta's (and paranoid's) narrow as children return.
+    // Windows are shown where the search has them; alpha-beta's narrow as children return.
     this.windows = this.alpha.some(function (a) { return a !== null && a !== undefined; });
     this.prune = this.windows && !!LIVE_WINDOW[this.meta.algorithm];
     this.replayable = this.meta.algorithm !== "mcts";
