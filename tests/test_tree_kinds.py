@@ -440,3 +440,22 @@ def _below_cutoff(tree, node):
         if not parents:
             return False
         node = parents[0]
+
+
+def test_exports_keep_probabilities_and_payoffs():
+    import json
+
+    from gametree import load
+
+    exporters = load().exporters
+    game = KindTree(DICE, bounds=(-9, 9))
+    tree = capture_search(game, chance_search(game, prune=True))
+    data = json.loads(exporters["json"].export(tree, {}))
+    edges = [e for e in data["edges"] if e.get("probability_text") == "1/3"]
+    assert len(edges) == 3 and all(e["probability"] == pytest.approx(1 / 3) for e in edges)
+    assert data["graph"]["chance"] is True and data["graph"]["margin"] is True
+    assert b"probability_text" in exporters["graphml"].export(tree, {})
+    game = KindTree(THREE, players=3, bounds=(0, TOTAL))
+    tree = capture_search(game, maxn_search(game))
+    data = json.loads(exporters["json"].export(tree, {}))
+    assert data["nodes"][0]["payoffs"] == [3, 4, 3] and data["graph"]["player_count"] == 3
