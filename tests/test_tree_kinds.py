@@ -196,8 +196,8 @@ def brute_chance(game, state=()):
         return Fraction(out.payoffs[0])
     mover = game.to_move(state)
     if mover == CHANCE:
-        return sum(p * brute_chance(game, (*state, m)) for m, p in game.chance_outcomes(state))
-    values = [brute_chance(game, (*state, m)) for m in game.legal_moves(state)]
+        return sum(p * brute_chance(game, game.play(state, m)) for m, p in game.chance_outcomes(state))
+    values = [brute_chance(game, game.play(state, m)) for m in game.legal_moves(state)]
     return max(values) if mover == 0 else min(values)
 
 
@@ -364,7 +364,7 @@ def brute_maxn(game, state=()):
     mover = game.to_move(state)
     best = None
     for m in game.legal_moves(state):
-        v = brute_maxn(game, (*state, m))
+        v = brute_maxn(game, game.play(state, m))
         if best is None or v[mover] > best[mover]:
             best = v
     return best
