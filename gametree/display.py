@@ -33,6 +33,8 @@ def describe(game: Game[S, M], result: SearchResult) -> str:
         if result.score_bounds is not None:
             return f"unknown: not proven in time; {bounds_text(result.score_bounds)} ({guess})"
         return f"unknown ({guess})"
+    if not game.info.deterministic:  # a value of chance: the expected payoff
+        return expected_text(game, result)
     if result.weak:
         value = "draw" if result.winner is None else f"{names[result.winner]} wins"
         return f"{value} (weak solve: who wins, not how fast)"
@@ -42,6 +44,16 @@ def describe(game: Game[S, M], result: SearchResult) -> str:
     if result.winner is None:
         return f"draw{plies}"
     return f"{names[result.winner]} wins{plies} (score {result.score:+d} for {names[result.to_move]}, to move)"
+
+
+def expected_text(game: Game[S, M], result: SearchResult) -> str:
+    """A proven value of a game with chance: the expected payoff (exactly, when the search says so)
+    for the side to move, or for the first player at a chance node."""
+    names = game.info.player_names
+    whose = f"{names[0]}, chance to move" if result.to_move < 0 else f"{names[result.to_move]}, to move"
+    exact = "" if result.exact is None or result.exact.denominator == 1 else str(result.exact)
+    exactly = "" if not exact else f" = {exact}" if len(exact) <= 40 else " (an exact fraction: see --json)"
+    return f"expected payoff {_score(result.score)}{exactly} for {whose}"
 
 
 def bounds_verdict(bounds: tuple[float, float]) -> str | None:
@@ -116,7 +128,8 @@ def print_result(
     out = console()
     if position:
         print_position(game, state)
-    out.print(f"[bold]{game.info.player_names[result.to_move]} to move.[/] Result: [bold]{describe(game, result)}[/]")
+    mover = "chance" if result.to_move < 0 else game.info.player_names[result.to_move]  # (a die to roll)
+    out.print(f"[bold]{mover} to move.[/] Result: [bold]{describe(game, result)}[/]")
     table = Table(title="Value of each move", title_justify="left")
     table.add_column("move")
     table.add_column("score", justify="right")

@@ -19,6 +19,10 @@ learned   the move with the best record in a table of random games written by
           gametree-learned.json)
 ========  ==================================================================
 
+In a game with dice (chance nodes) the three search strengths run Star1
+(gametree.search.chance) instead: the best expected payoff, 2 or 4 moves
+deep with the game's heuristic, or exactly.
+
 Search players pick at random among equally good moves, with the generator
 the game loop passes in (seeded by ``--seed``).  Each keeps one
 transposition table for the whole game, so later moves reuse the work of
@@ -39,7 +43,7 @@ import functools
 from typing import TYPE_CHECKING
 
 from gametree import Game, TranspositionTable, alphabeta, hookimpl
-from gametree.game import M, S
+from gametree.game import CHANCE, M, S
 from gametree.search.compiled import EngineChoice
 from gametree.search.perfect import PERFECT_SECONDS, Choice, PerfectMover
 
@@ -152,7 +156,12 @@ class SearchPlayer:
         """All moves of the best value: depth-aware exact values (or, past the time for them, the
         moves keeping the proven value; see :mod:`gametree.search.perfect`), or alpha-beta's."""
         table = self.table_for(game)
-        if self.depth is None:
+        texts: tuple[str, ...]
+        if not game.info.deterministic:  # dice: Star1 to the depth (exact expected payoffs without one)
+            from gametree.search.chance import star1
+
+            texts = star1(game, state, depth=self.depth, pv=False).best_moves
+        elif self.depth is None:
             # The perfect mover, kept between moves with its solver and tables (the compiled engine's among them).
             mover = self._mover
             if (
@@ -165,7 +174,7 @@ class SearchPlayer:
                     game, store=self.store, seconds=self.seconds, engine=self.engine, table=table
                 )
             self.last = mover.choose(state)
-            texts: tuple[str, ...] = self.last.moves
+            texts = self.last.moves
         else:
             # Alpha-beta with the game's heuristic at the leaves.
             texts = alphabeta(game, state, depth=self.depth, cache=table, all_moves=True, pv=False).best_moves
@@ -173,6 +182,10 @@ class SearchPlayer:
         return [by_text[text] for text in texts]
 
     def choose(self, game: Game[S, M], state: S, rng: random.Random) -> M:
+        if game.to_move(state) == CHANCE:  # (asked where chance moves: roll the die)
+            from gametree.search.chance import roll
+
+            return roll(game, state, rng)
         return rng.choice(self.best_moves(game, state))
 
 

@@ -5,6 +5,7 @@ Times are printed by the scripts, never asserted here.
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -67,3 +68,12 @@ def test_compiled_beside_bitbully() -> None:
     boards = [line for line in proc.stdout.splitlines() if re.match(r"(connect4|tictactoe) \d", line)]
     assert [" ".join(line.split()[:2]) for line in boards] == ["connect4 6x5", "tictactoe 5x5", "tictactoe 6x4"]
     assert all(line.endswith("ok") for line in boards), boards
+
+
+def test_chance_node_counts_rows() -> None:
+    proc = run("bench_chance.py", "--trees", "5", "--depth", "3", "--no-dice", "--json")
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [row["algorithm"] for row in rows] == ["expectiminimax", "star1", "star2"] * 2
+    assert all(row["trees"] == 5 and row["mean_nodes"] > 0 for row in rows)
+    assert rows[0]["of_expectiminimax"] == 1.0 and rows[1]["mean_nodes"] <= rows[0]["mean_nodes"]

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from typing import TYPE_CHECKING, Any
@@ -98,7 +99,11 @@ def _build(spec: GameSpec, params: dict[str, Any]) -> None:
     from ..store import StoreError
 
     name = _build_name(params)
-    previous = entries.build(name)
+    try:
+        entries.store.check_writable()
+        previous = entries.build(name)
+    except StoreError as exc:  # (read-only, damaged)
+        raise click.ClickException(str(exc)) from None
     before = previous[2] if previous is not None else 0.0  # the time of earlier runs (stopped, or done before)
     started = time.perf_counter()
     try:
@@ -109,7 +114,10 @@ def _build(spec: GameSpec, params: dict[str, Any]) -> None:
         raise
     except (ValueError, StoreError, GameError) as exc:  # (a lost Dask scheduler is a GameError)
         raise click.ClickException(str(exc)) from None
-    entries.record_build(name, complete=True, positions=report.positions, seconds=before + report.seconds)
+    try:
+        entries.record_build(name, complete=True, positions=report.positions, seconds=before + report.seconds)
+    except StoreError as exc:  # (a disk that filled up at the end)
+        raise click.ClickException(str(exc)) from None
     _print_build(spec, entries, name, report, params)
 
 
@@ -211,8 +219,13 @@ book.add_command(
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @common.store_options
 def info(**params: Any) -> None:
+    from ..store import StoreError
+
     store = _open(params, readonly=True)
-    games = store.games()
+    try:
+        games = store.games()
+    except StoreError as exc:  # (damaged pages, options that are no JSON)
+        raise click.ClickException(str(exc)) from None
     if params["as_json"]:
         click.echo(
             json.dumps(
@@ -266,10 +279,12 @@ def _export_command(spec: GameSpec) -> click.Command:
         entries = common.open_book(spec, game, game_params, params)
         if entries is None:
             raise click.UsageError("a book is exported from a store: drop --no-store")
-        from ..store import export_book
+        from ..store import StoreError, export_book
 
         try:
             count = export_book(entries, params["output"])
+        except StoreError as exc:
+            raise click.ClickException(str(exc)) from None
         except OSError as exc:
             raise click.ClickException(f"cannot write {params['output']}: {exc.strerror or exc}") from None
         size = os.path.getsize(params["output"])
@@ -291,14 +306,42 @@ book.add_command(
 @click.argument("path", metavar="FILE")
 @common.store_options
 def import_(path: str, **params: Any) -> None:
-    from ..store import StoreError, import_book
+    from ..book_check import BookChecker
+    from ..store import StoreError, default_store_path, import_book
 
+    new = not os.path.exists(params.get("store_path") or default_store_path() or "")
     store = _open(params)
+    checker = BookChecker(common.registry_of(click.get_current_context()).games)
     try:
-        entries, count = import_book(store, path)
+        entries, count = import_book(store, path, vetter=checker)
     except StoreError as exc:
+        if new:  # (a store made for this book alone, which it refused: none is left behind)
+            _remove_if_empty(store)
         raise click.ClickException(str(exc)) from None
     click.echo(f"imported {count:,} entries of {entries.name} {entries.options} into {store.path}", err=True)
+    report = checker.report
+    if report is not None:
+        reach = "" if report.finished else f" (the first {report.walked:,} within {checker.seconds:g} s)"
+        click.echo(
+            f"checked: {report.walked:,} positions reached from the start{reach}, {report.against_moves:,} of them "
+            f"against all their moves, {report.proved:,} proven again by the solver ({report.seconds:.1f} s)",
+            err=True,
+        )
+
+
+def _remove_if_empty(store: SolutionStore) -> None:
+    """Close ``store`` and remove its files if it holds no game (a new store nothing went into)."""
+    from ..store import StoreError
+
+    try:
+        if store.games():
+            return
+    except StoreError:
+        return
+    store.close()
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            os.unlink(store.path + suffix)
 
 
 def _open(params: dict[str, Any], *, readonly: bool = False) -> SolutionStore:

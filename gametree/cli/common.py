@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..game import Configurable, Game, GameError, M, S, play_text
-from ..plugin.manager import build_registry, make_plugin_manager
+from ..plugin.manager import load
 from ..plugin.registry import GameSpec, Option, PluginError, PluginLoadError, Registry
 
 if TYPE_CHECKING:
@@ -149,7 +149,7 @@ def registry_of(ctx: click.Context) -> Registry:
     plugins = root.params.get("plugins") or ()
     if registry is None:
         with contextlib.redirect_stdout(sys.stderr):
-            registry = build_registry(make_plugin_manager(extra=plugins))
+            registry = load(extra=plugins)  # (one watchdog for all of it: see gametree.plugin.limits)
         root.meta["gametree.registry"] = registry
         for error in registry.errors:
             if not _requested(error, plugins):
@@ -329,10 +329,13 @@ def open_book(spec: GameSpec, game: object, given: dict[str, Any], params: dict[
         store = SolutionStore(path)
         close_at_the_end(store)
         book = store.entries_of(spec.name, options)
-        for shipped in () if params.get("from_scratch") else spec.books:
+        for shipped in () if params.get("from_scratch") or store.readonly else spec.books:
             name = f"shipped:{os.path.basename(shipped)}:{os.path.getsize(shipped)}"
             if book.build(name) is None and _book_board(shipped) == (spec.name, options):
-                _, count = import_book(store, shipped)
+                from ..book_check import BookChecker, recorded_digest
+
+                checker = BookChecker({spec.name: spec})
+                _, count = import_book(store, shipped, vetter=checker, trusted_digest=recorded_digest(shipped))
                 book.record_build(
                     name,
                     complete=True,

@@ -19,6 +19,7 @@ from ..game import GameError
 from ..plugin.registry import GameSpec
 from .common import (
     check_workers,
+    clip,
     game_group,
     game_options,
     make_game,
@@ -27,7 +28,18 @@ from .common import (
     split_game_options,
 )
 
-__all__ = ["learn"]
+__all__ = ["MAX_GAMES", "learn"]
+
+#: The most random games ``learn`` plays (``-n``): a billion take hours even on small boards;
+#: more is a typo of a few zeros, which would run for ever.
+MAX_GAMES = 1_000_000_000
+
+
+def _check_games(ctx: click.Context, param: click.Parameter, value: int) -> int:
+    """The ``--games`` callback: at most :data:`MAX_GAMES` (the number shown cut to 60 characters)."""
+    if value > MAX_GAMES:
+        raise click.BadParameter(f"at most {MAX_GAMES:,} games, not {clip(f'{value:,}')}")
+    return value
 
 
 def _learn_command(spec: GameSpec) -> click.Command:
@@ -41,7 +53,13 @@ def _learn_command(spec: GameSpec) -> click.Command:
     )
     @game_options(spec)
     @click.option(
-        "--games", "-n", type=click.IntRange(min=1), default=10_000, show_default=True, help="Random games to play."
+        "--games",
+        "-n",
+        type=click.IntRange(min=1),
+        default=10_000,
+        show_default=True,
+        callback=_check_games,
+        help="Random games to play.",
     )
     @click.option(
         "--workers",

@@ -14,6 +14,7 @@ import re
 import signal
 import sys
 import traceback
+from typing import TypeVar
 
 import click
 
@@ -152,20 +153,40 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(128 + interrupt.signum if isinstance(interrupt, Terminated) else 130)
         if os.environ.get("GAMETREE_DEBUG"):
             raise
-        echo_message(f"Error: {_unexpected(exc)}")
+        memory = _found_in(exc, MemoryError)
+        echo_message(f"Error: {_out_of_memory(memory) if memory is not None else _unexpected(exc)}")
         sys.exit(1)
 
 
 def _interrupt_in(exc: BaseException) -> KeyboardInterrupt | None:
     """The Ctrl-C (or :class:`Terminated`) among the exceptions ``exc`` was raised from, if any."""
+    return _found_in(exc, KeyboardInterrupt)
+
+
+E = TypeVar("E", bound=BaseException)
+
+
+def _found_in(exc: BaseException, kind: type[E]) -> E | None:
+    """The exception of type ``kind`` among ``exc`` and those it was raised from, if any."""
     seen: set[int] = set()
     cause: BaseException | None = exc
     while cause is not None and id(cause) not in seen:
-        if isinstance(cause, KeyboardInterrupt):
+        if isinstance(cause, kind):
             return cause
         seen.add(id(cause))
         cause = cause.__cause__ or cause.__context__
     return None
+
+
+def _out_of_memory(exc: MemoryError) -> str:
+    """One line on running out of memory: what to make smaller (with numpy's account of the
+    allocation that failed, when it gave one)."""
+    text = " ".join(str(exc).split())
+    detail = f" ({text if len(text) <= 120 else text[:117] + '...'})" if text else ""
+    return (
+        f"out of memory{detail}: try a smaller --cache-size, a smaller board or position, fewer games "
+        "or fewer --workers"
+    )
 
 
 def _unexpected(exc: BaseException) -> str:

@@ -273,6 +273,15 @@ def _solve(ctx: click.Context, spec: GameSpec, params: dict[str, Any]) -> None:
             param_hint="--algorithm",
         )
     algorithm = registry.algorithms[name]
+    why = algorithm.refusal(game)  # (a game of a kind it cannot search: one line, naming who can)
+    if why is not None:
+        able = [other for other, spec in registry.algorithms.items() if spec.refusal(game) is None]
+        exact = [other for other in able if registry.algorithms[other].exact]
+        if ctx.get_parameter_source("algorithm") is click.core.ParameterSource.DEFAULT and exact:
+            # Not asked for by name: the first exact algorithm that can (dice: expectiminimax).
+            name, algorithm = exact[0], registry.algorithms[exact[0]]
+        else:
+            raise click.ClickException(f"{why} ({'use -a ' + ', '.join(able) if able else 'no algorithm can'})")
     options = _search_options(algorithm, params, _traced(game, params))
     parallel = params["workers"] is not None or params["scheduler"] is not None
     _check_run_flags(params, parallel)
@@ -622,12 +631,16 @@ def _solve_batch(
 MAX_BATCH_LINE = 1 << 20
 #: The most characters a batch may hold (it is read whole first, for its progress bar).
 MAX_BATCH_CHARACTERS = 1 << 28
+#: The most lines a batch may hold: each is kept as a string until solved (about 60 bytes even when
+#: short), so that an endless stream of short lines (``yes A1 | gametree solve GAME --batch -``) is
+#: refused within a second, not after 3 GB and two minutes.
+MAX_BATCH_LINES = 1 << 20
 
 
 def _read_batch(stream: TextIO, name: str) -> list[str]:
     """The lines of a batch, read with bounds: a line longer than :data:`MAX_BATCH_LINE` (a binary
-    file, ``/dev/zero``) or a batch longer than :data:`MAX_BATCH_CHARACTERS` (an endless stream) is a
-    one-line error, found without reading on."""
+    file, ``/dev/zero``) or a batch longer than :data:`MAX_BATCH_CHARACTERS` or :data:`MAX_BATCH_LINES`
+    (an endless stream) is a one-line error, found without reading on."""
     lines: list[str] = []
     total = 0
     try:
@@ -642,6 +655,10 @@ def _read_batch(stream: TextIO, name: str) -> list[str]:
                     f"{name}: more than {MAX_BATCH_CHARACTERS:,} characters: split the batch into smaller files"
                 )
             lines.append(line)
+            if len(lines) > MAX_BATCH_LINES:
+                raise click.ClickException(
+                    f"{name}: more than {MAX_BATCH_LINES:,} lines: split the batch into smaller files"
+                )
     except (OSError, UnicodeDecodeError) as exc:
         raise click.ClickException(f"cannot read {name}: {exc}") from None
     return lines

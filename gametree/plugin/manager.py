@@ -28,7 +28,7 @@ import pluggy
 
 from . import NAME, spec
 from .entrypoints import entry_point_list
-from .limits import time_limited
+from .limits import time_limited, watched
 from .registry import PluginError, PluginLoadError, Registry
 
 __all__ = ["PluginManager", "build_registry", "load", "make_plugin_manager"]
@@ -65,13 +65,18 @@ class PluginManager(pluggy.PluginManager):
         """Register what ``plugin()`` returns (an import, given :data:`~.limits.PLUGIN_SECONDS`); any
         failure but Ctrl-C, even ``sys.exit()`` in a plugin's import, becomes a :class:`PluginLoadError`."""
         try:
-            with time_limited("its import"):
+            with time_limited("its import", _who(name, origin)):
                 loaded = plugin()
             self._register_checked(loaded, name, origin)
         except KeyboardInterrupt:  # Ctrl-C stops the command
             raise
         except BaseException as exc:  # a plugin's import can raise anything, sys.exit() too
             self.load_errors.append(PluginLoadError(name, dist, f"{type(exc).__name__}: {exc}"))
+
+
+def _who(name: str, origin: str) -> str:
+    """The plugin ``name`` as an error names it: ``-p MODULE``, else ``plugin NAME (from ORIGIN)``."""
+    return f"-p {name}" if origin.endswith("(-p)") else f"plugin {name} (from {origin})"
 
 
 def _split_env(name: str) -> list[str]:
@@ -120,6 +125,13 @@ def make_plugin_manager(
         pm.trace.root.setwriter(lambda text: sys.stderr.write(text))
         pm.enable_tracing()
 
+    with watched():  # (one watchdog for every plugin's import)
+        _load_all(pm, autoload, names, blocked)
+    return pm
+
+
+def _load_all(pm: PluginManager, autoload: bool, names: Sequence[str | object], blocked: set[str]) -> None:
+    """Load the entry points (if ``autoload``) and then ``names`` (see :func:`make_plugin_manager`)."""
     if autoload:
         for name, value, dist in entry_point_list():
             if name in blocked or pm.is_blocked(name):
@@ -134,31 +146,36 @@ def make_plugin_manager(
         else:
             name = getattr(item, "__name__", None) or repr(item)
             pm._load_one(name, "", f"object {name}", functools.partial(_same, item))
-    return pm
 
 
 def build_registry(pm: PluginManager) -> Registry:
     """Call the registration hooks plugin by plugin, so one plugin's error spares the rest."""
     registry = Registry(errors=list(pm.load_errors))
-    for hook_name in _HOOKS:
-        hook = getattr(pm.hook, hook_name)
-        # gametree's own plugins first, then the others in registration order (entry points, then
-        # -p): a plugin cannot take a built-in game's name, and the clash is reported as its own.
-        for impl in sorted(hook.get_hookimpls(), key=lambda impl: not _builtin(pm.origins.get(impl.plugin_name, ""))):
-            plugin_name = impl.plugin_name
-            others = [p for p in pm.get_plugins() if p is not impl.plugin]
-            registry.current = pm.origins.get(plugin_name, plugin_name)
-            try:
-                # Through pluggy (so tracing and hook monitoring see it), one plugin at a time.
-                with time_limited(f"its hook {hook_name}"):
-                    pm.subset_hook_caller(hook_name, remove_plugins=others)(registry=registry)
-            except KeyboardInterrupt:  # Ctrl-C stops the command
-                raise
-            except BaseException as exc:
-                error = f"{hook_name}: {type(exc).__name__}: {exc}"
-                registry.errors.append(PluginLoadError(plugin_name, pm.origins.get(plugin_name, ""), error))
+    with watched():  # (one watchdog for every plugin's hooks)
+        for hook_name in _HOOKS:
+            _call_hook(pm, registry, hook_name)
     registry.current = ""
     return registry
+
+
+def _call_hook(pm: PluginManager, registry: Registry, hook_name: str) -> None:
+    """Call the registration hook ``hook_name`` of each plugin (see :func:`build_registry`)."""
+    hook = getattr(pm.hook, hook_name)
+    # gametree's own plugins first, then the others in registration order (entry points, then
+    # -p): a plugin cannot take a built-in game's name, and the clash is reported as its own.
+    for impl in sorted(hook.get_hookimpls(), key=lambda impl: not _builtin(pm.origins.get(impl.plugin_name, ""))):
+        plugin_name = impl.plugin_name
+        others = [p for p in pm.get_plugins() if p is not impl.plugin]
+        registry.current = pm.origins.get(plugin_name, plugin_name)
+        try:
+            # Through pluggy (so tracing and hook monitoring see it), one plugin at a time.
+            with time_limited(f"its hook {hook_name}", _who(plugin_name, pm.origins.get(plugin_name, ""))):
+                pm.subset_hook_caller(hook_name, remove_plugins=others)(registry=registry)
+        except KeyboardInterrupt:  # Ctrl-C stops the command
+            raise
+        except BaseException as exc:
+            error = f"{hook_name}: {type(exc).__name__}: {exc}"
+            registry.errors.append(PluginLoadError(plugin_name, pm.origins.get(plugin_name, ""), error))
 
 
 def _builtin(origin: str) -> bool:
@@ -168,4 +185,5 @@ def _builtin(origin: str) -> bool:
 
 def load(*, autoload: bool = True, extra: Sequence[str | object] = (), blocked: Iterable[str] = ()) -> Registry:
     """Build a plugin manager and return what its plugins registered."""
-    return build_registry(make_plugin_manager(autoload=autoload, extra=extra, blocked=blocked))
+    with watched():  # (one watchdog for the imports and the hooks)
+        return build_registry(make_plugin_manager(autoload=autoload, extra=extra, blocked=blocked))

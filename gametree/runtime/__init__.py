@@ -6,6 +6,9 @@ computes.  What it needs of a search is only that its engines can be halted and 
 
 - :mod:`gametree.runtime.processes`: how many worker processes (``max_workers``), how they start
   (``forkserver`` or ``spawn``, ignoring Ctrl-C), and :class:`WorkerWatch` for one that dies.
+- :mod:`gametree.runtime.lifeline`: workers that end when the command is killed outright, quietly;
+  :mod:`gametree.runtime.forkserver_exit`, which the fork server imports, removes the command's
+  ``pymp-*`` folder then.
 - :mod:`gametree.runtime.cluster`: a Dask client with one-line errors (``dask_client``), the error
   of a lost scheduler (``dask_lost``), and stop events that halt running Dask tasks.
 - :mod:`gametree.runtime.stops`: :class:`Halter` and :func:`run_stoppable`, halting the engines of

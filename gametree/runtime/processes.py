@@ -10,12 +10,14 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
 from .errors import ParallelError
+from .lifeline import die_with_parent, quiet_resource_tracker
 
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
     from multiprocessing.pool import IMapIterator, Pool
 
 __all__ = [
+    "FORKSERVER_EXIT",
     "MIN_MAX_WORKERS",
     "WORKERS_PER_CPU",
     "WorkerWatch",
@@ -53,27 +55,37 @@ def workers_limit_message(workers: int) -> str | None:
     )
 
 
-def _ignore_sigint() -> None:
+def _start_worker() -> None:
     # Ctrl-C reaches the whole process group; only the parent reacts (it terminates the pool).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()  # a parent killed outright cannot terminate the pool
+
+
+#: The module the fork server imports first: it removes the command's ``pymp-*`` folder when the
+#: command was killed (see :mod:`gametree.runtime.lifeline`).
+FORKSERVER_EXIT = "gametree.runtime.forkserver_exit"
 
 
 def worker_context(preload: Sequence[str]) -> BaseContext:
     """How worker processes start: ``forkserver``, whose server imports the modules named in
     ``preload`` (those the workers' tasks need) once for all the workers it starts, else ``spawn``.
     Not ``fork``: the parent may run threads (a progress bar, Dask), and forking them is unsafe.
-    (The server starts with the first pool of the process: later preloads do not change it.)"""
+    (The server starts with the first pool of the process: later preloads do not change it.)
+    The processes it starts keep the resource tracker's warnings quiet (see
+    :func:`gametree.runtime.lifeline.quiet_resource_tracker`)."""
+    quiet_resource_tracker()
     if "forkserver" in multiprocessing.get_all_start_methods():
         forkserver = multiprocessing.get_context("forkserver")
-        forkserver.set_forkserver_preload(list(preload))
+        forkserver.set_forkserver_preload([FORKSERVER_EXIT, *preload])
         return forkserver
     return multiprocessing.get_context("spawn")
 
 
 def start_pool(workers: int, *, preload: Sequence[str]) -> Pool:
     """A ``multiprocessing`` pool of ``workers`` processes that ignore Ctrl-C (the parent
-    terminates them); ``preload``: see :func:`worker_context`.  The caller closes or terminates it."""
-    return worker_context(preload).Pool(workers, initializer=_ignore_sigint)
+    terminates them) and end when the parent dies (:func:`gametree.runtime.lifeline.die_with_parent`);
+    ``preload``: see :func:`worker_context`.  The caller closes or terminates it."""
+    return worker_context(preload).Pool(workers, initializer=_start_worker)
 
 
 @contextlib.contextmanager

@@ -12,7 +12,9 @@
 - :mod:`.values`: proven values as types (``Win``, ``Loss``, ``Draw``);
 - :mod:`.frames`: room on CPython's frame stack for deep searches;
 - :mod:`.perfect`: perfect moves in bounded time (the store's books, a weak proof, exact scores);
-- :mod:`.montecarlo`: Monte Carlo tree search;
+- :mod:`.montecarlo`: Monte Carlo tree search (:mod:`.mcts_vector`: with a payoff for each player,
+  for chance nodes and more players);
+- :mod:`.chance`: expectiminimax, Star1 and Star2 for games with chance nodes;
 - :mod:`.algorithms`: the algorithms by name: ``search`` and ``prepare`` (``run_algorithm``, also
   named ``run``, is the older ``search``);
 - :mod:`.parallel`: solving over processes or a Dask cluster;

@@ -21,9 +21,10 @@ from ..game import Game, M, S, UnsupportedGameError
 from ..plugin import hookimpl
 from ..plugin.registry import AlgorithmSpec, Option, Registry
 from . import solver as exact_solver
+from .chance import CHANCE_KINDS, expectiminimax, star1, star2
 from .classic import alphabeta, minimax
 from .margins import ENGINE_KINDS
-from .montecarlo import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, mcts
+from .montecarlo import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, MCTS_KINDS, mcts
 from .options import SearchOptions
 from .results import Scored, SearchResult, position, scores_of
 from .table import TranspositionTable
@@ -42,6 +43,8 @@ __all__ = [
 ]
 
 _CLASSIC = frozenset({"depth", "time_limit", "cache", "symmetry", "all_moves", "pv"})
+#: What expectiminimax, Star1 and Star2 take.
+_CHANCE = frozenset({"depth", "time_limit", "cache", "all_moves", "pv", "trace"})
 
 #: The built-in algorithms by name.
 ALGORITHMS: dict[str, AlgorithmSpec] = {
@@ -87,6 +90,31 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                 Option("exploration", float, None, f"UCT exploration constant (default {DEFAULT_EXPLORATION})."),
                 Option("seed", int, None, "Seed for the random playouts."),
             ),
+            supports=MCTS_KINDS,
+        ),
+        AlgorithmSpec(
+            "expectiminimax",
+            expectiminimax,
+            "expectiminimax: chance nodes at their expected value, every node (exact fractions)",
+            takes=_CHANCE,
+            exact=True,
+            supports=CHANCE_KINDS,
+        ),
+        AlgorithmSpec(
+            "star1",
+            star1,
+            "Ballard's Star1: expectiminimax with alpha-beta and cutoffs at chance nodes (payoff bounds)",
+            takes=_CHANCE,
+            exact=True,
+            supports=CHANCE_KINDS,
+        ),
+        AlgorithmSpec(
+            "star2",
+            star2,
+            "Ballard's Star2: Star1 with probing of each chance node's children first",
+            takes=_CHANCE,
+            exact=True,
+            supports=CHANCE_KINDS,
         ),
     )
 }

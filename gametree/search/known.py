@@ -25,12 +25,13 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import NamedTuple, ParamSpec, Protocol, TypeVar, cast
 
-from ..game import Game, M, S, State, capabilities, end_score
+from ..game import Game, GameError, M, S, State, capabilities, end_score
 from .contract import Counters, EngineName, RootReport, SearchEngine
-from .results import Root, SearchResult, build_result, stats_of
+from .results import InconsistentSearch, Root, SearchResult, build_result, stats_of
 from .table import Bound
 
 __all__ = [
+    "DamagedValues",
     "Known",
     "KnownValues",
     "Remembering",
@@ -38,6 +39,7 @@ __all__ = [
     "answer",
     "canonical_keyer",
     "known_bounds",
+    "origin_of",
     "record_result",
     "storable_key",
     "stored_result",
@@ -48,6 +50,18 @@ T = TypeVar("T")
 
 #: A position's key where values are kept: an integer of at most 64 bits, or a string.
 StoreKey = int | str
+
+
+class DamagedValues(GameError):
+    """Known values that cannot be trusted: they contradict each other (a search through them finds
+    no move that keeps a position's value), or their file is damaged.  The message names where they
+    are kept and the way out."""
+
+
+def origin_of(known: object) -> str:
+    """How messages name where ``known`` values are kept (their ``origin``, else "the known values")."""
+    origin = getattr(known, "origin", None)
+    return origin if isinstance(origin, str) else "the known values"
 
 
 class Known(NamedTuple):
@@ -292,7 +306,16 @@ def answer(
     found = stored_result(game, state, known, all_moves=all_moves, pv=pv)
     if found is not None:
         return found
-    result = search()
+    try:
+        result = search()
+    except InconsistentSearch as exc:
+        # Searches are checked against brute force: values that contradict each other come from the
+        # known values (a store edited by hand, damaged, or filled from a forged book).
+        where = origin_of(known)
+        raise DamagedValues(
+            f"{where} holds values that contradict each other ({exc}): it is damaged or was filled from a "
+            f"forged book; delete it (a new one is made on the next use) or run with --no-store"
+        ) from None
     record_result(known, game, state, result)
     return result
 

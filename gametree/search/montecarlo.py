@@ -39,12 +39,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..game import Game, M, Move, S, State, UnsupportedGameError, capabilities, win_score
+from ..game import CHANCE, Game, GameKind, M, Move, S, State, UnsupportedGameError, capabilities, game_kinds, win_score
+from .chance import roll
 from .engine import INF, clamp
+from .mcts_vector import VECTOR_KINDS, best_child, grow_vector_tree, vector_result
 from .progress import SolveProgress
-from .results import MoveValue, SearchResult, assemble, position, start, stats_of
+from .results import MoveValue, SearchResult, assemble, check_game, position, start, stats_of
 
 __all__ = [
+    "MCTS_KINDS",
     "DEFAULT_EXPLORATION",
     "DEFAULT_ITERATIONS",
     "MCTSNode",
@@ -61,6 +64,16 @@ DEFAULT_EXPLORATION = 1.0
 #: Iterations when neither ``iterations`` nor ``time_limit`` is given.
 DEFAULT_ITERATIONS = 10_000
 #: Mean rewards reported as scores stay strictly inside (-1, 1), like heuristic values.
+
+#: The kinds of game MCTS searches beyond the plain one: those with chance nodes, more players, payoffs
+#: that are not zero-sum or a margin go to :mod:`gametree.search.mcts_vector` (a payoff for each player).
+MCTS_KINDS: frozenset[GameKind] = VECTOR_KINDS
+
+
+def _by_vectors(game: Game[Any, Any]) -> bool:
+    """Whether ``game`` is searched with a payoff for each player (refusing a kind MCTS cannot search)."""
+    check_game(game, "mcts", MCTS_KINDS)
+    return bool(game_kinds(game.info))
 
 
 class MCTSNode:
@@ -477,12 +490,41 @@ def mcts(
         TypeError: ``game``, ``state`` or ``moves`` is of the wrong type.
         ValueError: ``iterations``, ``time_limit`` or ``exploration`` is out of range.
     """
-    state = start(game, position(game, state, moves))
+    state = position(game, state, moves)
+    if _by_vectors(game):
+        return _mcts_vectors(game, state, Playouts(
+            iterations=iterations, time_limit=time_limit, exploration=exploration, seed=seed, depth=depth
+        ), progress)  # fmt: skip
+    state = start(game, state)
     playouts = Playouts(iterations=iterations, time_limit=time_limit, exploration=exploration, seed=seed, depth=depth)
     searched = grow_tree(game, state, playouts, progress=progress)
     if progress is not None:
         progress.phase = "done"
     return result_of(game, searched, depth)
+
+
+def _mcts_vectors(
+    game: Game[S, M], state: S, playouts: Playouts, progress: SolveProgress | None = None
+) -> SearchResult:
+    """:func:`mcts` of a game with chance, more players or a margin (:mod:`gametree.search.mcts_vector`)."""
+    state = start(game, state, checked=True)
+    iterations = playouts.iterations
+    if iterations is None and playouts.time_limit is None:
+        iterations = DEFAULT_ITERATIONS
+    seed = playouts.seed
+    run = grow_vector_tree(
+        game,
+        state,
+        iterations=iterations,
+        time_limit=playouts.time_limit,
+        exploration=DEFAULT_EXPLORATION if playouts.exploration is None else playouts.exploration,
+        rng=seed if isinstance(seed, random.Random) else random.Random(seed),
+        depth=playouts.depth,
+        progress=progress,
+    )
+    if progress is not None:
+        progress.phase = "done"
+    return vector_result(game, run, playouts.depth)
 
 
 class MCTSPlayer:
@@ -525,6 +567,21 @@ class MCTSPlayer:
         self.exploration = exploration
 
     def choose(self, game: Game[S, M], state: S, rng: random.Random) -> Any:
+        if game.to_move(state) == CHANCE:  # (asked where chance moves: roll the die)
+            return roll(game, state, rng)
+        if _by_vectors(game):  # chance, more players, margins: the payoff of each player
+            run = grow_vector_tree(
+                game,
+                state,
+                iterations=self.iterations,
+                time_limit=self.seconds,
+                exploration=DEFAULT_EXPLORATION if self.exploration is None else self.exploration,
+                rng=random.Random(rng.getrandbits(64)),
+                depth=None if isinstance(self.depth, str) else self.depth,  # (auto: random playouts to the end)
+            )
+            picked = best_child(run.root)
+            assert picked is not None, "a run adds at least one node"
+            return picked.move
         depth = self.depth
         if depth == "auto":
             depth = 0 if capabilities(game).heuristic is not None else None

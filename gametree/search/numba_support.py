@@ -24,6 +24,10 @@ docs/limits.md:
    code beside the source, which an installed package may not write to; the
    compiled engine's code goes to gametree's own cache folder instead, so that
    a process after the first loads it (about half a second) instead of compiling it.
+   The folder is checked first (:func:`repair_cache`): numba fails on a damaged
+   file of its cache (an empty or cut index, data that is no pickle) with
+   ``UnpicklingError`` or ``EOFError`` on every compiled search until the file
+   is deleted, so a damaged entry is removed, with a one-line note, and compiled again.
 
 This module does not import numba at import time: :func:`use_cache_folder` must
 run before numba is first imported, and the rest imports it when called.
@@ -33,7 +37,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import os
+import pickletools
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -44,7 +50,9 @@ if TYPE_CHECKING:
 __all__ = [
     "QUIET_COMPILE_INTERRUPTS",
     "STABLE_IDS",
+    "damaged_cache_entries",
     "quiet_compile_interrupts",
+    "repair_cache",
     "stabilise",
     "stable_id",
     "switched_on",
@@ -118,7 +126,9 @@ def quiet_compile_interrupts() -> Iterator[None]:
 @functools.cache
 def use_cache_folder(folder: str) -> None:
     """Point numba's on-disk cache at ``folder`` (once a process; unless ``NUMBA_CACHE_DIR`` says
-    where), for numba in this process and in any process started from it."""
+    where), for numba in this process and in any process started from it, and :func:`repair_cache`
+    it.  (A ``NUMBA_CACHE_DIR`` of the user's is not checked: it may hold the caches of other
+    programs, much larger, which would be read at every start.)"""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return
     os.environ["NUMBA_CACHE_DIR"] = folder
@@ -126,3 +136,68 @@ def use_cache_folder(folder: str) -> None:
         import numba
 
         numba.config.CACHE_DIR = folder  # type: ignore[attr-defined]
+    repair_cache(folder)
+
+
+#: The endings of numba's cache files: an index (``NAME.pyXY.nbi``: numba's version, then a pickle of
+#: the source's stamp and the data file of each signature) and data (``NAME.pyXY.N.nbc``: a pickle).
+INDEX, DATA = ".nbi", ".nbc"
+
+
+def _pickles_whole(data: bytes, count: int) -> bool:
+    """Whether ``data`` is ``count`` whole pickles one after another (their opcodes read, nothing
+    built), with nothing after them."""
+    stream = io.BytesIO(data)
+    try:
+        for _ in range(count):
+            for _ in pickletools.genops(stream):
+                pass
+    except Exception:  # a cut or garbled pickle: ValueError, or anything its parser meets
+        return False
+    return stream.tell() == len(data) and len(data) > 0
+
+
+def _entry(name: str) -> str:
+    """The function a cache file belongs to: its name without ``.N.nbc`` or ``.nbi``."""
+    base = name[: -len(DATA)] if name.endswith(DATA) else name[: -len(INDEX)]
+    head, _, number = base.rpartition(".")
+    return head if name.endswith(DATA) and number.isdigit() else base
+
+
+def damaged_cache_entries(folder: str) -> dict[str, list[str]]:
+    """The damaged entries of numba's cache in ``folder`` (a function's index and data files, by the
+    folder they are in and the function's part of their names): an entry with a file that is
+    empty or not whole pickles.  Unreadable files are left to numba."""
+    damaged: dict[str, list[str]] = {}
+    for directory, _, names in os.walk(folder):
+        for name in names:
+            if not name.endswith((INDEX, DATA)):
+                continue
+            try:
+                with open(os.path.join(directory, name), "rb") as file:
+                    data = file.read()
+            except OSError:
+                continue
+            if not _pickles_whole(data, 2 if name.endswith(INDEX) else 1):
+                damaged.setdefault(directory, []).append(_entry(name))
+    return damaged
+
+
+def repair_cache(folder: str) -> list[str]:
+    """Remove the damaged entries of numba's cache in ``folder`` (:func:`damaged_cache_entries`:
+    every index and data file of each, so that numba compiles the function again and rewrites
+    them), with a one-line note on standard error; the files removed."""
+    removed: list[str] = []
+    for directory, entries in damaged_cache_entries(folder).items():
+        for name in sorted(os.listdir(directory)):
+            if name.endswith((INDEX, DATA)) and _entry(name) in entries:
+                with contextlib.suppress(FileNotFoundError):  # (another process removed it first)
+                    os.remove(os.path.join(directory, name))
+                    removed.append(os.path.join(directory, name))
+    if removed:
+        print(
+            f"note: removed {len(removed)} damaged file{'s' if len(removed) != 1 else ''} from the compiled "
+            f"engine's cache in {folder}; compiling them again (a few seconds)",
+            file=sys.stderr,
+        )
+    return removed

@@ -16,6 +16,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Generic, Literal, NamedTuple
 
 from ..game import Game, GameKind, GameOverError, M, Move, S, State, UnsupportedGameError, play_text, refusal
@@ -25,6 +26,7 @@ from .values import ExactValue, Margin, exact_value, margin_text
 
 __all__ = [
     "CutShort",
+    "InconsistentSearch",
     "MoveValue",
     "assemble",
     "Root",
@@ -101,6 +103,9 @@ class MoveValue:
     game_move: object = dataclasses.field(default=None, repr=False, compare=False)
     #: A game of three or more players: each player's payoff after this move (max^n, paranoid).
     payoffs: tuple[float, ...] | None = None
+    #: The exact value (an expected payoff over chance outcomes) when it is a fraction: ``score`` is
+    #: then its float (expectiminimax, Star1, Star2 with exact probabilities; JSON writes it "p/q").
+    exact: Fraction | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +163,8 @@ class SearchResult:
     expanded: tuple[str, ...] | None = None
     #: A margin game's proven final margin for the side to move (None: not a margin game, or not proven).
     margin: int | None = None
+    #: The exact value as a fraction (an expected payoff over chance outcomes), as for :attr:`MoveValue.exact`.
+    exact: Fraction | None = None
 
     @property
     def best_game_moves(self) -> tuple[object, ...]:
@@ -172,6 +179,10 @@ class SearchResult:
         data = dataclasses.asdict(dataclasses.replace(self, move_values=plain))
         for value in data["move_values"]:
             del value["game_move"]
+            if value["exact"] is not None:
+                value["exact"] = str(value["exact"])
+        if data["exact"] is not None:
+            data["exact"] = str(data["exact"])
         return data
 
     @property
@@ -335,6 +346,12 @@ def counted(
     )
 
 
+class InconsistentSearch(AssertionError):
+    """A search whose values contradict each other (no move keeps the position's value): a bug, or
+    known values (a solution store) that were damaged or forged; :func:`gametree.search.known.answer`
+    reports the latter as :class:`gametree.search.known.DamagedValues`."""
+
+
 def best_move(engine: SearchEngine, state: State, value: float, height: int = 0) -> Any:
     """The first move of ``state`` (in the game's order) that keeps its ``value``: the child's
     value, confirmed with a narrow window around ``-value``, is exactly ``-value``.  None if a
@@ -351,7 +368,7 @@ def best_move(engine: SearchEngine, state: State, value: float, height: int = 0)
         # Depth-limited: a table kept from deeper searches (a later iteration cut short, an earlier
         # search of a transposition) may hold heuristic values of another depth than ``value``'s.
         return None
-    raise AssertionError("no move keeps the value: the search is inconsistent")  # pragma: no cover
+    raise InconsistentSearch("no move keeps the value: the search is inconsistent")
 
 
 def principal_variation(engine: SearchEngine, state: State, first: Move, value: float) -> tuple[list[Any], bool]:

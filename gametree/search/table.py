@@ -137,7 +137,13 @@ def table_of(cache: TranspositionTable | bool | None) -> TranspositionTable | No
     return TranspositionTable() if cache else None
 
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(k|m|g|kb|mb|gb)?\s*$", re.IGNORECASE)
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]i?b|[kmgt]|b)?\s*$", re.IGNORECASE)
+
+#: Entries by the thousand, million, billion or trillion (``2M``); memory in bytes (``B``) or by
+#: powers of 1024 however the unit is spelt: ``MB`` and ``MiB`` are both 2**20 bytes, as gametree
+#: has always read ``256MB``, so that the limit, 1 TiB, is also ``1TB`` and ``1024GB``.
+_ENTRY_UNITS = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+_BYTE_UNITS = {"b": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
 #: The largest cache :func:`parse_cache_size` accepts: 1 TiB, at :data:`BYTES_PER_ENTRY` an entry
@@ -146,7 +152,8 @@ MAX_CACHE_BYTES = 1 << 40
 
 
 def parse_cache_size(text: str) -> TranspositionTable:
-    """``"500000"`` (entries), ``"2M"`` (entries) or ``"256MB"`` (memory).
+    """``"500000"`` (entries), ``"2M"`` (entries) or ``"256MB"`` (memory; ``KB``, ``MB``, ``GB``, ``TB``
+    count in 1024s, as ``KiB`` ... ``TiB`` do; ``B``: bytes).
 
     Between 2 entries and :data:`MAX_CACHE_BYTES` of memory (1 TiB), whichever
     way it is written; else a one-line :class:`ValueError`.
@@ -155,16 +162,16 @@ def parse_cache_size(text: str) -> TranspositionTable:
     match = _SIZE.match(text)
     if not match:
         raise ValueError(
-            f"cache size {shown!r}: expected a number of entries (e.g. 500000, 2M) or megabytes (e.g. 256MB)"
+            f"cache size {shown!r}: expected a number of entries (e.g. 500000, 2M) or of bytes (e.g. 256MB, 1GiB, 1TB)"
         )
     number, unit = float(match.group(1)), (match.group(2) or "").lower()  # (float: inf for hundreds of digits)
     if unit.endswith("b"):
-        entries = number * {"kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30}[unit] / BYTES_PER_ENTRY
+        entries = number * _BYTE_UNITS[unit[0]] / BYTES_PER_ENTRY
     else:
-        entries = number * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[unit]
+        entries = number * _ENTRY_UNITS[unit]
     most = MAX_CACHE_BYTES // BYTES_PER_ENTRY
     if not entries < most + 1:  # (whole entries: 1024GB is ``most`` and a bit)
-        raise ValueError(f"cache size {shown!r}: at most 1 TiB ({most} entries, 1024GB)")
+        raise ValueError(f"cache size {shown!r}: at most 1 TiB (1TB, 1024GB, {most} entries)")
     if entries < 2:
         raise ValueError(f"cache size {shown!r}: at least 2 entries ({2 * BYTES_PER_ENTRY} bytes)")
     return TranspositionTable(int(entries), requested=True)

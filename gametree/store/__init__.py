@@ -22,18 +22,30 @@ Searches never import this package: they reach it through
 
 from __future__ import annotations
 
-from .files import BOOK_FORMAT, export_book, game_identity, import_book
+from .files import BOOK_FORMAT, MAX_BOOK_BYTES, MAX_BOOK_LINE, book_digest, export_book, game_identity, import_book
 from .memory import MemoryEntries
-from .sqlite import SCHEMA_VERSION, GameEntries, GameSummary, SolutionStore, StoreError, default_store_path
+from .sqlite import (
+    SCHEMA_VERSION,
+    DamagedStore,
+    GameEntries,
+    GameSummary,
+    SolutionStore,
+    StoreError,
+    default_store_path,
+)
 
 __all__ = [
     "BOOK_FORMAT",
+    "MAX_BOOK_BYTES",
+    "MAX_BOOK_LINE",
     "SCHEMA_VERSION",
+    "DamagedStore",
     "GameEntries",
     "GameSummary",
     "MemoryEntries",
     "SolutionStore",
     "StoreError",
+    "book_digest",
     "default_store_path",
     "export_book",
     "game_identity",

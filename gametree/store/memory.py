@@ -66,6 +66,9 @@ class MemoryEntries(GameEntries):
             count += 1
         return count
 
+    def record(self, exact: Sequence[tuple[StoreKey, int]], bounds: Sequence[tuple[StoreKey, int, Bound]]) -> int:
+        return self.put_many(exact) + self.put_bounds(bounds)
+
     def take(self) -> list[tuple[StoreKey, int]]:
         """The exact entries put since the last take."""
         fresh, self.fresh = self.fresh, []

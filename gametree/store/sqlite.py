@@ -23,20 +23,22 @@ import os
 import sqlite3
 import stat
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from ..search.known import Known, StoreKey
+from ..search.known import DamagedValues, Known, StoreKey
 from ..search.table import Bound
 
 __all__ = [
     "APPLICATION_ID",
     "BUSY_SECONDS",
     "SCHEMA_VERSION",
+    "DamagedStore",
     "GameEntries",
     "GameSummary",
     "SolutionStore",
+    "Staging",
     "StoreError",
     "default_store_path",
 ]
@@ -83,6 +85,20 @@ class StoreError(Exception):
     """A store that cannot be used: unreadable, corrupt, another program's, another version."""
 
 
+class DamagedStore(StoreError, DamagedValues):
+    """A store that cannot be read: its pages or content are damaged, or SQLite failed to read it (found
+    while reading it: a search, ``book info``); a :class:`~gametree.search.known.DamagedValues` too, so
+    that a search reports it in one line."""
+
+
+def damaged_message(path: str, why: str) -> str:
+    """How a damaged store is reported: the file, what is wrong, and the ways out."""
+    return (
+        f"the solution store {path} is damaged ({why}): delete it or move it away (a new store is made "
+        f"on the next use; 'sqlite3 {path} .recover' may save what is left), or run with --no-store"
+    )
+
+
 def default_store_path() -> str | None:
     """The store of the commands: ``$GAMETREE_STORE`` (``none`` or empty: no store), else
     ``$XDG_DATA_HOME/gametree/solutions.sqlite`` (``~/.local/share/gametree/...``)."""
@@ -117,13 +133,21 @@ class SolutionStore:
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
         self.path = os.fspath(path)
         self.readonly = readonly
+        #: Why the store is read-only though it was opened for writing (a read-only file or folder), if so.
+        self.readonly_reason: str | None = None
+        self._immutable = False
         _check_regular(self.path)
         if not readonly:
+            self.readonly_reason = _unwritable(self.path)
+            self.readonly = self.readonly_reason is not None
+        if not self.readonly:
             folder = os.path.dirname(os.path.abspath(self.path))
             try:
                 os.makedirs(folder, exist_ok=True)
             except OSError as exc:
                 raise StoreError(f"cannot create the store's folder {folder}: {exc.strerror or exc}") from None
+            if not os.path.exists(self.path) and not os.access(folder, os.W_OK | os.X_OK):
+                raise StoreError(f"cannot make the store {self.path}: its folder is read-only")
         elif not os.path.exists(self.path):
             raise StoreError(f"no store at {self.path}")
         # Several processes may make a new store at the same moment; SQLite may then answer "database is
@@ -136,11 +160,18 @@ class SolutionStore:
                 break
             except sqlite3.OperationalError as exc:
                 self.db.close()
+                if self.readonly and not self._immutable and ("unable to open" in str(exc) or "readonly" in str(exc)):
+                    # A store in WAL mode in a read-only folder: SQLite cannot make its "-shm" file there;
+                    # nobody can write the store there either, so it is read as an immutable file.
+                    self._immutable = True
+                    continue
                 if "locked" not in str(exc) or time.monotonic() > deadline:
-                    raise StoreError(f"{self.path} is not a gametree store ({exc})") from None
+                    raise StoreError(_open_error(self.path, str(exc))) from None
                 time.sleep(0.05)
             except sqlite3.DatabaseError as exc:
                 self.db.close()
+                if "malformed" in str(exc):  # (a store whose schema's pages are damaged)
+                    raise DamagedStore(damaged_message(self.path, str(exc))) from None
                 raise StoreError(f"{self.path} is not a gametree store ({exc})") from None
             except StoreError:
                 self.db.close()
@@ -150,6 +181,7 @@ class SolutionStore:
     def _connect(self) -> sqlite3.Connection:
         try:
             uri = f"file:{_quote(os.path.abspath(self.path))}?mode={'ro' if self.readonly else 'rwc'}"
+            uri += "&immutable=1" if self._immutable else ""
             return sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the store {self.path}: {exc}") from None
@@ -168,6 +200,8 @@ class SolutionStore:
             db.execute("COMMIT")
         if application == 0 and version == 0 and not tables:
             if self.readonly:
+                if self.readonly_reason is not None:
+                    raise StoreError(f"{self.path} is empty and read-only ({self.readonly_reason}): no store to read")
                 raise StoreError(f"{self.path} is an empty file, not a gametree store")
             db.execute("PRAGMA journal_mode = WAL")
             with self.transaction():
@@ -187,6 +221,7 @@ class SolutionStore:
             if self.readonly:
                 raise StoreError(
                     f"{self.path} is a gametree store of schema version 1: open it for writing once to upgrade it"
+                    + (f" (it is read-only: {self.readonly_reason})" if self.readonly_reason else "")
                 )
             self._upgrade()
             self._check()
@@ -228,8 +263,35 @@ class SolutionStore:
         self.close()
 
     def transaction(self) -> _Transaction:
-        """``with store.transaction():`` several writes as one (all or none)."""
-        return _Transaction(self.db)
+        """``with store.transaction():`` several writes as one (all or none).  An SQLite error in it
+        (a full disk, a read-only file, a damaged page) is a :class:`StoreError` saying so."""
+        return _Transaction(self)
+
+    def staging(self) -> Staging:
+        """A new, empty temporary table for a book's entries, checked before they join the store
+        (:func:`gametree.store.files.import_book`; within its transaction)."""
+        return Staging(self)
+
+    def drop_staging(self) -> None:
+        """Drop the table of :meth:`staging` (after the book's transaction)."""
+        with contextlib.suppress(sqlite3.Error):
+            self.db.execute("DROP TABLE IF EXISTS temp.staged")
+
+    def check_writable(self) -> None:
+        """Refuse, in one line, to write to a store opened read-only."""
+        if self.readonly:
+            why = self.readonly_reason or "opened read-only"
+            raise StoreError(f"the store {self.path} is read-only ({why}): it can be read, not written")
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """Reads of the store: a damaged page is a :class:`DamagedStore` naming the file and the way out."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:  # (an I/O error, say)
+            raise DamagedStore(f"cannot read the store {self.path}: {exc}") from None
+        except sqlite3.DatabaseError as exc:
+            raise DamagedStore(damaged_message(self.path, str(exc))) from None
 
     def game_id(self, name: str, options: dict[str, Any], *, create: bool = True) -> int | None:
         """The store's number for the game ``name`` with ``options`` (None: not in the store)."""
@@ -237,7 +299,8 @@ class SolutionStore:
         found = self._games.get((name, text))
         if found is not None:
             return found
-        row = self.db.execute("SELECT id FROM games WHERE name = ? AND options = ?", (name, text)).fetchone()
+        with self.reading():
+            row = self.db.execute("SELECT id FROM games WHERE name = ? AND options = ?", (name, text)).fetchone()
         if row is None:
             if not create or self.readonly:
                 return None
@@ -253,13 +316,17 @@ class SolutionStore:
 
     def games(self) -> list[GameSummary]:
         """What the store holds, game by game."""
+        with self.reading():
+            return self._games_held()
+
+    def _games_held(self) -> list[GameSummary]:
         entries = []
         for game, name, options in self.db.execute(
             "SELECT id, name, options FROM games ORDER BY name, options"
         ).fetchall():
-            positions, covered, bounds, chosen = self.db.execute(
-                "SELECT COUNT(*), COALESCE(SUM(images), 0), COALESCE(SUM(bound != 0), 0), COUNT(best) FROM "
-                "positions WHERE game = ?",
+            positions, covered, bounds, chosen, sane = self.db.execute(
+                "SELECT COUNT(*), COALESCE(SUM(images), 0), COALESCE(SUM(bound != 0), 0), COUNT(best), "
+                "COALESCE(MIN(typeof(images) = 'integer' AND images >= 1), 1) FROM positions WHERE game = ?",
                 (game,),
             ).fetchone()
             builds = tuple(
@@ -268,8 +335,28 @@ class SolutionStore:
                     "SELECT name, complete, positions, seconds, note FROM builds WHERE game = ? ORDER BY name", (game,)
                 )
             )
-            entries.append(GameSummary(name, json.loads(options), positions, covered, builds, bounds, chosen))
+            if not sane or not all(
+                isinstance(b[0], str)
+                and isinstance(b[2], int)
+                and isinstance(b[3], (int, float))
+                and isinstance(b[4], str)
+                for b in builds
+            ):
+                raise DamagedStore(
+                    damaged_message(self.path, f"the game {name!r} has counts that are not whole numbers")
+                )
+            entries.append(GameSummary(name, self._options(name, options), positions, covered, builds, bounds, chosen))
         return entries
+
+    def _options(self, name: object, text: object) -> dict[str, Any]:
+        """A game's options as the store keeps them (JSON): anything else is damage."""
+        try:
+            options = json.loads(text) if isinstance(text, str) else None
+        except (ValueError, RecursionError):
+            options = None
+        if not isinstance(name, str) or not isinstance(options, dict):
+            raise DamagedStore(damaged_message(self.path, f"the options of the game {name!r} are not a JSON object"))
+        return options
 
     def size(self) -> int:
         """The store's bytes on disk (its WAL file included)."""
@@ -290,6 +377,33 @@ def _check_regular(path: str) -> None:
         raise StoreError(f"{path} is {kind}, not a gametree store: give --store a file")
 
 
+def _unwritable(path: str) -> str | None:
+    """Why the store at ``path`` can be read but not written (a read-only file, or a read-only folder,
+    where SQLite cannot make its write-ahead log), or None."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.exists(path):
+        return None
+    try:
+        if os.statvfs(path).f_flag & os.ST_RDONLY:
+            return "on a read-only file system"
+    except (OSError, AttributeError):  # (no statvfs: Windows)
+        pass
+    if not os.access(path, os.W_OK):
+        return "the file is read-only"
+    if os.path.isdir(folder) and not os.access(folder, os.W_OK | os.X_OK):
+        if all(os.access(path + suffix, os.W_OK) for suffix in ("-wal", "-shm")):
+            return None  # (SQLite writes through the log files already there)
+        return "its folder is read-only"
+    return None
+
+
+def _open_error(path: str, why: str) -> str:
+    """The message for a file SQLite cannot use as a store."""
+    if "readonly" in why or "read-only" in why:
+        return f"the store {path} is read-only ({why}): it can be read, not written"
+    return f"{path} is not a gametree store ({why})"
+
+
 def _quote(path: str) -> str:
     from urllib.parse import quote
 
@@ -297,14 +411,41 @@ def _quote(path: str) -> str:
 
 
 class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+    """One write transaction.  SQLite ends a transaction itself on some errors (a full disk): the
+    rollback then is skipped, so that the error reported is SQLite's own (``database or disk is
+    full``), never ``cannot rollback - no transaction is active``."""
+
+    def __init__(self, store: SolutionStore) -> None:
+        self.store = store
+        self.db = store.db
 
     def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
+        self.store.check_writable()
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise StoreError(self._message(exc)) from None
 
-    def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:
-        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, *rest: object) -> None:
+        if kind is None:
+            try:
+                self.db.execute("COMMIT")
+                return
+            except sqlite3.Error as exc:
+                error = exc
+        if self.db.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+        if isinstance(error, sqlite3.Error):
+            raise StoreError(self._message(error)) from None
+
+    def _message(self, exc: sqlite3.Error) -> str:
+        path, text = self.store.path, str(exc)
+        if isinstance(exc, sqlite3.DatabaseError) and "malformed" in text:
+            return damaged_message(path, text)
+        if "readonly" in text or "read-only" in text:
+            return f"the store {path} is read-only ({text}): it can be read, not written"
+        return f"cannot write to the store {path}: {text}"
 
 
 class GameEntries:
@@ -313,6 +454,8 @@ class GameEntries:
 
     def __init__(self, store: SolutionStore, name: str, options: dict[str, Any]) -> None:
         self.store = store
+        #: How messages name where these values are kept.
+        self.origin = f"the solution store {store.path}"
         self.name = name
         self.options = options
         self._id: int | None = None
@@ -341,20 +484,26 @@ class GameEntries:
         game = self._game(False)
         if game is None:
             return None
-        row = self.store.db.execute(
-            "SELECT score, bound, best FROM positions WHERE game = ? AND key = ?", (game, key)
-        ).fetchone()
-        return None if row is None else Known(int(row[0]), Bound(int(row[1])), row[2])
+        row = self._one("SELECT score, bound, best FROM positions WHERE game = ? AND key = ?", (game, key))
+        if row is None:
+            return None
+        try:
+            return Known(int(row[0]), Bound(int(row[1])), row[2])
+        except (ValueError, TypeError):
+            why = f"the entry {str(key)[:60]!r} of {self.name} holds {row[0]!r} as its score, {row[1]!r} as its kind"
+            raise DamagedStore(damaged_message(self.store.path, why)) from None
+
+    def _one(self, query: str, arguments: tuple[object, ...]) -> Any:
+        """The first row of a query (None if none), a damaged store reported as such."""
+        with self.store.reading():
+            return self.store.db.execute(query, arguments).fetchone()
 
     def has_chosen_moves(self) -> bool:
         """Whether some stored position names a chosen move (a book for perfect play is here)."""
         game = self._game(False)
         return (
             game is not None
-            and self.store.db.execute(
-                "SELECT 1 FROM positions WHERE game = ? AND best IS NOT NULL LIMIT 1", (game,)
-            ).fetchone()
-            is not None
+            and self._one("SELECT 1 FROM positions WHERE game = ? AND best IS NOT NULL LIMIT 1", (game,)) is not None
         )
 
     def chosen_moves(self) -> int:
@@ -362,11 +511,7 @@ class GameEntries:
         game = self._game(False)
         if game is None:
             return 0
-        return int(
-            self.store.db.execute(
-                "SELECT COUNT(*) FROM positions WHERE game = ? AND best IS NOT NULL", (game,)
-            ).fetchone()[0]
-        )
+        return int(self._one("SELECT COUNT(*) FROM positions WHERE game = ? AND best IS NOT NULL", (game,))[0])
 
     def choose_many(self, items: Iterable[tuple[StoreKey, StoreKey]]) -> None:
         """Record for stored positions ``(key, best)`` that each is to be left for the position
@@ -388,7 +533,8 @@ class GameEntries:
         for start in range(0, len(keys), 500):
             chunk = list(keys[start : start + 500])
             query = f"SELECT key FROM positions WHERE game = ? AND bound = 0 AND key IN ({','.join('?' * len(chunk))})"
-            found.update(row[0] for row in self.store.db.execute(query, (game, *chunk)))
+            with self.store.reading():
+                found.update(row[0] for row in self.store.db.execute(query, (game, *chunk)))
         return found
 
     def put_many(self, items: Iterable[tuple[StoreKey, int]] | Iterable[tuple[StoreKey, int, int]]) -> int:
@@ -431,8 +577,16 @@ class GameEntries:
         """Keep what a search proved (:meth:`gametree.search.known.KnownValues.record`): a store that
         cannot be written (locked too long, read-only, a full disk) loses it, not the search, and
         :attr:`write_error` says why."""
+        if self.store.readonly:
+            if exact or bounds:
+                why = self.store.readonly_reason or "opened read-only"
+                self.write_error = f"the store {self.store.path} is read-only ({why}): what was proven is not kept"
+            return 0
         try:
             return self.put_many(exact) + self.put_bounds(bounds)
+        except StoreError as exc:  # (a full disk, a lock held too long: the transaction says which)
+            self.write_error = str(exc)
+            return 0
         except sqlite3.Error as exc:
             self.write_error = f"could not write to the store {self.store.path}: {exc}"
             return 0
@@ -442,9 +596,10 @@ class GameEntries:
         game = self._game(False)
         if game is None:
             return
-        yield from self.store.db.execute(
-            "SELECT key, score, images, bound, best FROM positions WHERE game = ? ORDER BY key", (game,)
-        )
+        with self.store.reading():
+            yield from self.store.db.execute(
+                "SELECT key, score, images, bound, best FROM positions WHERE game = ? ORDER BY key", (game,)
+            )
 
     def record_build(self, name: str, *, complete: bool, positions: int, seconds: float, note: str = "") -> None:
         """Remember a book build (``gametree book info`` lists them)."""
@@ -460,7 +615,103 @@ class GameEntries:
         game = self._game(False)
         if game is None:
             return None
-        row = self.store.db.execute(
+        row = self._one(
             "SELECT complete, positions, seconds, note FROM builds WHERE game = ? AND name = ?", (game, name)
-        ).fetchone()
+        )
         return None if row is None else (bool(row[0]), int(row[1]), float(row[2]), str(row[3]))
+
+
+class Staging:
+    """A book's entries in a temporary table, where they are checked before they are merged into
+    the store's positions (all in the caller's transaction: a book refused leaves no trace)."""
+
+    def __init__(self, store: SolutionStore) -> None:
+        self.store = store
+        self.db = store.db
+        self.db.execute("DROP TABLE IF EXISTS temp.staged")
+        self.db.execute(
+            "CREATE TEMP TABLE staged (key NOT NULL PRIMARY KEY, score INTEGER NOT NULL, images INTEGER NOT NULL, "
+            "bound INTEGER NOT NULL, best, line INTEGER NOT NULL) WITHOUT ROWID"
+        )
+
+    def add(self, entries: Sequence[BookLine]) -> tuple[int, int] | None:
+        """Stage entries; a key given twice is not staged again: then the two lines that give it
+        (the later one first)."""
+        rows = [(e.key, e.score, e.images, int(e.kind), e.best, e.line) for e in entries]
+        try:
+            self.db.executemany(
+                "INSERT INTO staged (key, score, images, bound, best, line) VALUES (?, ?, ?, ?, ?, ?)", rows
+            )
+        except sqlite3.IntegrityError:
+            for key, *_, line in rows:
+                first = self.db.execute("SELECT line FROM staged WHERE key = ?", (key,)).fetchone()
+                if first is not None and first[0] != line:
+                    return line, int(first[0])
+            raise
+        return None
+
+    def lookup(self, name: str, options: dict[str, Any]) -> Callable[[StoreKey], tuple[Known, int | None] | None]:
+        """What is known of a key: the book's entry (with its line), else the store's (its line None)."""
+        text = json.dumps(options, sort_keys=True, separators=(",", ":"))
+        row = self.db.execute("SELECT id FROM games WHERE name = ? AND options = ?", (name, text)).fetchone()
+        game = None if row is None else int(row[0])
+
+        def find(key: StoreKey) -> tuple[Known, int | None] | None:
+            found = self.db.execute("SELECT score, bound, best, line FROM staged WHERE key = ?", (key,)).fetchone()
+            if found is not None:
+                return Known(int(found[0]), Bound(int(found[1])), found[2]), int(found[3])
+            if game is None:
+                return None
+            kept = self.db.execute(
+                "SELECT score, bound, best FROM positions WHERE game = ? AND key = ?", (game, key)
+            ).fetchone()
+            if kept is None:
+                return None
+            try:
+                return Known(int(kept[0]), Bound(int(kept[1])), kept[2]), None
+            except (ValueError, TypeError):
+                return None  # (a damaged entry of the store is not the book's fault)
+
+        return find
+
+    def merge(self, name: str, options: dict[str, Any]) -> None:
+        """Merge the staged entries into the store as :meth:`GameEntries.put_many`, :meth:`~GameEntries.put_bounds`
+        and :meth:`~GameEntries.choose_many` would (within the caller's transaction)."""
+        text = json.dumps(options, sort_keys=True, separators=(",", ":"))
+        db = self.db
+        db.execute("INSERT OR IGNORE INTO games (name, options) VALUES (?, ?)", (name, text))
+        game = int(db.execute("SELECT id FROM games WHERE name = ? AND options = ?", (name, text)).fetchone()[0])
+        db.execute(
+            "INSERT INTO positions (game, key, score, images, bound) SELECT ?, key, score, images, 0 FROM staged "
+            "WHERE bound = 0 ON CONFLICT (game, key) DO UPDATE SET score = excluded.score, images = excluded.images, "
+            "bound = 0",
+            (game,),
+        )
+        db.execute(
+            "INSERT INTO positions (game, key, score, bound) SELECT ?, key, score, bound FROM staged WHERE bound != 0 "
+            "ON CONFLICT (game, key) DO UPDATE SET score = excluded.score WHERE positions.bound = excluded.bound AND "
+            "excluded.bound * (excluded.score - positions.score) > 0",
+            (game,),
+        )
+        db.execute(
+            "UPDATE positions SET best = (SELECT best FROM staged WHERE staged.key = positions.key) WHERE game = ? "
+            "AND key IN (SELECT key FROM staged WHERE best IS NOT NULL)",
+            (game,),
+        )
+
+
+class BookLine(Protocol):
+    """One checked line of a book (:class:`gametree.store.files.BookEntry`)."""
+
+    @property
+    def line(self) -> int: ...
+    @property
+    def key(self) -> StoreKey: ...
+    @property
+    def score(self) -> int: ...
+    @property
+    def images(self) -> int: ...
+    @property
+    def kind(self) -> Bound: ...
+    @property
+    def best(self) -> StoreKey | None: ...
