@@ -555,3 +555,24 @@ def test_chance_and_three_player_trees_in_the_explorer(browser, tmp_path):
     page.page.mouse.move(*page.js("() => gametree.screen(0, 0)"))
     assert "payoffs" in page.js("() => gametree.details()")
     page.close()
+
+
+def test_explorer_of_a_star2_tree_from_the_cli(browser, tmp_path):
+    """Issue 31: gametree tree textbook -a star2 -o t.html: a chance node's expected value and its
+    outcomes' probabilities in the explorer."""
+    from test_tree_kinds import CHANCE_TREE
+
+    out = tmp_path / "star2.html"
+    assert run("tree", "textbook", "--tree", CHANCE_TREE, "-a", "star2", "-o", str(out)).exit_code == 0
+    data = page_data(out.read_text(encoding="utf-8"))["trees"][0]
+    chance = column(data, "chance")
+    probability = column(data, "probabilityText")
+    page = Page(browser, out)
+    assert page.js("() => gametree.view()") == "maxmin"  # (the default for a game with chance nodes)
+    page.js("s => gametree.go(s)", page.js("() => gametree.steps"))
+    labels = [page.js("x => gametree.label(0, x)", x) for x in range(len(chance))]
+    assert any(label.startswith("E ") for x, label in enumerate(labels) if chance[x])
+    outcome = next(x for x, p in enumerate(probability) if p == "1/3")
+    page.page.mouse.move(*page.js("x => gametree.screen(0, x)", outcome))
+    assert "probability1/3" in page.js("() => gametree.details()").replace(" ", "")
+    page.close()

@@ -459,3 +459,76 @@ def test_exports_keep_probabilities_and_payoffs():
     tree = capture_search(game, maxn_search(game))
     data = json.loads(exporters["json"].export(tree, {}))
     assert data["nodes"][0]["payoffs"] == [3, 4, 3] and data["graph"]["player_count"] == 3
+
+
+# ---------------------------------------------------------------------------------------------
+# The registered searches, told of every node (gametree.tree.general.observed_search).
+
+
+def _textbook(**options):
+    from gametree import load
+
+    return load().game("textbook").create(**options)
+
+
+CHANCE_TREE = "max(chance(1/2: 4  1/2: -2) chance(1/3: min(3 -5) 1/3: min(9 -3) 1/3: min(-9 5)))"
+THREE_TREE = "p1(p2((7,2,1) (3,4,3)) p2((6,3,1) (2,8,0) (0,0,10)))"
+
+
+@pytest.mark.parametrize("algorithm", ["expectiminimax", "star1", "star2"])
+def test_chance_searches_tell_every_node(algorithm):
+    """On random chance trees: the observed search is the unobserved one (value, node count), every
+    node entered is recorded, and expectiminimax's nodes carry their brute-force values."""
+    from gametree.search.algorithms import ALGORITHMS
+    from gametree.tree.general import observed_search
+
+    function = ALGORITHMS[algorithm].search
+    for seed in range(12):
+        game = _textbook(random=True, chance=True, tree_depth=2, branching=2, tree_seed=seed, low=-5, high=5)
+        for all_moves in (True, False):
+            tree = capture_search(game, observed_search(game, game.initial_state(), algorithm, all_moves=all_moves))
+            quiet = function(game, all_moves=all_moves, cache=False)
+            assert tree.result.score == quiet.score and tree.result.best_moves == quiet.best_moves
+            assert tree.visited == tree.result.stats.nodes == quiet.stats.nodes
+            root = tree.graph.nodes[0]
+            assert Fraction(root["payoffs"][0]).limit_denominator(10_000) == brute_chance(game, game.initial_state())
+            if algorithm == "expectiminimax":
+                for n in visited(tree):
+                    d = tree.graph.nodes[n]
+                    state = _state_of(game, d["moves"])
+                    mine = brute_chance(game, state)
+                    assert d["value"] == pytest.approx(float(-mine if d["viewer"] == 1 else mine))
+                    if d["chance"]:
+                        edges = [tree.graph.edges[n, c] for c in tree.graph.successors(n)]
+                        assert sum(Fraction(e["probability_text"]) for e in edges) == 1
+
+
+def _state_of(game, moves):
+    state = game.initial_state()
+    for text in moves.split():
+        state = game.play(state, game.parse_move(state, text))
+    return state
+
+
+def test_cli_draws_the_trees_of_every_kind(tmp_path):
+    from click.testing import CliRunner
+
+    from gametree.cli import cli
+
+    def run(*args):
+        return CliRunner().invoke(cli, ["tree", "textbook", *args], catch_exceptions=False)
+
+    svg = tmp_path / "t.svg"
+    result = run("--tree", CHANCE_TREE, "-a", "star2", "-o", str(svg))
+    assert result.exit_code == 0, result.output
+    assert svg.read_bytes().startswith(b"<?xml") or b"<svg" in svg.read_bytes()[:400]
+    dot = run("--tree", CHANCE_TREE, "-a", "expectiminimax", "-f", "dot").output
+    assert "shape=ellipse" in dot and "p = 1/3" in dot and "E = -17/3" in dot and "CHANCE" in dot  # (maxmin)
+    star1 = run("--tree", CHANCE_TREE, "-a", "star1", "-f", "json").output
+    assert "star1: the mean is at most 1/3" in star1
+    html = tmp_path / "t.html"
+    assert run("--tree", CHANCE_TREE, "-a", "star2", "-o", str(html)).exit_code == 0
+    refused = run("--tree", THREE_TREE, "-a", "star1", "-f", "dot")
+    assert refused.exit_code == 1 and refused.output.count("\n") == 1 and "star1 cannot search" in refused.output
+    refused = run("--tree", CHANCE_TREE, "-a", "star1", "--cache", "-f", "dot")
+    assert refused.exit_code == 2 and "--cache" in refused.output

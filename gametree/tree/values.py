@@ -61,7 +61,7 @@ def settle(data: MutableMapping[str, Any], exit: Exit, players: int) -> None:
     alpha, beta = data.get("alpha"), data.get("beta")
     bound = "lower" if exit.kind == "probe" else exit.bound(alpha, beta).label
     value: Any = exit.value
-    if exit.payoffs is not None and exit.player is not None and exit.payoffs[exit.player] == value:
+    if exit.payoffs is not None and exit.player is not None and float(exit.payoffs[exit.player]) == float(value):
         value = exit.payoffs[exit.player]  # (exact where the search kept a fraction)
     window = exit.window if exit.window is not None else (alpha, beta)
     viewer = data.get("viewer", 0)
