@@ -353,6 +353,8 @@ def default_node_style(data: Mapping[str, Any], *, board: bool = True) -> dict[s
         role = f"#{data['visit']}" + (f" {role}" if role else "")
     if role:
         rows.append(f'<TR><TD COLSPAN="3"><B>{_esc(role)}</B></TD></TR>')
+    if data.get("chance") and data.get("name"):  # (a textbook tree's letter; its subtree is too wide)
+        rows.append(f'<TR><TD COLSPAN="3"><FONT FACE="{MONO}" POINT-SIZE="10">{_esc(data["name"])}</FONT></TD></TR>')
     if board and not data.get("chance"):
         drawing = _board_html(data)
         if drawing:
@@ -448,7 +450,7 @@ def _legend(algorithm: str, players: tuple[str, ...], board: bool, kinds: Mappin
         )
         if kinds.get("view") != "maxmin" and not many:
             rows.append(line("(a chance node's E is for the player who moved into it)"))
-    if kinds.get("margin"):
+    if kinds.get("margin") and kinds.get("view") != "maxmin":
         rows.append(line("+4: a final margin (wins by 4)"))
     if kinds.get("show_order"):
         rows.append(line("#n: the order in which the search visited the nodes"))
