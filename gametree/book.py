@@ -223,24 +223,42 @@ def prove_chunk(task: Task[S, M], halter: Halter | None = None) -> tuple[int, li
 
 
 def build_strong(
-    game: Game[S, M], book: GameEntries, *, progress: Callable[[str, int, int], None] | None = None
+    game: Game[S, M],
+    book: GameEntries,
+    *,
+    progress: Callable[[str, int, int], None] | None = None,
+    kept: Callable[[int], None] | None = None,
 ) -> BuildReport:
     """Prove every reachable position of ``game`` (a strong solution) and keep them all in
-    ``book``, each canonical position with how many positions it stands for."""
+    ``book``, each canonical position with how many positions it stands for.
+
+    What is proven is written as soon as it is (the finished positions, then each ply's, the last
+    ply first), so a build stopped by Ctrl-C, a termination signal or a kill keeps it; ``kept(n)``
+    after each write, ``n`` the entries written so far.  A build run again enumerates the positions
+    again (they are held in memory only) and writes the same entries: the store ends as after one
+    uninterrupted build."""
     from .search.strong import solve_strongly
 
     started = time.perf_counter()
-    solution = solve_strongly(game, progress=progress)
-    items = []
-    for k, score in solution.scores.items():
-        stored = storable_key(k)
-        if stored is None:
-            raise ValueError(
-                "this game's positions have keys a store cannot keep (only integers, strings and tuples of them)"
-            )
-        items.append((stored, int(score), solution.images.get(k, 1)))
-    book.put_many(items)
-    return BuildReport(solution.positions, len(items), 0, time.perf_counter() - started, solution.per_ply)
+    written = 0
+
+    def keep(keys: list[Hashable], scores: dict[Hashable, int], images: dict[Hashable, int]) -> None:
+        nonlocal written
+        items = []
+        for k in keys:
+            stored = storable_key(k)
+            if stored is None:
+                raise ValueError(
+                    "this game's positions have keys a store cannot keep (only integers, strings and tuples of them)"
+                )
+            items.append((stored, int(scores[k]), images.get(k, 1)))
+        book.put_many(items)
+        written += len(items)
+        if kept is not None:
+            kept(written)
+
+    solution = solve_strongly(game, progress=progress, keep=keep)
+    return BuildReport(solution.positions, written, 0, time.perf_counter() - started, solution.per_ply)
 
 
 def build_play_book(

@@ -22,7 +22,9 @@ def console(stderr: bool = False) -> Console:
 def describe(game: Game[S, M], result: SearchResult) -> str:
     """One line: who wins (or draw) and in how many plies."""
     names = game.info.player_names
-    plies = "" if result.plies_to_end is None else f" in {result.plies_to_end} plies"
+    from .search.results import plies_text
+
+    plies = "" if result.plies_to_end is None else f" in {plies_text(result.plies_to_end)}"
     if not result.proven and result.stats.iterations is not None:  # Monte Carlo
         return (
             f"unknown (mean reward {result.score:+.3f} for {names[result.to_move]} "

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from .search.progress import SolveProgress
 
-__all__ = ["SHOW_AFTER", "elapsed_status", "live", "solve_status", "wanted"]
+__all__ = ["SHOW_AFTER", "elapsed_status", "live", "say", "solve_status", "solve_text", "text_status", "wanted"]
 
 #: Seconds of work before progress is shown (shorter work shows none).
 SHOW_AFTER = 0.5
@@ -59,6 +59,9 @@ def live(render: Callable[[], RenderableType], enabled: bool, console: Console |
     if console is None:
         console = Console(stderr=True, highlight=False)
     redirect = console.file is not sys.stdout and sys.stdout.isatty()
+    from .search import compile_state
+
+    told = compile_state.notify
     with Live(
         get_renderable=shown,
         console=console,
@@ -66,8 +69,21 @@ def live(render: Callable[[], RenderableType], enabled: bool, console: Console |
         transient=True,
         redirect_stdout=redirect,
         redirect_stderr=False,
-    ):
-        yield
+    ) as shown_live:
+        # A compile's notice goes above the live line, not onto it.
+        compile_state.notify = lambda text: shown_live.console.print(text, markup=False, highlight=False)
+        try:
+            yield
+        finally:
+            compile_state.notify = told
+
+
+def say(text: str) -> None:
+    """Print ``text`` on standard output, above the live line while one is shown.
+
+    ``print`` writes through ``sys.stdout``, which :func:`live` hands to rich while it shows a line on the same
+    terminal; ``click.echo`` would write past it to the terminal's buffer, onto the live line."""
+    print(text, flush=True)
 
 
 def _count(n: float) -> str:
@@ -106,9 +122,59 @@ def elapsed_status(what: str | Callable[[], str]) -> Callable[[], RenderableType
     return render
 
 
+def text_status(text: Callable[[], str]) -> Callable[[], RenderableType]:
+    """A renderer of work that says itself what it is doing: a spinner and ``text()``."""
+    from rich.spinner import Spinner
+
+    spinner = Spinner("dots")
+
+    def render() -> RenderableType:
+        spinner.text = text()
+        return spinner
+
+    return render
+
+
+def solve_text(progress: SolveProgress) -> str:
+    """A running solve in one line: what it is doing, elapsed time, nodes, nodes per second, the
+    score's window proven so far or the move being scored, the table's memory and the engine."""
+    seconds = progress.elapsed()
+    nodes = progress.nodes()
+    facts = [f"{seconds:.1f} s", f"{_count(nodes)} nodes", f"{_count(nodes / seconds if seconds > 0 else 0)}/s"]
+    phase = progress.phase
+    from .search import compile_state
+
+    compile_now = compile_state.now()
+    if compile_now is not None:
+        return compile_now.text()
+    if phase == "moves":
+        what = f"scoring moves {len(progress.scored)}/{progress.total}" + (
+            f" ({progress.current})" if progress.current else ""
+        )
+    elif phase in _PHASES:
+        what = _PHASES[phase]
+    else:
+        what = "proving the value"
+        if math.isfinite(progress.low) and math.isfinite(progress.high):
+            facts.append(f"score in [{_number(progress.low)}, {_number(progress.high)}]")
+    table = progress.table_bytes()
+    if table:
+        facts.append(f"table {_bytes(table)}")
+    if progress.engine:
+        facts.append(progress.engine)
+    return f"{what} · {' · '.join(facts)}"
+
+
+_PHASES = {
+    "lines": "following the lines of play",
+    "heuristic": "no proof in time: a best guess",
+    "playouts": "playing out random games",
+    "done": "done",
+}
+
+
 def solve_status(progress: SolveProgress) -> Callable[[], RenderableType]:
-    """A renderer of a running solve: elapsed time, nodes, nodes per second, the score's window
-    proven so far or the move being scored, and the table's memory."""
+    """A renderer of a running solve: a spinner and :func:`solve_text`."""
     from rich.spinner import Spinner
 
     spinner = Spinner("dots")
@@ -116,33 +182,8 @@ def solve_status(progress: SolveProgress) -> Callable[[], RenderableType]:
     def render() -> RenderableType:
         from rich.table import Table
 
-        seconds = progress.elapsed()
-        nodes = progress.nodes()
-        facts = [f"{seconds:.1f} s", f"{_count(nodes)} nodes", f"{_count(nodes / seconds if seconds > 0 else 0)}/s"]
-        phase = progress.phase
-        if phase == "moves":
-            what = f"scoring moves {len(progress.scored)}/{progress.total}" + (
-                f" ({progress.current})" if progress.current else ""
-            )
-        elif phase == "lines":
-            what = "following the lines of play"
-        elif phase == "heuristic":
-            what = "no proof in time: a best guess"
-        elif phase == "playouts":
-            what = "playing out random games"
-        elif phase == "done":
-            what = "done"
-        else:
-            what = "proving the value"
-            if math.isfinite(progress.low) and math.isfinite(progress.high):
-                facts.append(f"score in [{_number(progress.low)}, {_number(progress.high)}]")
-        table = progress.table_bytes()
-        if table:
-            facts.append(f"table {_bytes(table)}")
-        if progress.engine:
-            facts.append(progress.engine)
         grid = Table.grid(padding=(0, 1))
-        grid.add_row(spinner, f"{what} · {' · '.join(facts)}")
+        grid.add_row(spinner, solve_text(progress))
         return grid
 
     return render

@@ -1,6 +1,7 @@
 """HTML for notebooks: what a :class:`gametree.Position` shows in Jupyter (its ``_repr_html_``
-calls :func:`position_html`; a :class:`gametree.SearchResult` draws itself, with
-:func:`gametree.search.results.result_html`).
+calls :func:`position_html`, which draws the board with :mod:`gametree.board_svg`; a
+:class:`gametree.SearchResult` draws itself, with :func:`gametree.search.results.result_html`),
+and a solve's live progress in a cell (:func:`notebook_live`).
 
 Every text is escaped with :func:`html.escape`; the markup uses inline styles
 only, so it looks the same wherever a notebook is shown.  The board is drawn
@@ -10,11 +11,14 @@ from the same cells, labels and winning line as the boards on tree diagrams
 
 from __future__ import annotations
 
+import contextlib
 import html
+import threading
+from collections.abc import Callable, Iterator
 
 from .game import Game, M, S
 
-__all__ = ["board_html", "position_html"]
+__all__ = ["board_html", "notebook_live", "position_html"]
 
 _NOTE = "color:#666;font-size:90%"
 
@@ -58,8 +62,11 @@ def board_html(game: Game[S, M], state: S) -> str | None:
 
 
 def position_html(game: Game[S, M], state: S) -> str:
-    """A position: its board (or, for a game without one, its text in ``<pre>``) and who is to move or has won."""
-    board = board_html(game, state)
+    """A position: its board drawn as SVG (or, for a game without a board view, its text in ``<pre>``)
+    and who is to move or has won."""
+    from .board_svg import board_svg
+
+    board = board_svg(game, state)
     picture = board if board is not None else f"<pre>{_esc(game.render(state))}</pre>"
     names = game.info.player_names
     outcome = game.outcome(state)
@@ -68,3 +75,34 @@ def position_html(game: Game[S, M], state: S) -> str:
     else:
         note = "draw" if outcome.winner is None else f"{names[outcome.winner]} has won"
     return f'<div class="gametree-position">{picture}<div style={_q(_NOTE)}>{_esc(note)}</div></div>'
+
+
+#: Seconds between two updates of a notebook's progress line.
+REFRESH = 0.25
+
+
+@contextlib.contextmanager
+def notebook_live(text: Callable[[], str]) -> Iterator[None]:
+    """Show ``text()`` in the running notebook cell, updated in place every :data:`REFRESH`
+    seconds while the block runs (in this thread), and removed when it ends (IPython's display
+    with a display id: no widget library needed)."""
+    from IPython.display import HTML, display  # type: ignore[import-not-found, unused-ignore]
+
+    def shown() -> object:
+        return HTML(f"<pre style={_q(_NOTE)}>{_esc(text())}</pre>")
+
+    handle = display(shown(), display_id=True)
+    stop = threading.Event()
+
+    def refresh() -> None:
+        while not stop.wait(REFRESH):
+            handle.update(shown())
+
+    updater = threading.Thread(target=refresh, name="gametree-progress", daemon=True)
+    updater.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        updater.join()
+        handle.update(HTML(""))

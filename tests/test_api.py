@@ -208,7 +208,7 @@ def test_prepare_documents_its_arguments():
 def test_a_result_shows_itself_as_html(ttt3):
     result = alphabeta(ttt3, moves=AFTER)
     page = result._repr_html_()
-    assert "win in 1 plies (score +3 for player 1, to move)" in page
+    assert "win in 1 ply (score +3 for player 1, to move)" in page
     assert page.count("<tr") == 1 + len(result.move_values)  # a head row and one row a move
     assert '<td style="border:1px solid #ccc;padding:1px 6px">A3</td>' in page
     assert ">loss</td>" in page and ">win</td>" in page
@@ -274,14 +274,13 @@ def test_position_text_is_the_games_picture(ttt3):
 def test_position_html_draws_the_board_with_labels_and_the_winning_line(ttt3):
     p = Position.after(ttt3, "A1 B1 A2 B2 A3")
     page = p._repr_html_()
-    cells = re.findall(r"<td style=\"([^\"]*)width:1.6em[^\"]*\">([^<]*)</td>", page)
+    cells = re.findall(r'<rect [^>]*fill="([^"]*)"', page)
     assert len(cells) == 9
-    assert [text for _, text in cells] == ["X", "X", "X", "O", "O", "", "", "", ""]
-    assert ["background:#ffd54f" in style for style, _ in cells] == [True, True, True] + [
-        False
-    ] * 6  # the winning line is lit
+    marks = re.findall(r'font-weight="bold">([^<]*)</text>', page)
+    assert marks == ["X", "X", "X", "O", "O"]
+    assert [fill == "#ffe082" for fill in cells] == [True, True, True] + [False] * 6  # the winning line is lit
     for label in ("A", "B", "C", "1", "2", "3"):
-        assert f">{label}</td>" in page
+        assert f">{label}</text>" in page
     assert ">X has won</div>" in page
     assert "to move" in Position.start(ttt3)._repr_html_()
 

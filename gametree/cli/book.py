@@ -26,6 +26,7 @@ from . import common
 
 if TYPE_CHECKING:
     from ..book import BuildReport
+    from ..build_status import StrongBuildStatus
     from ..store import GameEntries, SolutionStore
 
 __all__ = ["book"]
@@ -96,6 +97,7 @@ def _build(spec: GameSpec, params: dict[str, Any]) -> None:
         raise click.UsageError("a book is built into a store: drop --no-store (or set GAMETREE_STORE)")
     import time
 
+    from ..build_status import StrongBuildStatus
     from ..store import StoreError
 
     name = _build_name(params)
@@ -106,11 +108,13 @@ def _build(spec: GameSpec, params: dict[str, Any]) -> None:
         raise click.ClickException(str(exc)) from None
     before = previous[2] if previous is not None else 0.0  # the time of earlier runs (stopped, or done before)
     started = time.perf_counter()
+    status = StrongBuildStatus()
     try:
-        report = _run_build(game, entries, params)
+        report = _run_build(game, entries, params, status)
     except KeyboardInterrupt:
-        entries.record_build(name, complete=False, positions=0, seconds=before + time.perf_counter() - started)
-        click.echo("Interrupted: what was proven is kept; run the same command again to go on.", err=True)
+        kept = status.kept if params["everything"] else 0
+        entries.record_build(name, complete=False, positions=kept, seconds=before + time.perf_counter() - started)
+        click.echo(_interrupted(params, kept), err=True)
         raise
     except (ValueError, StoreError, GameError) as exc:  # (a lost Dask scheduler is a GameError)
         raise click.ClickException(str(exc)) from None
@@ -119,6 +123,21 @@ def _build(spec: GameSpec, params: dict[str, Any]) -> None:
     except StoreError as exc:  # (a disk that filled up at the end)
         raise click.ClickException(str(exc)) from None
     _print_build(spec, entries, name, report, params)
+
+
+def _interrupted(params: dict[str, Any], kept: int) -> str:
+    """What an interrupted build says it kept (the truth: a strong build keeps the plies it scored)."""
+    if not params["everything"]:  # (each position is written as soon as it is proven)
+        return "Interrupted: what was proven is kept; run the same command again to go on."
+    if not kept:
+        return (
+            "Interrupted while the positions were being enumerated: nothing was proven yet, nothing is kept; "
+            "run the same command again to start over."
+        )
+    return (
+        f"Interrupted: {kept:,} positions proven and kept in the store (the deepest plies); run the same command "
+        "again to finish (it enumerates the positions again, then proves and writes the rest)."
+    )
 
 
 def _check_build_flags(params: dict[str, Any]) -> None:
@@ -142,13 +161,26 @@ def _build_name(params: dict[str, Any]) -> str:
     return f"play:{params['for_play']:g}:{params['player']}"
 
 
-def _run_build(game: Game[Any, Any], entries: GameEntries, params: dict[str, Any]) -> BuildReport:
-    """Prove the positions the flags ask for into ``entries``, with a progress bar."""
+def _run_build(
+    game: Game[Any, Any], entries: GameEntries, params: dict[str, Any], status: StrongBuildStatus
+) -> BuildReport:
+    """Prove the positions the flags ask for into ``entries``, with a progress bar (``--all``: a live
+    line naming the stage, with the time left for the whole build, fed to ``status``)."""
+    import sys
+
     from ..book import build_book, build_play_book, build_strong
+    from ..build_status import stop_hook
+    from ..live import live, text_status
 
     if params["everything"]:
-        with common.progress_bar("proving every position") as bar:
-            return build_strong(game, entries, progress=lambda stage, done, total: bar(done, total))
+        hook = stop_hook()
+
+        def progress(stage: str, done: int, total: int) -> None:
+            status.progress(stage, done, total)
+            hook()
+
+        with live(text_status(status.text), sys.stderr.isatty()):
+            return build_strong(game, entries, progress=progress, kept=status.record_kept)
     if params["for_play"] is not None:
         players = {"first": (0,), "second": (1,), "both": (0, 1)}[params["player"]]
         with common.progress_bar("positions the perfect player meets (stored / visited)", total=False) as bar:

@@ -315,7 +315,8 @@ def open_book(spec: GameSpec, game: object, given: dict[str, Any], params: dict[
     The books the game's plugin ships for this board are added to the store on first use (not
     with ``from_scratch`` in ``params``: a build that remakes them).  A store that cannot be
     used is a one-line error naming it."""
-    from ..store import SolutionStore, StoreError, default_store_path, import_book
+    from ..default_store import add_shipped_books
+    from ..store import SolutionStore, StoreError, default_store_path
 
     if params.get("no_store"):
         if params.get("store_path"):
@@ -329,38 +330,13 @@ def open_book(spec: GameSpec, game: object, given: dict[str, Any], params: dict[
         store = SolutionStore(path)
         close_at_the_end(store)
         book = store.entries_of(spec.name, options)
-        for shipped in () if params.get("from_scratch") or store.readonly else spec.books:
-            name = f"shipped:{os.path.basename(shipped)}:{os.path.getsize(shipped)}"
-            if book.build(name) is None and _book_board(shipped) == (spec.name, options):
-                from ..book_check import BookChecker, recorded_digest
-
-                checker = BookChecker({spec.name: spec})
-                _, count = import_book(store, shipped, vetter=checker, trusted_digest=recorded_digest(shipped))
-                book.record_build(
-                    name,
-                    complete=True,
-                    positions=count,
-                    seconds=0.0,
-                    note=f"shipped with {spec.source or 'the plugin'}",
-                )
+        if not params.get("from_scratch") and not store.readonly:
+            add_shipped_books(store, book, spec, options)
     except StoreError as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(f"cannot use the store {path}: {exc.strerror or exc}") from None
     return book
-
-
-def _book_board(path: str) -> tuple[str, dict[str, Any]] | None:
-    """The game and options an exported book is for (None if it is no book)."""
-    import gzip
-    import json
-
-    try:
-        with gzip.open(path, "rt", encoding="utf-8") as stream:
-            header = json.loads(stream.readline())
-        return (header["game"], header["options"])
-    except (OSError, ValueError, KeyError, TypeError, EOFError):
-        return None
 
 
 def split_game_options(spec: GameSpec, params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:

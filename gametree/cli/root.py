@@ -20,6 +20,7 @@ import click
 
 from .book import book
 from .common import clip, echo_message
+from .compile import compile_engines
 from .games import list_games
 from .learn import learn
 from .play import play
@@ -51,6 +52,7 @@ cli.add_command(show)
 cli.add_command(play)
 cli.add_command(learn)
 cli.add_command(book)
+cli.add_command(compile_engines)
 
 
 def _skip_exit_collections() -> None:

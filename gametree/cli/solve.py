@@ -482,7 +482,7 @@ def _solve_live(
         if not quiet:
             from .. import display
 
-            watch.on_root = lambda p: click.echo(display.proven_line(p))
+            watch.on_root = lambda p: progress.say(display.proven_line(p))
         options["progress"] = watch
         render = progress.solve_status(watch)
     else:

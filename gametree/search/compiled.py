@@ -30,14 +30,13 @@ from __future__ import annotations
 import functools
 import importlib.util
 import math
-import os
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from ..files import user_cache_folder
 from ..game import CompiledRules, Game, RuleSet, State, UnsupportedGameError, capabilities, game_name, win_score
 from ..runtime.signals import watch
-from . import numba_support
+from . import compile_state, numba_support
+from .compile_state import cache_folder
 from .contract import Counters, EngineName, RootReport, SearchTimeout
 from .options import ENGINES, EngineChoice
 from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, TranspositionTable
@@ -82,24 +81,21 @@ def numba_available() -> bool:
     return importlib.util.find_spec("numba") is not None
 
 
-def cache_folder() -> str:
-    """Where numba keeps the compiled engines: ``numba`` in gametree's user cache folder."""
-    return os.path.join(user_cache_folder(), "numba")
-
-
 def compiled_rules(game: Game[Any, Any]) -> CompiledRules | None:
     """The game's compiled rules, or None (no compiled rules, or not for this board)."""
     compilable = capabilities(game).compiled
     return compilable.compiled_rules() if compilable is not None else None
 
 
-def use_compiled(game: Game[Any, Any], engine: EngineChoice, plies: int) -> bool:
+def use_compiled(game: Game[Any, Any], engine: EngineChoice, plies: int, budget: float | None = None) -> bool:
     """Whether a search ``plies`` deep at most runs on the compiled engine.
 
     ``"compiled"``: yes, or :class:`UnsupportedGameError` saying why it cannot;
     ``"python"``: no; ``"auto"``: when it can and the search may go more than
     :data:`AUTO_PLIES` plies deep (shorter ones end before the compiled engine would
-    be loaded).
+    be loaded), unless the search has a time ``budget`` (seconds) shorter than compiling
+    the engine would take while it is not compiled yet (:mod:`gametree.search.compile_state`):
+    a hint or a computer's move does not wait on a compile longer than its time.
     """
     if engine == "python":
         return False
@@ -125,6 +121,8 @@ def use_compiled(game: Game[Any, Any], engine: EngineChoice, plies: int) -> bool
         raise UnsupportedGameError(
             "the compiled engine needs numba, which is not installed here: pip install numba, or use --engine python"
         )
+    if engine == "auto" and budget is not None and not compile_state.ready(game):
+        return compile_state.estimate(game) <= budget
     return True
 
 
@@ -210,6 +208,18 @@ class CompiledEngine:
     ) -> None:
         if game.info.margin:
             use_compiled(game, "compiled", game.info.max_plies)  # (it says why not, in one line)
+        with compile_state.compiling(game):  # (said first when numba compiles it: seconds, once)
+            self._build(game, rules, table, symmetry, counters)
+
+    def _build(
+        self,
+        game: Game[Any, Any],
+        rules: CompiledRules,
+        table: TranspositionTable | None,
+        symmetry: bool,
+        counters: Counters | None,
+    ) -> None:
+        """The engine's parts, and its compiled functions loaded (or compiled) and called once."""
         _numba_cache()
         import numpy as np
 

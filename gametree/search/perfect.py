@@ -5,15 +5,22 @@ win, a draw a draw) and should win as fast, and lose as slowly, as it can.  The
 first part needs a proof, the second exact scores, which cost far more.
 :class:`PerfectMover` chooses a move in this order:
 
-1. from the solution store (:func:`stored_choice`), without a search: the moves
-   its exact scores prove best, else the first move its bounds prove to keep the
-   value (what ``gametree book build --for-play`` stores for the positions that
-   take long to prove);
-2. by a weak solve (win, draw or loss, and a move keeping it), however long it
-   takes: the value is never guessed;
-3. then, in what is left of its ``seconds``, by an exact solve of every move;
-   if that ends in time, at random among the moves of the best exact score,
-   else the move of step 2.
+1. from the solution store (:func:`stored_choice`), without a search, when its
+   exact scores prove which moves are best;
+2. else the value: from the store, when its bounds prove a move keeping the value
+   (what ``gametree book build --for-play`` stores for the positions that take
+   long to prove), else by a weak solve (win, draw or loss, and a move keeping
+   it), however long it takes: the value is never guessed;
+3. then, in what is left of its ``seconds``, by an exact solve of every move
+   (reading the store's bounds); if that ends in time, at random among the moves
+   of the best exact score, else the move of step 2.
+
+So it never gives away a value, and it never takes a slower win (or a faster
+loss) than one an exact solve proves within ``seconds``: a stored move that only
+keeps the value is played only where exact scores take longer than that.  While
+the compiled engine is not compiled yet (``auto``), a position with nothing stored
+first gets exact scores within ``seconds`` on the Python engine: one they settle
+is played without waiting on numba's compile.
 
 >>> from gametree import load
 >>> game = load().game("tictactoe").create(size=3)
@@ -31,7 +38,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..game import Game, M, S, State, capabilities, end_score
-from .compiled import EngineChoice
+from . import compile_state
+from .compiled import EngineChoice, use_compiled
 from .known import Known, KnownValues, StoreKey, canonical_keyer, known_bounds
 from .solver import Solver
 from .table import TranspositionTable
@@ -167,19 +175,42 @@ class PerfectMover:
         self.seconds = seconds
         self.solver = Solver(game, cache=table if table is not None else True, engine=engine, store=store)
 
+    def _would_compile(self, state: State) -> bool:
+        """Whether a search of ``state`` without a time limit would wait on numba compiling the engine
+        (``auto``, the engine not compiled yet, a search long enough for the compiled engine)."""
+        game = self.game
+        plies = game.info.max_plies - game.ply(state)
+        return (
+            self.solver.choice == "auto"
+            and not compile_state.ready(game)
+            and use_compiled(game, "auto", plies)
+            and not use_compiled(game, "auto", plies, budget=self.seconds)
+        )
+
     def choose(self, state: State) -> Choice:
         """The moves to choose from in ``state`` (not a finished game)."""
         game = self.game
-        if self.store is not None:
-            known = stored_choice(game, state, self.store)
-            if known is not None:
-                return known
+        stored = stored_choice(game, state, self.store) if self.store is not None else None
+        if stored is not None and stored.exact:  # the store proves the best exact score: nothing faster exists
+            return stored
         started = time.perf_counter()
-        weak = self.solver.solve(state, weak=True, all_moves=False, pv=False)
-        value = _sign(weak.score)
+        weak = None
+        if stored is None and self._would_compile(state):
+            # Exact scores within its time on the Python engine first: a position they settle needs no compile.
+            exact = self.solver.solve(state, all_moves=True, pv=False, time_limit=self.seconds)
+            if exact.proven and exact.best_moves:
+                return Choice(tuple(exact.best_moves), int(exact.score), True, "exact", time.perf_counter() - started)
+            started = time.perf_counter()
+        if stored is None:  # the value, proven however long it takes
+            weak = self.solver.solve(state, weak=True, all_moves=False, pv=False)
+        # Exact scores in the time left: a stored move keeping the value may win slower (or lose
+        # faster) than the best move, which only exact scores tell.
         left = self.seconds - (time.perf_counter() - started)
         if left > 0:
             exact = self.solver.solve(state, all_moves=True, pv=False, time_limit=left)
             if exact.proven and exact.best_moves:
                 return Choice(tuple(exact.best_moves), int(exact.score), True, "exact", time.perf_counter() - started)
-        return Choice(tuple(weak.best_moves), value, False, "keeps", time.perf_counter() - started)
+        if stored is not None:
+            return stored
+        assert weak is not None
+        return Choice(tuple(weak.best_moves), _sign(weak.score), False, "keeps", time.perf_counter() - started)

@@ -43,6 +43,7 @@ __all__ = [
     "position",
     "principal_variation",
     "proven_score",
+    "plies_text",
     "result_html",
     "scores_of",
     "start",
@@ -197,6 +198,15 @@ class SearchResult:
     def _repr_html_(self) -> str:
         """A small HTML summary for Jupyter (see :func:`result_html`)."""
         return result_html(self)
+
+    def __repr__(self) -> str:
+        """One line: ``<SearchResult solver: win in 1 ply (score +4 for player 2, to move); best A2; ...>``."""
+        best = " ".join(self.best_moves[:8]) + (" ..." if len(self.best_moves) > 8 else "")
+        cut = f"; cut short ({self.cut_short})" if self.cut_short else ""
+        return (
+            f"<SearchResult {self.algorithm}: {_value_line(self)}; best {best or '-'}; "
+            f"{self.stats.nodes:,} nodes in {self.stats.seconds:.3f} s{cut}>"
+        )
 
 
 class Scored(NamedTuple):
@@ -595,11 +605,16 @@ def _value_line(result: SearchResult) -> str:
         bounds = result.score_bounds  # set by an exact search cut short
         proven = f"; score proven in [{_score(bounds[0])}, {_score(bounds[1])}]" if bounds is not None else ""
         return f"unknown for {side}, to move (score {_score(result.score)}, not proven{proven})"
-    plies = "" if result.plies_to_end is None else f" in {result.plies_to_end} plies"
+    plies = "" if result.plies_to_end is None else f" in {plies_text(result.plies_to_end)}"
     weak = "; weak solve: who wins, not how fast" if result.weak else ""
     if result.margin is not None:
         return f"{margin_text(result.margin)}{plies} (margin {_score(result.score)} for {side}, to move)"
     return f"{result.value}{plies} (score {_score(result.score)} for {side}, to move{weak})"
+
+
+def plies_text(plies: int) -> str:
+    """``"1 ply"``, ``"3 plies"``."""
+    return f"{plies} ply" if plies == 1 else f"{plies} plies"
 
 
 def _stats_line(result: SearchResult) -> str:

@@ -97,13 +97,15 @@ class Solver:
             return self._python
         return self.engine_for(self.game.initial_state())
 
-    def engine_for(self, state: State) -> SearchEngine:
+    def engine_for(self, state: State, budget: float | None = None) -> SearchEngine:
         """The engine that searches ``state``: the compiled one once built (its start-up is paid),
-        else as :func:`gametree.search.compiled.use_compiled` says for the plies left."""
+        else as :func:`gametree.search.compiled.use_compiled` says for the plies left and the time
+        ``budget`` of the search."""
         if self._compiled is not None:
             return self._compiled
         game = self.game
-        if self.choice != "python" and use_compiled(game, self.choice, game.info.max_plies - game.ply(state)):
+        plies = game.info.max_plies - game.ply(state)
+        if self.choice != "python" and use_compiled(game, self.choice, plies, budget):
             rules = compiled_rules(game)
             assert rules is not None  # (use_compiled said so)
             try:
@@ -153,7 +155,7 @@ class Solver:
         deadline = None if time_limit is None else began + time_limit
 
         def search() -> SearchResult:
-            raw = self.engine_for(state)
+            raw = self.engine_for(state, time_limit)
             # Through the known values, if any: what they hold is not searched again, what is proven goes to them.
             engine: SearchEngine = Remembering(raw, self.store) if self.store is not None else raw
             try:

@@ -40,6 +40,10 @@ DEFAULT_MAX_POSITIONS = 50_000_000
 #: positions at ply N expanded) or ``"scoring ply N"`` (``done`` of the ``total`` classes at ply N scored).
 Progress = Callable[[str, int, int], None]
 
+#: ``keep(keys, scores, images)``: the classes ``keys`` are proven (their scores in ``scores``, their
+#: positions' counts in ``images``): first every finished position, then each ply's classes, the last ply first.
+Keep = Callable[[list[Hashable], dict[Hashable, int], dict[Hashable, int]], None]
+
 #: How many positions pass between two progress reports and checks of ``max_positions`` (a power of two, less one).
 _EVERY = (1 << 14) - 1
 
@@ -71,6 +75,7 @@ def solve_strongly(
     symmetry: bool = True,
     progress: Progress | None = None,
     max_positions: int = DEFAULT_MAX_POSITIONS,
+    keep: Keep | None = None,
 ) -> StrongSolution:
     """Prove every position reachable from ``state`` (default: the start).
 
@@ -85,6 +90,8 @@ def solve_strongly(
             ``stage`` being ``"enumerating ply N"`` or ``"scoring ply N"``.
         max_positions: Raise :class:`gametree.game.UnsupportedGameError` as soon
             as more positions than this are enumerated.
+        keep: Called with what is proven as soon as it is (see :data:`Keep`), so
+            that a caller can keep it before the whole solve ends.
 
     Returns:
         The :class:`StrongSolution`.
@@ -105,7 +112,9 @@ def solve_strongly(
     gc.disable()
     try:
         layers, aliases, per_ply, scores, images = _enumerate(game, state, canonical, progress, max_positions)
-        _score(game, game.ply(state), layers, aliases, scores, progress)
+        if keep is not None:
+            keep(list(scores), scores, images)  # the finished positions
+        _score(game, game.ply(state), layers, aliases, scores, progress, keep, images)
     finally:
         if collecting:
             gc.enable()
@@ -205,9 +214,12 @@ def _score(
     aliases: dict[Hashable, Hashable],
     scores: dict[Hashable, int],
     progress: Progress | None,
+    keep: Keep | None = None,
+    images: dict[Hashable, int] | None = None,
 ) -> None:
     """The backward pass: each class of unfinished positions gets the best of its children's
-    scores, negated, the last ply first; ``layers`` are emptied on the way (their memory freed)."""
+    scores, negated, the last ply first; ``layers`` are emptied on the way (their memory freed).
+    Each ply's classes go to ``keep`` (with ``images``) once scored."""
     C = game.info.max_plies
     canon = aliases.get
     for depth in range(len(layers) - 1, -1, -1):
@@ -228,6 +240,8 @@ def _score(
                     if value >= top:
                         break
             scores[c] = best
+        if keep is not None:
+            keep(list(reps), scores, images or {})
         if progress is not None:
             progress(stage, total, total)
 
