@@ -476,7 +476,7 @@
     if (s === DONE && finished && t.pv[x]) { ctx.strokeStyle = COLOURS.pv; ctx.lineWidth = 2; }
     ctx.stroke();
     ctx.setLineDash([]);
-    if (t.kind[x] === "cache" && s === DONE) { ctx.lineWidth = 1; ctx.strokeRect(left + 2.5, top + 2.5, W - 5, H - 5); }
+    if ((t.kind[x] === "cache" || t.kind[x] === "probe") && s === DONE) { ctx.lineWidth = 1; ctx.strokeRect(left + 2.5, top + 2.5, W - 5, H - 5); }
     if (isCurrent || x === state.selected) {
       ctx.strokeStyle = isCurrent ? COLOURS.current : COLOURS.selected; ctx.lineWidth = 3;
       ctx.strokeRect(left - 3, top - 3, W + 6, H + 6);
@@ -719,7 +719,8 @@
       (trees.length > 1 ? '<div><span class="gt-swatch" style="border:1px dashed ' + COLOURS.skipped + '"></span>minimax: never visited by alpha-beta</div>' : "") +
       (trees.some(function (t) { return t.chance.some(Boolean); }) ? '<div><span class="gt-swatch" style="border-radius:50%;background:' + COLOURS.chance + '"></span>chance node: E, the expected value (the sum of p \u00d7 v); p = each outcome\u2019s probability</div>' : "") +
       (trees.some(function (t) { return t.many; }) ? '<div><span class="gt-swatch" style="background:' + COLOURS.mover + '"></span>(a [b] c): each player\u2019s payoff, the mover\u2019s highlighted</div>' : "") +
-      (trees.some(function (t) { return t.margin; }) ? "<div>+4: a final margin (wins by 4)</div>" : "");
+      (trees.some(function (t) { return t.kind.indexOf("probe") >= 0; }) ? "<div>double frame on a chance outcome: a Star2 probe (its first move only: a bound)</div>" : "") +
+      (trees.some(function (t) { return t.margin; }) ? "<div>+4: a final margin (wins by 4; the negamax view)</div>" : "");
     return h("div", { class: "gt-legend" }, html);
   }
 
