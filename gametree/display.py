@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .game import Game, M, S
@@ -40,12 +41,20 @@ def describe(game: Game[S, M], result: SearchResult) -> str:
     if result.weak:
         value = "draw" if result.winner is None else f"{names[result.winner]} wins"
         return f"{value} (weak solve: who wins, not how fast)"
+    if result.payoffs is not None and game.info.players > 2:  # (max^n, paranoid: a payoff for each player)
+        won = "no one wins" if result.winner is None else f"{names[result.winner]} wins"
+        return f"{won}{plies} (payoffs {payoff_text(names, result.payoffs)})"
     if result.margin is not None:  # a margin game: by how much, for the side to move
         who = "draw" if result.winner is None else f"{names[result.winner]} wins by {abs(result.margin)}"
         return f"{who}{plies} (margin {result.margin:+d} for {names[result.to_move]}, to move)"
     if result.winner is None:
         return f"draw{plies}"
     return f"{names[result.winner]} wins{plies} (score {result.score:+d} for {names[result.to_move]}, to move)"
+
+
+def payoff_text(names: Sequence[str], payoffs: Sequence[float]) -> str:
+    """Each player's payoff, named: "X 1, O 0, Y 0" (fractions to three places)."""
+    return ", ".join(f"{name} {v:g}" if float(v).is_integer() else f"{name} {v:.3f}" for name, v in zip(names, payoffs))
 
 
 def expected_text(game: Game[S, M], result: SearchResult) -> str:
@@ -138,6 +147,9 @@ def print_result(
     table.add_column("outcome")
     table.add_column("plies to end", justify="right")
     monte_carlo = any(mv.visits is not None for mv in result.move_values)
+    vectors = game.info.players > 2 and any(mv.payoffs is not None for mv in result.move_values)
+    if vectors:
+        table.add_column("payoffs")
     if monte_carlo:
         table.add_column("visits", justify="right")
         table.add_column("mean", justify="right")
@@ -153,6 +165,9 @@ def print_result(
             outcome = _margin_outcome(mv.score) if result.proven else "?"
         style = "bold green" if mv.best else None
         cells = [mv.move, _score(mv.score), outcome, "-" if mv.plies_to_end is None else str(mv.plies_to_end)]
+        if vectors:  # who wins after the move, and each player's payoff (the mover's score alone says little)
+            cells[2] = "?" if not result.proven else _vector_outcome(game.info.player_names, mv.payoffs or ())
+            cells.append(payoff_text(game.info.player_names, mv.payoffs or ()))
         if monte_carlo:
             cells += [f"{mv.visits or 0:,}", "-" if mv.mean is None else f"{mv.mean:+.3f}"]
         table.add_row(*cells, style=style)
@@ -224,3 +239,10 @@ def print_games(registry: Registry, engines: dict[str, tuple[tuple[str, ...], st
     out.print(f"Algorithms: {', '.join(sorted(registry.algorithms))}")
     for error in registry.errors:
         out.print(f"[red]{error}[/]", markup=True)
+
+
+def _vector_outcome(names: Sequence[str], payoffs: Sequence[float]) -> str:
+    """Who wins by a payoff vector: the one player with the highest payoff, else no one."""
+    top = max(payoffs, default=0)
+    leaders = [name for name, v in zip(names, payoffs) if v == top]
+    return f"{leaders[0]} wins" if len(leaders) == 1 else "no one wins"

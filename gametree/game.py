@@ -54,6 +54,7 @@ __all__ = [
     "Configurable",
     "FastThreats",
     "Heuristic",
+    "PayoffHeuristic",
     "MoveChecker",
     "MoveHelp",
     "MoveSplitter",
@@ -160,6 +161,10 @@ class GameInfo:
       (margins: ``(-max_margin, max_margin)``); bounded-payoff pruning (Star1,
       Star2, shallow max^n pruning) needs them.  ``None``: the win/draw/loss
       scores' own bounds for a win/draw/loss game, unknown for the others;
+    - ``payoff_sum``: the highest sum of all players' payoffs at any end of the
+      game (Korf's *maxsum*: 1 where one player wins 1 and the others 0); with
+      ``payoff_bounds`` it lets max^n prune shallowly (:mod:`gametree.search.multiplayer`).
+      ``None``: 0 for a two-player zero-sum game, unknown for the others;
     - ``repeats``: a position can come back (a cycle in the game graph), so a
       depth-first search need not end; retrograde analysis handles it.
     """
@@ -173,6 +178,7 @@ class GameInfo:
     margin: bool = False
     payoff_bounds: tuple[Payoff, Payoff] | None = None
     repeats: bool = False
+    payoff_sum: Payoff | None = None
 
 
 class GameKind(StrEnum):
@@ -394,6 +400,18 @@ class Heuristic(Protocol[S_contra]):
         """The value of ``state`` for the side to move, strictly between -1 and 1; for a margin game
         (``GameInfo.margin``), an estimate of the final margin for the side to move, strictly inside
         ``GameInfo.payoff_bounds`` (the engine clamps it there: it is never taken for a proven margin)."""
+        ...
+
+
+@runtime_checkable
+class PayoffHeuristic(Protocol[S_contra]):
+    """A game with a heuristic estimate of every player's payoff, for depth-limited max^n and
+    paranoid searches (a game of three or more players has no single "value for the side to move")."""
+
+    def evaluate_all(self, state: S_contra) -> tuple[Payoff, ...]:
+        """Each player's estimated payoff in ``state``, by player number.  Each estimate lies within
+        ``info.payoff_bounds`` and their sum is at most ``info.payoff_sum`` where the game declares
+        them (max^n's shallow pruning relies on it)."""
         ...
 
 
@@ -632,6 +650,7 @@ class Capabilities(Generic[S, M]):
     compiled: Compilable | None = None
     stochastic: Stochastic[S, M] | None = None
     node_names: NodeNames[S] | None = None
+    payoff_heuristic: PayoffHeuristic[S] | None = None
 
     def names(self) -> tuple[str, ...]:
         """The capabilities present, by field name."""
@@ -653,6 +672,7 @@ _PROTOCOLS: tuple[tuple[str, type, tuple[str, ...]], ...] = (
     ("compiled", Compilable, ("compiled_rules",)),
     ("stochastic", Stochastic, ("chance_outcomes",)),
     ("node_names", NodeNames, ("node_name",)),
+    ("payoff_heuristic", PayoffHeuristic, ("evaluate_all",)),
 )
 
 

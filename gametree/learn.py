@@ -43,8 +43,9 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from .files import write_atomically
-from .game import Game, GameError, M, S, capabilities
+from .game import Game, GameError, GameKind, M, S, capabilities
 from .play import PlayError
+from .search.results import check_game
 
 __all__ = [
     "DEFAULT_TABLE",
@@ -326,6 +327,8 @@ def learn(
     """
     if games < 1:
         raise ValueError(f"the number of games must be at least 1, not {games}")
+    # Two players' wins are counted, and random moves are no dice: refuse other kinds in one line.
+    check_game(game, "learn", (GameKind.MARGIN,))
     from .runtime.processes import workers_limit_message
 
     problem = workers_limit_message(workers)

@@ -3,10 +3,13 @@
 A *player* is any object with ``human: bool`` and ``choose(game, state, rng)``
 returning a legal move; players arrive as plugins through
 ``gametree_register_players`` (the built-in ones are in ``plugins/players.py``).
-:func:`play_game` plays one game between two computer players and returns its
-:class:`GameRecord`; :func:`play_match` plays a seeded series and returns the
-tally as a :class:`MatchResult`.  Nothing here prints: a person at a terminal
-plays through :class:`gametree.session.Session`, which builds on this loop.
+:func:`play_game` plays one game between computer players, one for each
+player of the game (two, three or more), and returns its :class:`GameRecord`;
+:func:`play_match` plays a seeded series and returns the tally as a
+:class:`MatchResult`.  Where chance is to move (a dice roll:
+:data:`gametree.game.CHANCE`), :func:`chance_move` draws an outcome with its
+probability from the same seeded generator.  Nothing here prints: a person at a
+terminal plays through :class:`gametree.session.Session`, which builds on this loop.
 
 >>> import random
 >>> from gametree import load
@@ -26,14 +29,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from .game import Game, GameError, M, S, checked_play
+from .game import (
+    CHANCE,
+    Game,
+    GameError,
+    M,
+    Outcome,
+    Payoff,
+    S,
+    UnsupportedGameError,
+    capabilities,
+    checked_play,
+    game_name,
+    payoffs,
+)
 
 __all__ = [
+    "chance_move",
     "GameRecord",
     "MatchResult",
     "PlayError",
     "Player",
     "apply_move",
+    "number_word",
+    "record_payoffs",
     "play_game",
     "play_match",
 ]
@@ -56,29 +75,63 @@ class PlayError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class GameRecord:
-    """One finished game: its moves in the game's notation and the winner (None: draw);
-    ``seconds``: how long each move took to choose (computer players; empty if not timed)."""
+    """One finished game: its moves in the game's notation (chance's outcomes among them) and the
+    winner (None: draw); ``seconds``: how long each player's move took to choose (computer players;
+    empty if not timed); ``payoffs``: each player's payoff where the game ends with more than a
+    winner (a margin game's final margin, the payoffs of a game of three or more players)."""
 
     moves: tuple[str, ...]
     winner: int | None
     seconds: tuple[float, ...] = ()
+    payoffs: tuple[Payoff, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class MatchResult:
-    """A series of games between the same two seats."""
+    """A series of games between the same seats, one for each player of the game."""
 
-    players: tuple[str, str]
+    players: tuple[str, ...]
     games: int
-    wins: tuple[int, int]
+    wins: tuple[int, ...]
     draws: int
     records: tuple[GameRecord, ...]
 
     @staticmethod
-    def of(players: tuple[str, str], records: Sequence[GameRecord]) -> MatchResult:
-        """The tally of ``records``, games played by ``players`` (first, second)."""
-        wins = (sum(r.winner == 0 for r in records), sum(r.winner == 1 for r in records))
-        return MatchResult(players, len(records), wins, len(records) - wins[0] - wins[1], tuple(records))
+    def of(players: tuple[str, ...], records: Sequence[GameRecord]) -> MatchResult:
+        """The tally of ``records``, games played by ``players`` (first, second, ...)."""
+        wins = tuple(sum(r.winner == side for r in records) for side in range(len(players)))
+        return MatchResult(players, len(records), wins, len(records) - sum(wins), tuple(records))
+
+
+def chance_move(game: Game[S, M], state: S, rng: random.Random) -> M:
+    """Chance's move where :data:`~gametree.game.CHANCE` is to move: an outcome of the game's
+    ``chance_outcomes(state)`` drawn with its probability from ``rng`` (one ``rng.random()``)."""
+    stochastic = capabilities(game).stochastic
+    if stochastic is None:
+        raise UnsupportedGameError(f"{game_name(game)} has chance nodes but no chance_outcomes (see Stochastic)")
+    outcomes = list(stochastic.chance_outcomes(state))
+    if not outcomes:
+        raise PlayError(f"{game_name(game)} gives chance no outcome to draw from")
+    draw = rng.random() * float(sum(p for _, p in outcomes))
+    for move, probability in outcomes:
+        draw -= float(probability)
+        if draw < 0:
+            return move
+    return outcomes[-1][0]  # (rounding left a sliver past the last outcome)
+
+
+def record_payoffs(game: Game[S, M], out: Outcome) -> tuple[Payoff, ...] | None:
+    """What a :class:`GameRecord` keeps of the payoffs: the outcome's own, or each player's payoff in a
+    game of more than two players (:func:`gametree.game.payoffs`); None for a plain two-player game."""
+    if out.payoffs is not None:
+        return out.payoffs
+    return payoffs(game, out) if game.info.players > 2 else None
+
+
+def number_word(count: int) -> str:
+    """A small count as a word ("two", "three"), a larger one as digits."""
+    words = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+    return words[count] if 0 <= count < len(words) else str(count)
 
 
 def apply_move(game: Game[S, M], state: S, move: M, who: str) -> S:
@@ -91,20 +144,28 @@ def apply_move(game: Game[S, M], state: S, move: M, who: str) -> S:
 
 
 def play_game(game: Game[S, M], players: Sequence[Player], rng: random.Random, state: S | None = None) -> GameRecord:
-    """Play one game between two computer players, from ``state`` (default: the start)."""
+    """Play one game between computer players, one for each player of the game, from ``state``
+    (default: the start); chance's moves are drawn by :func:`chance_move`."""
     if any(p.human for p in players):
-        raise PlayError("play_game needs two computer players")
+        raise PlayError(f"play_game needs {number_word(game.info.players)} computer players")
+    if len(players) != game.info.players:
+        raise PlayError(f"{game_name(game)} is played by {game.info.players} players, not {len(players)}")
     state = game.initial_state() if state is None else state
     moves = []
     seconds = []
     while (out := game.outcome(state)) is None:
         side = game.to_move(state)
+        if side == CHANCE:
+            move = chance_move(game, state, rng)
+            moves.append(game.format_move(state, move))
+            state = game.play(state, move)
+            continue
         started = time.perf_counter()
         move = players[side].choose(game, state, rng)
         seconds.append(round(time.perf_counter() - started, 6))
         moves.append(game.format_move(state, move))
         state = apply_move(game, state, move, type(players[side]).__name__)
-    return GameRecord(tuple(moves), out.winner, tuple(seconds))
+    return GameRecord(tuple(moves), out.winner, tuple(seconds), record_payoffs(game, out))
 
 
 def play_match(
@@ -113,9 +174,12 @@ def play_match(
     *,
     games: int,
     seed: int | None = None,
-    names: tuple[str, str] = ("first", "second"),
+    names: tuple[str, ...] | None = None,
     start: S | None = None,
 ) -> MatchResult:
-    """Play ``games`` games between two computer players with one seeded random generator."""
+    """Play ``games`` games between computer players (one for each player of the game) with one
+    seeded random generator (the players' choices and chance's draws)."""
     rng = random.Random(seed)
+    if names is None:
+        names = ("first", "second") if game.info.players == 2 else game.info.player_names
     return MatchResult.of(names, [play_game(game, players, rng, start) for _ in range(games)])

@@ -1,10 +1,14 @@
 """A session of games at a terminal: people and computer players at one board.
 
-:class:`Session` plays games between two seats (:class:`Seat`) on a
-:class:`~gametree.terminal.Terminal`: it draws the board, reads a person's moves
-and commands (a move, ``hint``, ``undo``, ``help``, ``quit``), lets computer
-players choose through the :class:`~gametree.play.Player` protocol, and keeps
-each finished game as a :class:`~gametree.play.GameRecord`.  A game without a
+:class:`Session` plays games between seats (:class:`Seat`), one for each player
+of the game (two, three or more), on a :class:`~gametree.terminal.Terminal`: it
+draws the board, reads a person's moves and commands (a move, ``hint``,
+``undo``, ``help``, ``quit``), lets computer players choose through the
+:class:`~gametree.play.Player` protocol, rolls chance's moves
+(:func:`~gametree.play.chance_move`, shown as "Chance: rolled 4"), and keeps each
+finished game as a :class:`~gametree.play.GameRecord`; a margin game's end says
+by how much ("X wins by 4").  Hints come from the exact solver, or from max^n
+for games of more players.  A game without a
 board (Nim) is shown by its ``render(state)``.  A game's ``move_help``
 (:class:`~gametree.game.MoveHelp`), one line saying how to type a move, is
 shown to a person; without it, two legal moves as examples.
@@ -19,19 +23,25 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, Literal
 
 from .display import bounds_verdict
-from .game import Game, GameError, M, S, capabilities, checked_play
-from .play import GameRecord, MatchResult, Player, apply_move
+from .game import CHANCE, Game, GameError, M, Outcome, Payoff, S, capabilities, checked_play
+from .play import GameRecord, MatchResult, Player, apply_move, chance_move, record_payoffs
+from .plugin.registry import AlgorithmSpec
 from .search import SearchResult, Solver
+from .search.algorithms import ALGORITHMS
 from .search.compiled import EngineChoice
 from .search.perfect import stored_choice
 from .search.progress import SolveProgress
 from .search.table import TranspositionTable
+from .search.values import margin_text
 from .terminal import EMPTY, LABEL, LAST, WIN, Terminal, board_rows, player_style
 
 if TYPE_CHECKING:
     from .search.known import KnownValues
 
-__all__ = ["NO_WORDS", "QUIT_WORDS", "YES_WORDS", "Ended", "Seat", "Session"]
+#: What gives hints where the exact solver cannot search the game, in order of preference (those registered).
+HINT_ALGORITHMS = ("maxn", "expectiminimax")
+
+__all__ = ["HINT_ALGORITHMS", "NO_WORDS", "chance_text", "QUIT_WORDS", "YES_WORDS", "Ended", "Seat", "Session"]
 
 #: What a person types to leave; to play again; not to.
 QUIT_WORDS = frozenset({"quit", "q", "x", "exit"})
@@ -69,7 +79,7 @@ class _Stop(Exception):
 
 @dataclass
 class Session(Generic[S, M]):
-    """Games between two seats at a terminal.
+    """Games between seats at a terminal, one seat for each player of the game.
 
     :meth:`play_games` plays ``games`` games (or, with one game, a person at the
     terminal and a human seat, offers to play again) and returns the
@@ -78,7 +88,7 @@ class Session(Generic[S, M]):
     """
 
     game: Game[S, M]
-    seats: tuple[Seat, Seat]
+    seats: tuple[Seat, ...]
     ui: Terminal
     seed: int | None = None
     games: int = 1
@@ -110,11 +120,16 @@ class Session(Generic[S, M]):
         # Boards are drawn when someone plays or watches; a fast computer match prints one line per game.
         self.show_boards = bool(self.humans or self.games == 1 or self.delay)
         self._hint_solver: Solver | None = None
+        #: The algorithm of hints where the exact solver cannot search the game (max^n for more players,
+        #: expectiminimax for dice where it is registered), or None (the solver's hints).
+        self.hint_by: AlgorithmSpec | None = None
+        if ALGORITHMS["solver"].refusal(self.game) is not None:
+            able = [ALGORITHMS[name] for name in HINT_ALGORITHMS if name in ALGORITHMS]
+            self.hint_by = next((spec for spec in able if spec.refusal(self.game) is None), None)
         self._styles = {
             LABEL: "dim",
             EMPTY: "dim",
-            "player0": player_style(self.names, 0),
-            "player1": player_style(self.names, 1),
+            **{f"player{side}": player_style(self.names, side) for side in range(len(self.names))},
             LAST: "reverse bold",
             WIN: "bold black on bright_green",
         }
@@ -132,6 +147,8 @@ class Session(Generic[S, M]):
         text = self.caps.help.move_help if self.caps.help is not None else None
         if isinstance(text, str) and text:
             return text
+        if self.game.to_move(state) == CHANCE:  # (its moves are chance's outcomes, not a player's)
+            return "type a move in the game's notation ('help' at your turn shows examples)"
         examples = [self.game.format_move(state, m) for m in list(self.game.legal_moves(state))[:2]]
         return f"type a move in the game's notation, e.g. {' or '.join(examples)}" if examples else "type a move"
 
@@ -139,7 +156,8 @@ class Session(Generic[S, M]):
     def play_games(self) -> MatchResult:
         """Play the session's games at the terminal (see the class) and return their tally."""
         ui = self.ui
-        ui.say(f"{self.title}: {self.label(0)} vs {self.label(1)}".lstrip(": "), style="bold")
+        sides = " vs ".join(self.label(side) for side in range(len(self.seats)))
+        ui.say(f"{self.title}: {sides}".lstrip(": "), style="bold")
         for note in self.notes:
             ui.say(note, style="yellow")
         if self.humans:
@@ -170,17 +188,13 @@ class Session(Generic[S, M]):
         return self.result()
 
     def result(self) -> MatchResult:
-        return MatchResult.of((self.seats[0].kind, self.seats[1].kind), self.records)
+        return MatchResult.of(tuple(seat.kind for seat in self.seats), self.records)
 
     def print_tally(self) -> None:
         r = self.result()
         games = f"{r.games} game{'s' if r.games != 1 else ''}"
-        self.ui.say(
-            f"Tally after {games}: {self.label(0)} {r.wins[0]} win{'s' if r.wins[0] != 1 else ''}, "
-            f"{self.label(1)} {r.wins[1]} win{'s' if r.wins[1] != 1 else ''}, "
-            f"{r.draws} draw{'s' if r.draws != 1 else ''}",
-            style="bold",
-        )
+        wins = ", ".join(f"{self.label(side)} {n} win{'s' if n != 1 else ''}" for side, n in enumerate(r.wins))
+        self.ui.say(f"Tally after {games}: {wins}, {r.draws} draw{'s' if r.draws != 1 else ''}", style="bold")
 
     def play_one(self, number: int, *, ask_again: bool) -> bool:
         """Play one game to its end; returns whether to play another (when asking)."""
@@ -191,8 +205,8 @@ class Session(Generic[S, M]):
             state = history[-1]
             out = game.outcome(state)
             if out is not None:
-                record = GameRecord(tuple(self._texts(history, moves)), out.winner)
-                self.show_end(state, history, moves, out.winner, number)
+                record = GameRecord(tuple(self._texts(history, moves)), out.winner, payoffs=record_payoffs(game, out))
+                self.show_end(state, history, moves, out, number)
                 if not ask_again:
                     self.records.append(record)
                     return False
@@ -202,6 +216,13 @@ class Session(Generic[S, M]):
                     self._undo(history, moves)
                     continue
             side = game.to_move(state)
+            if side == CHANCE:  # the dice: an outcome drawn with its probability, from the seeded generator
+                move = chance_move(game, state, self.rng)
+                if self.show_boards:
+                    ui.say(f"Chance: {chance_text(game.format_move(state, move))}")
+                history.append(game.play(state, move))
+                moves.append(move)
+                continue
             seat = self.seats[side]
             if seat.human:
                 self.show_board(state, history, moves)
@@ -310,7 +331,8 @@ class Session(Generic[S, M]):
     def _undo_point(self, history: list[S]) -> int | None:
         """Index of the latest earlier position where a human was to move."""
         for i in range(len(history) - 2, -1, -1):
-            if self.seats[self.game.to_move(history[i])].human:
+            side = self.game.to_move(history[i])
+            if side != CHANCE and self.seats[side].human:
                 return i
         return None
 
@@ -334,7 +356,11 @@ class Session(Generic[S, M]):
 
     def hint(self, state: S, progress: SolveProgress | None = None) -> SearchResult:
         """Every legal move's value under perfect play, as far as :attr:`hint_seconds` allow (an
-        exact solve with that time limit; the solver and its tables are kept between hints)."""
+        exact solve with that time limit; the solver and its tables are kept between hints).  A
+        game of more players: max^n, as deep as it gets in that time (each move's payoff vector)."""
+        if self.hint_by is not None:
+            result: SearchResult = self.hint_by.search(self.game, state, time_limit=self.hint_seconds)
+            return result
         if self._hint_solver is None:
             self._hint_solver = Solver(self.game, cache=TranspositionTable(), engine=self.engine, store=self.store)
         return self._hint_solver.solve(state, all_moves=True, pv=True, time_limit=self.hint_seconds, progress=progress)
@@ -351,6 +377,9 @@ class Session(Generic[S, M]):
             self.ui.say("Hint stopped.", style="yellow")
             return
         say = self.ui.say
+        if self.hint_by is not None:
+            self.show_payoffs_hint(result)
+            return
         if not result.proven:
             known = stored_choice(self.game, state, self.store) if self.store is not None else None
             if known is not None:  # the book knows a move keeping the value
@@ -380,7 +409,9 @@ class Session(Generic[S, M]):
                 text, style = "loss", "red"
             else:
                 text, style = "draw", None
-            if mv.score != 0 and mv.plies_to_end is not None:
+            if self.game.info.margin:  # a margin game: by how much ("wins by 4")
+                text = margin_text(mv.score)
+            elif mv.score != 0 and mv.plies_to_end is not None:
                 text += f" in {mv.plies_to_end} move{'s' if mv.plies_to_end != 1 else ''}"
             if mv.best:
                 text += "  (best)"
@@ -388,6 +419,27 @@ class Session(Generic[S, M]):
             self.ui.say(f"  {mv.move:<{width}}  {text}", style=style)
         if result.unscored:
             say(f"  Not scored in {self.hint_seconds:g} s: {' '.join(result.unscored)}", style="dim")
+
+    def show_payoffs_hint(self, result: SearchResult) -> None:
+        """A hint by another algorithm than the solver: each move's payoff vector (max^n), or the mover's
+        payoff (expected, with dice), the best first."""
+        say = self.ui.say
+        ahead = "to the end" if result.proven else f"{result.depth} plies ahead, estimates at the end"
+        if result.algorithm == "maxn":
+            say(
+                "If every player plays for itself to the end (max^n; ties: the first move):"
+                if result.proven
+                else f"Looking {ahead}, each player for itself (max^n):"
+            )
+        else:
+            say(f"Each move's payoff for {self.names[result.to_move]} ({result.algorithm}, {ahead}):")
+        values = sorted(result.move_values, key=lambda mv: -mv.score)
+        width = max(len(mv.move) for mv in values)
+        for mv in values:
+            named = zip(self.names, mv.payoffs) if mv.payoffs is not None and len(self.names) > 2 else ()
+            shown = ", ".join(f"{name} {_payoff(v)}" for name, v in named) or _payoff(mv.score)
+            style = "bold" if mv.best else None
+            say(f"  {mv.move:<{width}}  {shown}{'  (best)' if mv.best else ''}", style=style)
 
     # -- showing ----------------------------------------------------------------------------
     def show_board(
@@ -408,16 +460,22 @@ class Session(Generic[S, M]):
         rows = board_rows(game, state, last=last, winning=winning, plain=not ui.fancy)
         ui.show_rows(rows, self._styles)
 
-    def show_end(self, state: S, history: list[S], moves: list[M], winner: int | None, number: int) -> None:
+    def show_end(self, state: S, history: list[S], moves: list[M], out: Outcome, number: int) -> None:
         game, ui = self.game, self.ui
         plies = game.ply(state)
+        winner = out.winner
         after = f"after {plies} move{'s' if plies != 1 else ''}"
+        by = ""  # a margin game's margin ("X wins by 4"); the payoffs of a game that gives them
+        if out.payoffs is not None and game.info.margin and winner is not None:
+            by = f" by {_payoff(out.payoffs[winner])}"
+        elif out.payoffs is not None and not game.info.margin:
+            after += " (payoffs: " + ", ".join(f"{n} {_payoff(v)}" for n, v in zip(self.names, out.payoffs)) + ")"
         if winner is None:
             line, style = f"Draw {after}.", "bold"
         elif self.seats[winner].human and self.humans == 1:
-            line, style = f"You win {after}!", "bold green"
+            line, style = f"You win{by} {after}!", "bold green"
         else:
-            line, style = f"{self.label(winner)} wins {after}.", "bold red" if self.humans == 1 else "bold"
+            line, style = f"{self.label(winner)} wins{by} {after}.", "bold red" if self.humans == 1 else "bold"
         if not self.show_boards:
             ui.say(f"Game {number}: {line} {' '.join(self._texts(history, moves))}")
             return
@@ -425,3 +483,14 @@ class Session(Generic[S, M]):
         winning = tuple(board.winning_cells(state)) if board is not None else ()
         self.show_board(state, history, moves, winning=winning)
         ui.say(line, style=style)
+
+
+def _payoff(value: Payoff) -> str:
+    """A payoff as a line shows it: whole numbers without a point, others to three places."""
+    return str(int(value)) if float(value).is_integer() else f"{float(value):.3f}"
+
+
+def chance_text(text: str) -> str:
+    """How a chance outcome is shown: a number as a roll ("rolled 4"), any other text as the game writes
+    it (a game may write its own: "rolled 4", "heads")."""
+    return f"rolled {text}" if text.strip().lstrip("-").isdecimal() else text

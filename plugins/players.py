@@ -17,11 +17,18 @@ mcts      Monte Carlo tree search, 1 s a move ($GAMETREE_MCTS_SECONDS), with
 learned   the move with the best record in a table of random games written by
           'gametree learn' (play's --table FILE, else $GAMETREE_TABLE, else
           gametree-learned.json)
+paranoid  in a game of more players, paranoid search 4 plies deep: every other
+          player is assumed to play against it (gametree.search.multiplayer);
+          in a two-player game the same as hard
 ========  ==================================================================
 
 In a game with dice (chance nodes) the three search strengths run Star1
 (gametree.search.chance) instead: the best expected payoff, 2 or 4 moves
 deep with the game's heuristic, or exactly.
+
+In a game the exact solver cannot search but max^n can (three or more
+players: gametree.search.multiplayer), medium, hard and perfect search with
+max^n instead, each player for itself, 2 and 4 plies deep or to the end.
 
 Search players pick at random among equally good moves, with the generator
 the game loop passes in (seeded by ``--seed``).  Each keeps one
@@ -44,7 +51,9 @@ from typing import TYPE_CHECKING
 
 from gametree import Game, TranspositionTable, alphabeta, hookimpl
 from gametree.game import CHANCE, M, S
+from gametree.search import ALGORITHMS
 from gametree.search.compiled import EngineChoice
+from gametree.search.multiplayer import maxn, paranoid
 from gametree.search.perfect import PERFECT_SECONDS, Choice, PerfectMover
 
 if TYPE_CHECKING:
@@ -103,8 +112,11 @@ class EasyPlayer:
             safe = []
             for move in moves:
                 after = game.play(state, move)
-                if game.outcome(after) is None and any(
-                    _wins_now(game, after, reply, 1 - me) for reply in game.legal_moves(after)
+                mover = game.to_move(after)
+                if (
+                    game.outcome(after) is None
+                    and mover != CHANCE
+                    and any(_wins_now(game, after, reply, mover) for reply in game.legal_moves(after))
                 ):
                     continue
                 safe.append(move)
@@ -129,8 +141,11 @@ class SearchPlayer:
         table_entries: int = 2_000_000,
         engine: EngineChoice = "auto",
         seconds: float | None = None,
+        coalition: bool = False,
     ) -> None:
         self.depth = depth
+        #: In a game of more players: paranoid search (every other player against this one), not max^n.
+        self.coalition = coalition
         self.table_entries = table_entries
         #: The search engine of a full solve ("auto", "python" or "compiled"; ``gametree play --engine`` sets it).
         self.engine = engine
@@ -161,6 +176,10 @@ class SearchPlayer:
             from gametree.search.chance import star1
 
             texts = star1(game, state, depth=self.depth, pv=False).best_moves
+        elif ALGORITHMS["solver"].refusal(game) is not None and ALGORITHMS["maxn"].refusal(game) is None:
+            # A game of more players: max^n, each player for itself, to the depth (None: to the end).
+            search = paranoid if self.coalition else maxn
+            texts = search(game, state, depth=self.depth, pv=False).best_moves
         elif self.depth is None:
             # The perfect mover, kept between moves with its solver and tables (the compiled engine's among them).
             mover = self._mover
@@ -198,6 +217,7 @@ def gametree_register_players(registry: Registry) -> None:
         registry.add_player(name, functools.partial(SearchPlayer, depth))
     registry.add_player("mcts", _mcts_player)
     registry.add_player("learned", _learned_player)
+    registry.add_player("paranoid", functools.partial(SearchPlayer, 4, coalition=True))
 
 
 def _perfect_seconds() -> float:

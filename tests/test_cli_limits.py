@@ -92,6 +92,7 @@ GAME_OPTION_COMMANDS = {
     ("learn",): ["--games", "1", "-o", "{tmp}/t.json"],
     ("book", "build"): ["--plies", "1", "--store", "{tmp}/s.sqlite"],
     ("book", "export"): ["-o", "{tmp}/b.gz", "--store", "{tmp}/s.sqlite"],
+    ("show",): [],
 }
 
 

@@ -4,10 +4,13 @@ beyond the documented limits (F14).  Each test failed on the main branch before 
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,13 +56,19 @@ def _cpu_seconds(pid: int) -> float:
     ],
 )
 def test_workers_die_quietly_with_a_killed_command(
-    gametree_cli: GametreeCli, wait_until: Callable[..., None], tmp_path: Path, command: tuple[str, ...]
+    gametree_cli: GametreeCli,
+    wait_until: Callable[..., None],
+    tmp_path: Path,
+    command: tuple[str, ...],
+    request: pytest.FixtureRequest,
 ) -> None:
     """F3, F11: after SIGKILL of the command, its workers (and the fork server, the resource tracker)
     end within seconds, print nothing (no BrokenPipeError, no leaked-semaphore warning), and the
     ``pymp-*`` folder is gone from the (private) temporary folder."""
-    temporary = tmp_path / "tmp"
-    temporary.mkdir()
+    # A short private folder: the fork server's socket lives there, and a Unix socket's path
+    # is short (a deeper folder makes the workers start by spawn: see the next test).
+    temporary = Path(tempfile.mkdtemp(prefix="gt-", dir="/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(temporary, ignore_errors=True))
     args = [
         a.replace("{store}", str(tmp_path / "book.sqlite")).replace("{table}", str(tmp_path / "t.json"))
         for a in command
@@ -92,6 +101,22 @@ def test_workers_die_quietly_with_a_killed_command(
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def test_workers_start_where_the_temporary_folder_is_too_deep_for_a_socket(
+    gametree_cli: GametreeCli, tmp_path: Path
+) -> None:
+    """A TMPDIR whose path leaves no room for the fork server's Unix socket ("AF_UNIX path too
+    long", an unexpected OSError before) starts the workers by spawn instead."""
+    from gametree.runtime.processes import SOCKET_PATH_LIMIT
+
+    deep = tmp_path / ("d" * max(1, SOCKET_PATH_LIMIT - len(str(tmp_path))))
+    deep.mkdir()
+    done = gametree_cli(
+        "solve", "tictactoe", "--moves", "A1", "--no-store", "--workers", "2", "--json", env={"TMPDIR": str(deep)}
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["score"] == 0
 
 
 # -- F14: sizes and counts: the units the docs use, and bounds on what would never end ---------------

@@ -1,7 +1,9 @@
 """``gametree play``: play any installed game at the terminal.
 
 Built like ``solve``: a group with one subcommand per installed game, carrying
-the game's own options, plus who plays each side.  ``gametree play`` with no
+the game's own options, plus who plays each side: ``--x`` and ``--o`` for the
+first two, or ``--seats`` for every seat of a game of any number of players
+(``--seats human,hard,hard`` for trio's X, O and Y).  ``gametree play`` with no
 game's name (options or none) plays 3x3 tic-tac-toe, by default a human (X)
 against the perfect player (O).  The
 terminal session lives in :mod:`gametree.session` (on :mod:`gametree.terminal`),
@@ -47,6 +49,9 @@ DEFAULT_GAME = "tictactoe"
 PERFECT_MAX_PLIES = 20
 #: The same on the compiled engine (6x5 Connect Four: its first move in about a second; 6x6 takes 15 s).
 COMPILED_PERFECT_MAX_PLIES = 30
+#: The same for a game the exact solver cannot search (more players: ``perfect`` is then max^n to the
+#: end, without the solver's pruning; 3x3 trio takes 0.2 s, 4x3 over 10 s).
+MULTIPLAYER_PERFECT_MAX_PLIES = 9
 #: The longest ``--delay`` in seconds: a pause to watch a move, not a way to hang the game.
 MAX_DELAY = 60
 
@@ -85,9 +90,8 @@ _SESSION_OPTIONS = (
         "--first",
         "first",
         type=PlayerKind(),
-        default="human",
-        show_default=True,
-        help="Who plays first (X in tic-tac-toe).",
+        default=None,
+        help="Who plays first (X in tic-tac-toe).  [default: human]",
     ),
     click.option(
         "--o",
@@ -96,6 +100,15 @@ _SESSION_OPTIONS = (
         type=PlayerKind(),
         default=None,
         help=f"Who plays second (O).  [default: perfect; hard on boards over {PERFECT_MAX_PLIES} cells]",
+    ),
+    click.option(
+        "--seats",
+        "seats",
+        default=None,
+        metavar="KIND,KIND,...",
+        help="Who plays each seat, in the game's order, one player kind per player of the game "
+        "(e.g. human,hard,hard for trio's X, O and Y); instead of --x and --o.  [default: --x, then --o's "
+        "default for every other seat]",
     ),
     click.option(
         "--seed", type=int, default=None, help="Seed for the players' random choices (same seed, same games)."
@@ -121,7 +134,7 @@ _SESSION_OPTIONS = (
         metavar="MOVES",
         help="Start from the position after these moves, in the game's notation.",
     ),
-    click.option("--json", "as_json", is_flag=True, help="Print the match result as JSON (two computer players only)."),
+    click.option("--json", "as_json", is_flag=True, help="Print the match result as JSON (computer players only)."),
     click.option(
         "--table",
         metavar="FILE",
@@ -160,9 +173,10 @@ def _play_command(spec: GameSpec) -> click.Command:
 
 
 def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params: dict[str, Any]) -> None:
-    """Build the two seats from the options and play: a match printed as JSON, or a session at the terminal."""
+    """Build the seats (one for each player of the game) from the options and play: a match printed as
+    JSON, or a session at the terminal."""
     from ..game import GameError
-    from ..play import PlayError, play_match
+    from ..play import PlayError, number_word, play_match
     from ..session import Session
     from ..terminal import Terminal
 
@@ -177,23 +191,17 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
     from ..search.compiled import use_compiled
 
     compiled = use_compiled(game, params["engine"] or "auto", game.info.max_plies)
-    big = game.info.max_plies > (COMPILED_PERFECT_MAX_PLIES if compiled else PERFECT_MAX_PLIES)
+    big = game.info.max_plies > _perfect_max_plies(game, compiled)
     notes: list[str] = []
-    second = params["second"]
-    if second is None:
-        second = "hard" if big and "hard" in registry.players else "perfect"
-        if second == "hard":
-            notes.append(
-                f"{game.info.player_names[1]} plays 'hard' by default here: "
-                f"'perfect' would first solve all {game.info.max_plies} plies, "
-                f"which is slow{'' if compiled else ' in Python'} (--o perfect insists)."
-            )
-    seats = [_seat(registry, option, kind, params) for option, kind in (("--x", params["first"]), ("--o", second))]
+    kinds = _default_kinds(registry, spec, game, params, big, compiled, notes)
+    options = ["--seats"] * len(kinds) if params["seats"] is not None else ["--x", "--o", *["--seats"] * len(kinds)]
+    seats = [_seat(registry, option, kind, params) for option, kind in zip(options, kinds)]
     if params["table"] is not None:
         _give_table(game, seats, params["table"])
     # (a store with a book for perfect play, from book build --for-play or a game's shipped book, keeps it quick)
     booked = params["book"] is not None and params["book"].has_chosen_moves()
-    if big and not booked and "perfect" in (params["first"], params["second"]):
+    asked = kinds if params["seats"] is not None else [params["first"], params["second"]]
+    if big and not booked and "perfect" in asked:
         notes.append(
             f"note: 'perfect' proves the value before it moves; "
             f"with {game.info.max_plies} plies and no book for perfect play in the store "
@@ -207,14 +215,15 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
         raise click.ClickException("--moves: the game is already over after these moves")
     if params["as_json"]:
         if any(seat.human for seat in seats):
-            raise click.UsageError("--json needs two computer players (for example --x perfect --o random)")
+            example = "--x perfect --o random" if len(seats) == 2 else f"--seats {','.join(['random'] * len(seats))}"
+            raise click.UsageError(f"--json needs {number_word(len(seats))} computer players (for example {example})")
         try:
             result = play_match(
                 game,
                 [s.player for s in seats],
                 games=params["games"],
                 seed=params["seed"],
-                names=(seats[0].kind, seats[1].kind),
+                names=tuple(seat.kind for seat in seats),
                 start=start,
             )
         except (PlayError, GameError) as exc:
@@ -224,7 +233,7 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
     title = getattr(game, "name", None) or spec.name
     session: Session[S, M] = Session(
         game,
-        (seats[0], seats[1]),
+        tuple(seats),
         Terminal(),
         seed=params["seed"],
         games=params["games"],
@@ -243,8 +252,82 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
         sys.exit(130)  # the shell's code for Ctrl-C (click's non-standalone main would swallow ctx.exit)
 
 
+def _default_kinds(
+    registry: Registry,
+    spec: GameSpec,
+    game: Game[S, M],
+    params: dict[str, Any],
+    big: bool,
+    compiled: bool,
+    notes: list[str],
+) -> list[str]:
+    """The kind of player of each seat (see :func:`_kinds`), the seats left to their default given
+    ``perfect`` (``hard`` on a ``big`` game, ``random`` where no built-in search plays the game), with a
+    note in ``notes`` saying why the default is not ``perfect``."""
+    default = "hard" if big and "hard" in registry.players else "perfect"
+    searched = _searched(game)
+    if not searched:  # no built-in search plays this kind of game (chance nodes, say): random moves by default
+        default = "random"
+    kinds = _kinds(spec, game, params, default)
+    if default == "perfect" or params["seats"] is not None or params["second"] is not None or len(kinds) < 2:
+        return kinds
+    others = " and ".join(game.info.player_names[1 : len(kinds)])
+    plays = "plays" if len(kinds) == 2 else "play"
+    if default == "random":
+        notes.append(f"{others} {plays} 'random' by default here: no built-in search plays this kind of game.")
+    else:
+        notes.append(
+            f"{others} {plays} 'hard' by default here: "
+            f"'perfect' would first solve all {game.info.max_plies} plies, "
+            f"which is slow{'' if compiled else ' in Python'} ({'--o' if len(kinds) == 2 else '--seats'} "
+            "perfect insists)."
+        )
+    return kinds
+
+
+#: The built-in algorithms the search players (medium, hard, perfect) play with, by the kind of game
+#: (star1: games with dice, where it is registered).
+SEARCH_PLAYER_ALGORITHMS = ("solver", "alphabeta", "maxn", "star1")
+
+
+def _searched(game: Game[S, M]) -> bool:
+    """Whether an algorithm the search players use can search ``game``."""
+    from ..search.algorithms import ALGORITHMS
+
+    specs = [ALGORITHMS[name] for name in SEARCH_PLAYER_ALGORITHMS if name in ALGORITHMS]
+    return any(spec.refusal(game) is None for spec in specs)
+
+
+def _perfect_max_plies(game: Game[S, M], compiled: bool) -> int:
+    """The longest game ``perfect`` plays by default: the exact solver's limits, or max^n's."""
+    from ..search.algorithms import ALGORITHMS
+
+    if ALGORITHMS["solver"].refusal(game) is not None:
+        return MULTIPLAYER_PERFECT_MAX_PLIES
+    return COMPILED_PERFECT_MAX_PLIES if compiled else PERFECT_MAX_PLIES
+
+
+def _kinds(spec: GameSpec, game: Game[S, M], params: dict[str, Any], default: str) -> list[str]:
+    """The kind of player of each seat: ``--seats``, else ``--x`` (human), ``--o`` and ``default``
+    for the seats after the second; a count that does not match the game's players is a usage error."""
+    players = game.info.players
+    if params["seats"] is None:
+        first = params["first"] or "human"
+        return [first, params["second"] or default, *[default] * (players - 2)][:players]
+    if params["first"] is not None or params["second"] is not None:
+        raise click.UsageError("give --seats, or --x and --o, not both")
+    kinds = [kind.strip() for kind in params["seats"].split(",")]
+    if len(kinds) != players or not all(kinds):
+        raise click.BadParameter(
+            f"{spec.name} has {players} players ({', '.join(game.info.player_names[:players])}): give {players} "
+            f"player kinds separated by commas, not {clip(params['seats'])!r}",
+            param_hint="--seats",
+        )
+    return kinds
+
+
 def _seat(registry: Registry, option: str, kind: str, params: dict[str, Any]) -> Seat:
-    """The seat of the player ``kind`` asked for by ``option`` (``--x`` or ``--o``), given the
+    """The seat of the player ``kind`` asked for by ``option`` (``--x``, ``--o`` or ``--seats``), given the
     ``--engine`` and the store if it searches; an unknown, failing or malformed player is a one-line error."""
     from ..game import GameError
     from ..play import Player

@@ -6,6 +6,7 @@ import contextlib
 import multiprocessing
 import os
 import signal
+import tempfile
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, TypeVar
 
@@ -61,6 +62,18 @@ def _start_worker() -> None:
     die_with_parent()  # a parent killed outright cannot terminate the pool
 
 
+#: The longest path a Unix socket can have (Linux's ``sun_path``, less its final zero byte), and what
+#: the fork server's socket adds to the temporary folder's path (``/pymp-XXXXXXXX/listener-XXXXXXXX``,
+#: with room to spare): a longer ``TMPDIR`` makes the fork server fail ("AF_UNIX path too long").
+SOCKET_PATH_LIMIT = 107
+SERVER_SOCKET_SUFFIX = 40
+
+
+def server_socket_fits() -> bool:
+    """Whether the fork server's socket path fits in the temporary folder (see :data:`SOCKET_PATH_LIMIT`)."""
+    return len(os.fsencode(tempfile.gettempdir())) + SERVER_SOCKET_SUFFIX <= SOCKET_PATH_LIMIT
+
+
 #: The module the fork server imports first: it removes the command's ``pymp-*`` folder when the
 #: command was killed (see :mod:`gametree.runtime.lifeline`).
 FORKSERVER_EXIT = "gametree.runtime.forkserver_exit"
@@ -68,13 +81,14 @@ FORKSERVER_EXIT = "gametree.runtime.forkserver_exit"
 
 def worker_context(preload: Sequence[str]) -> BaseContext:
     """How worker processes start: ``forkserver``, whose server imports the modules named in
-    ``preload`` (those the workers' tasks need) once for all the workers it starts, else ``spawn``.
+    ``preload`` (those the workers' tasks need) once for all the workers it starts, else ``spawn``
+    (also where the temporary folder's path is too long for the server's socket).
     Not ``fork``: the parent may run threads (a progress bar, Dask), and forking them is unsafe.
     (The server starts with the first pool of the process: later preloads do not change it.)
     The processes it starts keep the resource tracker's warnings quiet (see
     :func:`gametree.runtime.lifeline.quiet_resource_tracker`)."""
     quiet_resource_tracker()
-    if "forkserver" in multiprocessing.get_all_start_methods():
+    if "forkserver" in multiprocessing.get_all_start_methods() and server_socket_fits():
         forkserver = multiprocessing.get_context("forkserver")
         forkserver.set_forkserver_preload([FORKSERVER_EXIT, *preload])
         return forkserver

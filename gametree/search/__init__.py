@@ -15,6 +15,7 @@
 - :mod:`.montecarlo`: Monte Carlo tree search (:mod:`.mcts_vector`: with a payoff for each player,
   for chance nodes and more players);
 - :mod:`.chance`: expectiminimax, Star1 and Star2 for games with chance nodes;
+- :mod:`.multiplayer`: max^n (with shallow pruning) and paranoid search, for any number of players;
 - :mod:`.algorithms`: the algorithms by name: ``search`` and ``prepare`` (``run_algorithm``, also
   named ``run``, is the older ``search``);
 - :mod:`.parallel`: solving over processes or a Dask cluster;
@@ -26,6 +27,7 @@ from __future__ import annotations
 from .algorithms import ALGORITHMS, prepare, prepare_scores, run, run_algorithm, search
 from .classic import alphabeta, iterative_deepening, minimax
 from .montecarlo import mcts
+from .multiplayer import maxn, paranoid
 from .options import Limit, SearchOptions
 from .perfect import PerfectMover
 from .results import MoveValue, Scored, SearchResult, SearchStats, Value, position
@@ -55,8 +57,10 @@ __all__ = [
     "Value",
     "alphabeta",
     "iterative_deepening",
+    "maxn",
     "mcts",
     "minimax",
+    "paranoid",
     "position",
     "prepare",
     "prepare_scores",

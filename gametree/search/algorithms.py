@@ -25,6 +25,8 @@ from .chance import CHANCE_KINDS, expectiminimax, star1, star2
 from .classic import alphabeta, minimax
 from .margins import ENGINE_KINDS
 from .montecarlo import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, MCTS_KINDS, mcts
+from .multiplayer import SUPPORTS as MULTIPLAYER_SUPPORTS
+from .multiplayer import maxn, paranoid
 from .options import SearchOptions
 from .results import Scored, SearchResult, position, scores_of
 from .table import TranspositionTable
@@ -45,6 +47,8 @@ __all__ = [
 _CLASSIC = frozenset({"depth", "time_limit", "cache", "symmetry", "all_moves", "pv"})
 #: What expectiminimax, Star1 and Star2 take.
 _CHANCE = frozenset({"depth", "time_limit", "cache", "all_moves", "pv", "trace"})
+#: What max^n and paranoid search take (they keep their own table of payoff vectors).
+_MULTIPLAYER = frozenset({"depth", "time_limit", "all_moves", "pv", "trace"})
 
 #: The built-in algorithms by name.
 ALGORITHMS: dict[str, AlgorithmSpec] = {
@@ -115,6 +119,22 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             takes=_CHANCE,
             exact=True,
             supports=CHANCE_KINDS,
+        ),
+        AlgorithmSpec(
+            "maxn",
+            maxn,
+            "max^n for any number of players (each maximises its own payoff), with shallow pruning",
+            takes=_MULTIPLAYER,
+            supports=MULTIPLAYER_SUPPORTS,
+            exact=True,
+        ),
+        AlgorithmSpec(
+            "paranoid",
+            paranoid,
+            "paranoid search: alpha-beta on the mover's payoff, all other players against it",
+            takes=_MULTIPLAYER,
+            supports=MULTIPLAYER_SUPPORTS,
+            exact=True,
         ),
     )
 }
