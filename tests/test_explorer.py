@@ -576,3 +576,17 @@ def test_explorer_of_a_star2_tree_from_the_cli(browser, tmp_path):
     page.page.mouse.move(*page.js("x => gametree.screen(0, x)", outcome))
     assert "probability1/3" in page.js("() => gametree.details()").replace(" ", "")
     page.close()
+
+
+def test_explorer_of_a_maxn_tree_from_the_cli(browser, tmp_path):
+    """Issue 31: gametree tree textbook -a maxn -o t.html: each node's payoff vector, the mover's marked."""
+    from test_tree_kinds import THREE_TREE
+
+    out = tmp_path / "maxn.html"
+    assert run("tree", "textbook", "--tree", THREE_TREE, "-a", "maxn", "-o", str(out)).exit_code == 0
+    page = Page(browser, out)
+    page.js("s => gametree.go(s)", page.js("() => gametree.steps"))
+    assert page.js("() => gametree.label(0, 0)") == "([3] 4 3)"
+    page.page.mouse.move(*page.js("() => gametree.screen(0, 0)"))
+    assert "p1 3, p2 4, p3 3" in page.js("() => gametree.details()")
+    page.close()

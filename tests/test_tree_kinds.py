@@ -532,3 +532,35 @@ def test_cli_draws_the_trees_of_every_kind(tmp_path):
     assert refused.exit_code == 1 and refused.output.count("\n") == 1 and "star1 cannot search" in refused.output
     refused = run("--tree", CHANCE_TREE, "-a", "star1", "--cache", "-f", "dot")
     assert refused.exit_code == 2 and "--cache" in refused.output
+
+
+@pytest.mark.parametrize("algorithm", ["maxn", "paranoid"])
+def test_three_player_searches_tell_every_node(algorithm):
+    from gametree.search.algorithms import ALGORITHMS
+    from gametree.tree.general import observed_search
+
+    function = ALGORITHMS[algorithm].search
+    for seed in range(12):
+        game = _textbook(random=True, players=3, tree_depth=3, branching=2, tree_seed=seed)
+        for all_moves in (True, False):
+            tree = capture_search(game, observed_search(game, game.initial_state(), algorithm, all_moves=all_moves))
+            quiet = function(game, all_moves=all_moves, trace=True)
+            assert tree.visited == tree.result.stats.nodes == quiet.stats.nodes
+            assert tree.result.payoffs == quiet.payoffs
+            if algorithm == "maxn":
+                assert tree.graph.nodes[0]["payoffs"] == tuple(map(float, brute_maxn(game, game.initial_state())))
+
+
+def _tree_cli(*args):
+    from click.testing import CliRunner
+
+    from gametree.cli import cli
+
+    return CliRunner().invoke(cli, ["tree", "textbook", *args], catch_exceptions=False)
+
+
+def test_cli_draws_three_player_trees():
+    three = _tree_cli("--tree", THREE_TREE, "-a", "maxn", "-f", "dot").output
+    assert '<TD BORDER="1" BGCOLOR="#ffd54f"><B>4</B></TD>' in three
+    paranoid = _tree_cli("--tree", THREE_TREE, "-a", "paranoid", "-f", "dot").output
+    assert "alpha cutoff: 2 <= 3" in paranoid
