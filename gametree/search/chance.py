@@ -181,6 +181,8 @@ class _Search:
         caps = capabilities(game)
         #: Told of every node (docs/trees.md): values in the first player's payoff (``Exit.player`` 0).
         self.observer = observer
+        if observer is None:  # (unobserved, the recursion calls the node function itself: no cost)
+            self.value = self._value  # type: ignore[method-assign]
         self.game = game
         self.stochastic: Stochastic[Any, Any] | None = caps.stochastic
         self.heuristic: Heuristic[Any] | None = caps.heuristic

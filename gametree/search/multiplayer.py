@@ -178,6 +178,7 @@ class _Walk(Generic[S, M]):
     def watch(self, observer: SearchObserver) -> None:
         """Tell ``observer`` of every node from now on (the caller drops the table: every node is searched)."""
         self.observer = observer
+        vars(self).pop("node", None)  # (the class's node, which tells the observer, in place of the plain search)
 
     def kind(self, state: S, height: int) -> NodeKind:
         """What the observer is told a node was: a game's end, an estimate at the depth limit, or searched."""
@@ -253,6 +254,7 @@ class _MaxN(_Walk[S, M]):
 
     def __init__(self, game: Game[S, M], depth: int | None, deadline: float | None, trace: bool) -> None:
         super().__init__(game, depth, deadline, trace)
+        self.node = self.search  # type: ignore[method-assign]  # (unobserved: the plain search, no cost; see watch)
         self.bounds = pruning_bounds(game)
         self.table: dict[tuple[Hashable, int], tuple[Vector, tuple[M, ...]]] | None = None if trace else {}
 
@@ -329,6 +331,7 @@ class _Paranoid(_Walk[S, M]):
 
     def __init__(self, game: Game[S, M], depth: int | None, deadline: float | None, trace: bool, root: int) -> None:
         super().__init__(game, depth, deadline, trace)
+        self.node = self.search  # type: ignore[method-assign]  # (unobserved: the plain search, no cost; see watch)
         self.root = root
         # Per key: the value, whether it is exact (0), a lower (1) or an upper bound (-1), the leaf's vector, the line.
         self.table: dict[tuple[Hashable, int], tuple[Payoff, int, Vector, tuple[M, ...]]] | None = None if trace else {}
