@@ -564,3 +564,19 @@ def test_cli_draws_three_player_trees():
     assert '<TD BORDER="1" BGCOLOR="#ffd54f"><B>4</B></TD>' in three
     paranoid = _tree_cli("--tree", THREE_TREE, "-a", "paranoid", "-f", "dot").output
     assert "alpha cutoff: 2 <= 3" in paranoid
+
+
+def test_maxn_shallow_pruning_is_drawn_with_its_reason():
+    """The registered max^n on a game that declares its payoff sum: shallow pruning at a1's p2 node
+    (p2's 8 leaves p1 at most 10 - 8 = 2 < 3) is recorded with its reason, and drawn."""
+    import dataclasses
+
+    from gametree.tree.general import observed_search
+
+    game = KindTree(THREE, players=3, bounds=(0, TOTAL))
+    game.info = dataclasses.replace(game.info, payoff_sum=TOTAL)
+    tree = capture_search(game, observed_search(game, (), "maxn"))
+    pruned = [d for _, d in tree.graph.nodes(data=True) if d["pruned"]]
+    assert [d["move"] for d in pruned] == ["b2"] and pruned[0]["reason"].startswith("shallow pruning: 8 >= ")
+    assert tree.graph.nodes[0]["payoffs"] == (3.0, 4.0, 3.0)
+    assert "shallow pruning" in tree.to_dot()
