@@ -11,7 +11,7 @@ format would::
 
 An exporter's ``export(tree, options)`` returns the file's bytes; ``options``
 holds the drawing options of ``gametree tree`` (``board``, ``legend``,
-``title``) for the formats that draw, and for ``html`` ``compare``, a second
+``title``, ``view``, ``order``) for the formats that draw, and for ``html`` ``compare``, a second
 tree shown beside the first (``gametree tree --compare``).
 """
 
@@ -33,7 +33,7 @@ __all__ = ["plain_graph", "EXPORTERS"]
 
 
 def _draw_options(options: dict[str, Any]) -> dict[str, Any]:
-    keys = ("board", "legend", "title", "node_style", "edge_style")
+    keys = ("board", "legend", "title", "node_style", "edge_style", "view", "order")
     return {k: options[k] for k in keys if options.get(k) is not None}
 
 

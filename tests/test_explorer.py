@@ -503,3 +503,90 @@ def test_screenshot_is_not_blank(browser, tmp_path, game):
     )
     viewer.close()
     assert colours > 50, f"the screenshot has {colours} colours: blank?"
+
+
+def test_chance_and_three_player_trees_in_the_explorer(browser, tmp_path):
+    """Issue 31: a chance node's probabilities and expected value, Star1's cutoff with its reason in
+    the replay, and a payoff vector with the mover's payoff marked (hand-written searches that tell
+    the observer, tests/test_tree_kinds.py)."""
+    from test_tree_kinds import DICE, THREE, TOTAL, KindTree, capture_search, chance_search, maxn_search
+
+    game = KindTree(DICE, bounds=(-9, 9))
+    tree = capture_search(game, chance_search(game, prune=True))
+    page = Page(browser, write(tmp_path, "chance.html", tree))
+    check_replay(tree, page.statuses())
+    moves = {d["moves"]: n for n, d in tree.graph.nodes(data=True)}
+    roll, coin, heads = moves["roll"], moves["coin"], moves["coin H"]
+    page.js("s => gametree.go(s)", page.js("() => gametree.steps"))
+    assert page.js("x => gametree.label(0, x)", coin) == "E = +1"
+    assert page.js("x => gametree.label(0, x)", roll) == "E \u2264 +1/3"  # Star1's bound: the mean is at most 1/3
+    # The details of an outcome name its probability; the replay names Star1's cutoff by its reason.
+    page.js("x => { gametree.go(0); }", None)
+    steps = page.js(
+        """() => { const out = []; for (let s = 1; s <= gametree.steps; s++) { gametree.go(s);
+            out.push([gametree.event(0).kind, gametree.text()]); } return out; }"""
+    )
+    cut = [text for kind, text in steps if kind == "cutoff"]
+    assert len(cut) == 1 and "star1: the mean is outside the window" in cut[0] and "3 is pruned" in cut[0]
+    entered = [text for kind, text in steps if kind == "enter"]
+    assert any("coin H" in t and "p = 1/2" in t for t in entered)
+    assert any("roll" in t and "a chance node: 3 outcomes" in t for t in entered)
+    page.js("() => gametree.view('maxmin')")
+    assert page.js("x => gametree.label(0, x)", moves["roll 1"]) == "v = -5"  # MIN's node, for MAX
+    page.js("() => gametree.view('negamax')")
+    assert page.js("x => gametree.label(0, x)", moves["roll 1"]) == "v = +5"  # for MIN
+    assert heads >= 0
+    page.close()
+
+    game = KindTree(THREE, players=3, bounds=(0, TOTAL))
+    tree = capture_search(game, maxn_search(game))
+    page = Page(browser, write(tmp_path, "three.html", tree))
+    check_replay(tree, page.statuses())
+    moves = {d["moves"]: n for n, d in tree.graph.nodes(data=True)}
+    page.js("s => gametree.go(s)", page.js("() => gametree.steps"))
+    assert page.js("() => gametree.label(0, 0)") == "([3] 4 3)"
+    assert page.js("x => gametree.label(0, x)", moves["a0"]) == "(3 [4] 3)"
+    assert page.js("x => gametree.label(0, x)", moves["a0 b0"]) == "(7 2 1)"
+    texts = page.js(
+        """() => { const out = []; for (let s = 1; s <= gametree.steps; s++) { gametree.go(s);
+            if (gametree.event(0).kind === "cutoff") out.push(gametree.text()); } return out; }"""
+    )
+    assert len(texts) == 1 and "shallow pruning: 8 >= 10 - 3" in texts[0] and "b2 is pruned" in texts[0]
+    page.page.mouse.move(*page.js("() => gametree.screen(0, 0)"))
+    assert "payoffs" in page.js("() => gametree.details()")
+    page.close()
+
+
+def test_explorer_of_a_star2_tree_from_the_cli(browser, tmp_path):
+    """Issue 31: gametree tree textbook -a star2 -o t.html: a chance node's expected value and its
+    outcomes' probabilities in the explorer."""
+    from test_tree_kinds import CHANCE_TREE
+
+    out = tmp_path / "star2.html"
+    assert run("tree", "textbook", "--tree", CHANCE_TREE, "-a", "star2", "-o", str(out)).exit_code == 0
+    data = page_data(out.read_text(encoding="utf-8"))["trees"][0]
+    chance = column(data, "chance")
+    probability = column(data, "probabilityText")
+    page = Page(browser, out)
+    assert page.js("() => gametree.view()") == "maxmin"  # (the default for a game with chance nodes)
+    page.js("s => gametree.go(s)", page.js("() => gametree.steps"))
+    labels = [page.js("x => gametree.label(0, x)", x) for x in range(len(chance))]
+    assert any(label.startswith("E ") for x, label in enumerate(labels) if chance[x])
+    outcome = next(x for x, p in enumerate(probability) if p == "1/3")
+    page.page.mouse.move(*page.js("x => gametree.screen(0, x)", outcome))
+    assert "probability1/3" in page.js("() => gametree.details()").replace(" ", "")
+    page.close()
+
+
+def test_explorer_of_a_maxn_tree_from_the_cli(browser, tmp_path):
+    """Issue 31: gametree tree textbook -a maxn -o t.html: each node's payoff vector, the mover's marked."""
+    from test_tree_kinds import THREE_TREE
+
+    out = tmp_path / "maxn.html"
+    assert run("tree", "textbook", "--tree", THREE_TREE, "-a", "maxn", "-o", str(out)).exit_code == 0
+    page = Page(browser, out)
+    page.js("s => gametree.go(s)", page.js("() => gametree.steps"))
+    assert page.js("() => gametree.label(0, 0)") == "([3] 4 3)"
+    page.page.mouse.move(*page.js("() => gametree.screen(0, 0)"))
+    assert "p1 3, p2 4, p3 3" in page.js("() => gametree.details()")
+    page.close()

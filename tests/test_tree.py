@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import stat
 import sys
 import xml.etree.ElementTree as ET
@@ -36,6 +37,7 @@ def _without_time(result):
 # ---------------------------------------------------------------------------------------------
 # The traced engine is the fast engine plus reports: same results, same counters.
 
+POSITION = "A1 B2 A2 C3 B3"  # the position of docs/trees.md
 POSITIONS = ["A1 B2 C3", "B2 A1 C3 A3 A2 C1", "B2 A1", "A1 B1 A2", "B2 A1 C3 A3"]
 
 
@@ -456,7 +458,9 @@ def test_cli_format_option_and_stdout(game):
 
 def test_cli_refuses_big_trees_with_the_exact_count(game):
     state = play_text(game, "A1")
-    nodes = alphabeta(game, state).stats.nodes
+    # (the tree gametree tree draws by default: the textbook's, one window and no cache)
+    nodes = count_nodes(game, state, cache=False, all_moves=False)
+    assert nodes == capture(game, state, cache=False, all_moves=False).visited
     result = run("tree", "tictactoe", "--moves", "A1", "--max-nodes", "100", "-f", "dot")
     assert result.exit_code == 1
     line = result.output.strip()
@@ -617,3 +621,59 @@ def test_cli_refuses_a_huge_tree_without_counting_all_of_it():
     assert result.output.strip().startswith(
         "Error: the alphabeta tree of this position has more than 10,000 nodes, more than --max-nodes 400"
     )
+
+
+def test_cli_draws_the_textbook_tree_by_default(game):
+    """Issue 34 item 7: gametree tree draws one alpha-beta search from the root without a cache (as
+    --no-cache --root-window did); --cache and --all-moves draw solve's search; --help says so."""
+    state = play_text(game, POSITION)
+    textbook = capture(game, state, cache=False, all_moves=False)
+    default = json.loads(run("tree", "tictactoe", "--moves", POSITION, "-f", "json").output)
+    assert default["graph"]["cache"] is False and default["graph"]["all_moves"] is False
+    assert default["graph"]["nodes"] == textbook.visited
+    old = json.loads(run("tree", "tictactoe", "--moves", POSITION, "--no-cache", "--root-window", "-f", "json").output)
+    assert old["graph"]["nodes"] == textbook.visited
+    solve_like = json.loads(
+        run("tree", "tictactoe", "--moves", POSITION, "--cache", "--all-moves", "-f", "json").output
+    )
+    assert solve_like["graph"]["cache"] is True and solve_like["graph"]["all_moves"] is True
+    assert solve_like["graph"]["nodes"] == capture(game, state).visited
+    text = " ".join(run("tree", "tictactoe", "--help").output.split())
+    assert "By default the picture a textbook shows: one alpha-beta search from the root (one window)" in text
+    assert "--view [negamax|maxmin]" in text and "--order" in text
+
+
+def test_static_diagram_max_min_view_and_visit_order(game):
+    """Issue 34 item 7: where X wins, the negamax box reads v = -n for O to move; the MAX/MIN view
+    reads MAX's +n with the box labelled MIN, and --order numbers the boxes in visit order."""
+    state = play_text(game, POSITION)
+    tree = capture(game, state, cache=False, all_moves=False)
+    graph = tree.graph
+    # A node with O to move where X has won the search's value: negamax negative, MAX's positive.
+    node = next(n for n, d in graph.nodes(data=True) if not d["pruned"] and d["to_move"] == 1 and d["value"] < 0)
+    data = {**graph.nodes[node], "view": "negamax"}
+    value = data["value"]
+    assert draw._value_text(data).endswith(f"{value:g}")
+    assert draw._value_text({**data, "view": "maxmin"}).endswith(f"{-value:g}")
+    dot = run("tree", "tictactoe", "--moves", POSITION, "--view", "maxmin", "--order", "-f", "dot").output
+    labels = re.findall(r"<B>#(\d+) (MAX|MIN)</B>", dot)
+    visits = sorted(int(d["visit"]) for _, d in graph.nodes(data=True) if not d["pruned"] and d["kind"] != "terminal")
+    assert sorted(int(n) for n, _ in labels) == visits
+    first = {int(n): role for n, role in labels}
+    assert first[1] == ("MAX" if game.to_move(state) == 0 else "MIN")
+    assert "v: the value for MAX" in dot
+    plain = run("tree", "tictactoe", "--moves", POSITION, "-f", "dot").output
+    assert "<B>#1" not in plain and "negamax" in plain
+    bad = run("tree", "tictactoe", "--moves", POSITION, "--view", "sideways", "-f", "dot")
+    assert bad.exit_code == 2 and "sideways" in bad.output
+
+
+def test_textbook_figure_in_the_max_min_view():
+    """AIMA Figure 5.2 as the textbook draws it: boxes MAX and MIN numbered in visit order, MAX's
+    values unsigned, and C's cutoff read from MAX's side (2 <= alpha = 3), not negamax's."""
+    dot = run("tree", "textbook", "--view", "maxmin", "--order", "-f", "dot").output
+    assert "<B>#1 MAX</B>" in dot and "<B>#2 MIN</B>" in dot and "<B>#6 MIN</B>" in dot
+    assert "v = 3</B>" in dot and "v ≤ 2</B>" in dot and "v = +3" not in dot
+    assert "pruned: c2, c3\nalpha cutoff: 2 <= 3" in dot.replace("\\n", "\n")
+    negamax = run("tree", "textbook", "-f", "dot").output
+    assert "beta cutoff: -2 >= -3" in negamax and "v = +3" in negamax

@@ -5,6 +5,11 @@ options.  The format comes from ``--format`` or the output file's ending and
 names an exporter registered by a plugin (the built-in ones: svg, png, dot,
 graphml, json).  Before recording anything, the fast engine counts the nodes,
 so an oversized tree is refused at once with its exact size.
+
+By default the tree is the one a textbook draws: one alpha-beta search from the
+root with one window (``--root-window``) and no transposition cache
+(``--no-cache``); ``--all-moves`` and ``--cache`` draw what ``gametree solve``
+searches instead.
 """
 
 from __future__ import annotations
@@ -45,6 +50,10 @@ DEFAULT_MAX_NODES = 400
 COUNT_FACTOR = 10
 COUNT_MIN = 10_000
 COUNT_LIMIT = 2_000_000
+#: The algorithms beside the engine's that tell an observer (gametree.tree.general.OBSERVED).
+OBSERVED = ("expectiminimax", "star1", "star2", "maxn", "paranoid")
+#: The views of ``--view`` (gametree.tree.draw.VIEWS, named here so that the command line loads no drawing code).
+VIEWS = ("negamax", "maxmin")
 #: Formats that can show two trees side by side (``--compare``).
 COMPARE_FORMATS = frozenset({"html"})
 #: File endings of markup formats: like binary ones, written to a file or a pipe but not to a terminal.
@@ -87,7 +96,7 @@ _TREE_OPTIONS = option_stack(
     click.option(
         "--algorithm",
         "-a",
-        type=click.Choice(["alphabeta", "minimax", "mcts"]),
+        type=click.Choice(["alphabeta", "minimax", "mcts", *OBSERVED]),
         default="alphabeta",
         show_default=True,
         help="Search algorithm to trace.",
@@ -100,11 +109,29 @@ _TREE_OPTIONS = option_stack(
     ),
     click.option("--seed", type=int, default=None, help="mcts: seed for the random playouts."),
     DEPTH_OPTION,
-    click.option("--no-cache", is_flag=True, help="Alpha-beta without a transposition cache."),
     click.option(
-        "--root-window",
-        is_flag=True,
-        help="One alpha-beta search from the root (textbook pruning) instead of an exact value for every root move.",
+        "--cache/--no-cache",
+        default=False,
+        show_default=True,
+        help="Alpha-beta with the transposition cache, as solve searches (the default draws the textbook's tree, "
+        "without one).",
+    ),
+    click.option(
+        "--root-window/--all-moves",
+        default=True,
+        show_default=True,
+        help="One alpha-beta search from the root, the textbook's pruning (the default), or a full window and an "
+        "exact value for every root move, as solve searches.",
+    ),
+    click.option(
+        "--view",
+        type=click.Choice(VIEWS),
+        default=None,
+        help="Values for the side to move (negamax) or for MAX, with MAX and MIN nodes (maxmin) "
+        "[default: negamax; maxmin for games with chance nodes].",
+    ),
+    click.option(
+        "--order", is_flag=True, help="Number the nodes in the order the search visited them (svg, png, dot)."
     ),
     click.option(
         "--compare",
@@ -146,7 +173,12 @@ _TREE_OPTIONS = option_stack(
 
 
 def _tree_command(spec: GameSpec) -> click.Command:
-    @click.command(name=spec.name, help=f"Draw the search tree of {spec.summary or spec.name}.")
+    @click.command(
+        name=spec.name,
+        help=f"Draw the search tree of {spec.summary or spec.name}.\n\nBy default the picture a textbook shows: "
+        "one alpha-beta search from the root (one window) and no transposition cache; --all-moves and --cache "
+        "draw the search gametree solve makes.",
+    )
     @game_options(spec)
     @_TREE_OPTIONS
     @click.pass_context
@@ -227,27 +259,23 @@ def _capture(
     search = {
         "algorithm": algorithm,
         "depth": params["depth"],
-        "cache": not (params["no_cache"] or textbook),
-        "all_moves": not (params["root_window"] or textbook),
+        "cache": params["cache"] and not textbook,
+        "all_moves": not params["root_window"] and not textbook,
         "bounds": not textbook,
     }
     limit = params["max_nodes"]
     tree = compared = None
+    # Counted a little past the limit, for the message: not to the end of a huge tree.
+    counted = max(limit, min(COUNT_LIMIT, max(COUNT_MIN, COUNT_FACTOR * limit)))
     try:
+        if algorithm in OBSERVED:
+            return _observed_tree(game, state, params, stage, all_moves=bool(search["all_moves"])), None
         # --compare: minimax first, the larger tree, so that a refusal comes before any capture.
         for name in ("minimax", algorithm) if params["compare"] else (algorithm,):
             if name == "mcts":  # (captured apart)
                 continue
             this = {**search, "algorithm": name}
-            # Counted a little past the limit, for the message: not to the end of a huge tree.
-            counted = max(limit, min(COUNT_LIMIT, max(COUNT_MIN, COUNT_FACTOR * limit)))
-            nodes = count_nodes(game, state, **this, limit=counted)
-            if nodes is None or nodes > limit:
-                size = f"{nodes:,} nodes" if nodes is not None else f"more than {counted:,} nodes"
-                raise click.ClickException(
-                    f"the {name} tree of this position has {size}, more than --max-nodes {limit:,}: "
-                    "start from a later position (--moves), limit the depth (--depth N), or raise --max-nodes"
-                )
+            nodes = _checked_size(name, count_nodes(game, state, **this, limit=counted), limit, counted)
             stage.text = f"capturing the {name} tree ({nodes:,} nodes)"
             captured = capture(game, state, **this, max_nodes=limit)
             if name == algorithm:
@@ -257,6 +285,36 @@ def _capture(
     except (GameError, TreeTooLargeError) as exc:
         raise click.ClickException(str(exc)) from None
     return tree, compared
+
+
+def _checked_size(name: str, nodes: int | None, limit: int, counted: int) -> int:
+    """The tree's size, or a one-line error if it is over ``--max-nodes`` (None: over ``counted``)."""
+    if nodes is None or nodes > limit:
+        size = f"{nodes:,} nodes" if nodes is not None else f"more than {counted:,} nodes"
+        raise click.ClickException(
+            f"the {name} tree of this position has {size}, more than --max-nodes {limit:,}: "
+            "start from a later position (--moves), limit the depth (--depth N), or raise --max-nodes"
+        )
+    return nodes
+
+
+def _observed_tree(game: Game[S, M], state: S, params: dict[str, Any], stage: _Stage, *, all_moves: bool) -> SearchTree:
+    """The tree of expectiminimax, Star1, Star2, max^n or paranoid (told of every node), counted first."""
+    from ..tree.general import capture_search, count_search, observed_search
+
+    name, limit = params["algorithm"], params["max_nodes"]
+    if params["cache"]:
+        raise click.UsageError(f"--cache applies to alphabeta, not to --algorithm {name}")
+    try:
+        search = observed_search(game, state, name, depth=params["depth"], all_moves=all_moves)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    counted = max(limit, min(COUNT_LIMIT, max(COUNT_MIN, COUNT_FACTOR * limit)))
+    nodes = _checked_size(name, count_search(search, counted), limit, counted)
+    stage.text = f"capturing the {name} tree ({nodes:,} nodes)"
+    return capture_search(
+        game, search, max_nodes=limit, options={"depth": params["depth"], "all_moves": all_moves, "cache": False}
+    )
 
 
 def _write_tree(output: str, data: bytes, exporter: Exporter, tree: SearchTree, compared: SearchTree | None) -> None:
@@ -282,7 +340,7 @@ def _export(
     exporter: Exporter,
     tree: SearchTree,
     spec: GameSpec,
-    game: object,
+    game: Game[Any, Any],
     params: dict[str, Any],
     compared: SearchTree | None = None,
 ) -> bytes:
@@ -294,7 +352,13 @@ def _export(
     where = f"after {moves}" if moves else "from the start"
     game_name = getattr(game, "name", spec.name)
     title = f"{game_name} {where}: {_summary(tree)}"
-    options: dict[str, Any] = {"board": params["board"], "legend": params["legend"], "title": title}
+    options: dict[str, Any] = {
+        "board": params["board"],
+        "legend": params["legend"],
+        "title": title,
+        "view": params["view"] or ("maxmin" if not game.info.deterministic else "negamax"),
+        "order": params["order"],
+    }
     if compared is not None:
         options["title"] = (
             f"{game_name} {where}: minimax and alpha-beta side by side; "
@@ -312,8 +376,8 @@ def _mcts_tree(game: Game[S, M], state: S, params: dict[str, Any]) -> SearchTree
     """Capture a Monte Carlo search tree (visits and values on the nodes)."""
     from ..tree import TreeTooLargeError, capture_mcts
 
-    if params["no_cache"] or params["root_window"]:
-        raise click.UsageError("--no-cache and --root-window apply to alphabeta, not to --algorithm mcts")
+    if params["cache"] or not params["root_window"]:
+        raise click.UsageError("--cache and --all-moves apply to alphabeta, not to --algorithm mcts")
     iterations = params["iterations"] or 100
     limit = params["max_nodes"]
     if iterations + 1 > limit:

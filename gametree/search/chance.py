@@ -69,6 +69,7 @@ from ..game import (
     win_score,
 )
 from .contract import SearchTimeout
+from .engine import Exit, NodeKind, SearchObserver
 from .results import MoveValue, SearchResult, SearchStats, Value, check_game, position, start, stats_of
 from .table import TranspositionTable
 from .trace import Trace
@@ -137,6 +138,11 @@ def roll(game: Game[S, M], state: S, rng: random.Random) -> M:
     return outcomes[-1][0]  # (rounding: the probabilities' floats may sum just under 1)
 
 
+def _text(value: Payoff) -> str:
+    """A value in a cutoff's reason: ``7/3``, ``-2``, ``0.5``."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 def _exact(value: Payoff) -> Fraction | None:
     """``value`` as a fraction when it is exact (an int or a Fraction), else None."""
     if isinstance(value, float):
@@ -170,8 +176,13 @@ class _Search:
         deadline: float | None = None,
         trace: Trace[Any] | None = None,
         memo_size: int = 0,
+        observer: SearchObserver | None = None,
     ) -> None:
         caps = capabilities(game)
+        #: Told of every node (docs/trees.md): values in the first player's payoff (``Exit.player`` 0).
+        self.observer = observer
+        if observer is None:  # (unobserved, the recursion calls the node function itself: no cost)
+            self.value = self._value  # type: ignore[method-assign]
         self.game = game
         self.stochastic: Stochastic[Any, Any] | None = caps.stochastic
         self.heuristic: Heuristic[Any] | None = caps.heuristic
@@ -218,7 +229,7 @@ class _Search:
             raise UnsupportedGameError(f"{game_name(self.game)} has a chance node but no chance_outcomes()")
         return self.stochastic.chance_outcomes(state)
 
-    def value(
+    def _value(
         self,
         state: State,
         alpha: Payoff,
@@ -264,6 +275,39 @@ class _Search:
             v = self.decide(state, mover, alpha, beta, left, height, path, probed)
         self.remember(key, known, v, alpha, beta)
         return v
+
+    def value(
+        self,
+        state: State,
+        alpha: Payoff,
+        beta: Payoff,
+        left: int,
+        height: int,
+        path: tuple[str, ...] | None,
+        probed: _Probe | None = None,
+    ) -> Payoff:
+        """The first player's payoff at ``state`` (fail-soft for the window), ``left`` moves of the
+        players still to search; the observer, if any, is told of the node."""
+        obs = self.observer
+        if obs is None:
+            return self._value(state, alpha, beta, left, height, path, probed)
+        obs.enter(state, height, float(alpha) if self.prune else None, float(beta) if self.prune else None)
+        v = self._value(state, alpha, beta, left, height, path, probed)
+        out = self.game.outcome(state)
+        estimated = out is None and left <= 0 and self.game.to_move(state) != CHANCE
+        kind: NodeKind = "terminal" if out is not None else "heuristic" if estimated else "searched"
+        obs.leave(Exit(float(v), kind, winner=None if out is None else out.winner, payoffs=(v, -v), player=0))
+        return v
+
+    def tell(self, move: Any) -> None:
+        """Tell the observer, if any, of the move (or outcome) about to be searched."""
+        if self.observer is not None:
+            self.observer.child(move)
+
+    def cut(self, moves: Sequence[Any], reason: str) -> None:
+        """Tell the observer, if any, of the moves (or outcomes) a cutoff leaves untried, and why."""
+        if self.observer is not None and moves:
+            self.observer.prune(moves, reason)
 
     def remember(
         self, key: tuple[Hashable, int], known: tuple[Payoff, Payoff] | None, v: Payoff, alpha: Payoff, beta: Payoff
@@ -321,12 +365,19 @@ class _Search:
             if i == 0 and probed is not None and probed.answers(a, b):
                 v = probed.value
             else:
+                self.tell(move)
                 v = self.value(game.play(state, move), a, b, left - 1, height + 1, self.step(state, move, path))
             if best is None or (v > best if maximize else v < best):
                 best = v
             if self.prune and (best >= beta if maximize else best <= alpha):
                 if i < len(moves) - 1:
                     self.cutoffs += 1
+                    reason = (
+                        f"beta cutoff: {_text(best)} >= {_text(beta)}"
+                        if maximize
+                        else (f"alpha cutoff: {_text(best)} <= {_text(alpha)}")
+                    )
+                    self.cut(moves[i + 1 :], reason)
                 break
         assert best is not None, "a position that is not over has a move"
         return best
@@ -341,6 +392,7 @@ class _Search:
         if not self.prune:
             total: Payoff = 0
             for move, p in outcomes:
+                self.tell(move)
                 total += p * self.value(
                     game.play(state, move), alpha, beta, left, height + 1, self.step(state, move, path)
                 )
@@ -351,6 +403,7 @@ class _Search:
             [self.step(state, move, path) for move, _ in outcomes],
             self.low,
             self.high,
+            moves=[move for move, _ in outcomes],
         )
         if self.probe:
             settled = self.probe_children(node, alpha, beta, left, height)
@@ -370,6 +423,7 @@ class _Search:
             # The child's value that would put the node's upper bound at alpha, its lower at beta:
             a = max((alpha - rest_upper) / p, lo[i])
             b = min((beta - rest_lower) / p, hi[i])
+            self.tell(node.moves[i])
             v = self.value(child, a, b, left, height + 1, node.paths[i], node.probes[i])
             if v <= a:
                 hi[i] = v
@@ -385,6 +439,12 @@ class _Search:
             if upper <= alpha or lower >= beta:
                 if any(lo[j] != hi[j] for j in range(i + 1, len(lo))):
                     self.cutoffs += 1
+                    self.cut(
+                        [node.moves[j] for j in range(i + 1, len(lo)) if lo[j] != hi[j]],
+                        f"star1: the mean is at most {_text(upper)} <= alpha = {_text(alpha)}"
+                        if upper <= alpha
+                        else f"star1: the mean is at least {_text(lower)} >= beta = {_text(beta)}",
+                    )
                 return upper if upper <= alpha else lower
         return lower
 
@@ -400,17 +460,25 @@ class _Search:
             if mover == CHANCE and not over:
                 continue  # (chance after chance: nothing cheap to probe)
             if over or left <= 0:
+                self.tell(node.moves[i])
                 lo[i] = hi[i] = self.value(child, self.low, self.high, left, height + 1, node.paths[i])
             else:
                 p = probs[i]
+                # Star1's window for the child: below it, the node fails low, above it high.
+                a = max((alpha - (node.upper() - p * hi[i])) / p, lo[i])
+                b = min((beta - (node.lower() - p * lo[i])) / p, hi[i])
+                obs = self.observer
+                if obs is not None:
+                    obs.child(node.moves[i])
+                    obs.enter(child, height + 1, float(a), float(b))
                 self.enter(child, height + 1, node.paths[i])
                 first = game.legal_moves(child)[0]
                 after = game.play(child, first)
                 deeper = self.step(child, first, node.paths[i])
-                # Star1's window for the child: below it, the node fails low, above it high.
-                a = max((alpha - (node.upper() - p * hi[i])) / p, lo[i])
-                b = min((beta - (node.lower() - p * lo[i])) / p, hi[i])
+                self.tell(first)
                 v = self.value(after, a, b, left - 1, height + 2, deeper)
+                if obs is not None:  # (a probe: the child's first move only, a bound on the child)
+                    obs.leave(Exit(float(v), "probe", window=(float(a), float(b)), payoffs=(v, -v), player=0))
                 node.probes[i] = _Probe(a, b, v)
                 if mover == 0 and v > a:  # a lower bound on MAX's node (at or below a: none)
                     lo[i] = max(lo[i], v)
@@ -419,6 +487,12 @@ class _Search:
             lower, upper = node.lower(), node.upper()
             if lower >= beta or upper <= alpha:
                 self.cutoffs += 1
+                self.cut(
+                    node.moves[i + 1 :],
+                    f"star2 probe bound: the mean is at least {_text(lower)} >= beta = {_text(beta)}"
+                    if lower >= beta
+                    else f"star2 probe bound: the mean is at most {_text(upper)} <= alpha = {_text(alpha)}",
+                )
                 return lower if lower >= beta else upper
         return None
 
@@ -451,6 +525,8 @@ class _ChanceNode:
     hi: list[Payoff] = field(init=False)
     #: What Star2's probe of each child found for the child's first move.
     probes: list[_Probe | None] = field(init=False)
+    #: The outcomes (chance's moves), for the observer.
+    moves: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.lo = [self.low] * len(self.probs)
@@ -479,7 +555,28 @@ class _Root:
 
 def _search_root(root: _Root, state: State, left: int, all_moves: bool) -> None:
     """Score the root's moves into ``root.rows`` (each with the whole window), or (not
-    ``all_moves``) search the root as a node, pruning there too, and keep its best move."""
+    ``all_moves``) search the root as a node, pruning there too, and keep its best move; the
+    observer, if any, is told of the root too."""
+    search = root.search
+    obs = search.observer
+    if obs is None:
+        return _root_moves_searched(root, state, left, all_moves)
+    prune = search.prune
+    obs.enter(state, 0, float(search.low) if prune else None, float(search.high) if prune else None)
+    _root_moves_searched(root, state, left, all_moves)
+    values = [v for _, v in root.rows]
+    mover = search.game.to_move(state)
+    if mover == CHANCE:
+        value: Payoff = sum((p * v for (_, p), v in zip(search.outcomes(state), values)), start=0)
+    else:
+        value = max(values) if mover == 0 else min(values)
+    window = (float(search.low), float(search.high)) if prune else None
+    obs.leave(Exit(float(value), "searched", window=window, payoffs=(value, -value), player=0, exact=True))
+    return None
+
+
+def _root_moves_searched(root: _Root, state: State, left: int, all_moves: bool) -> None:
+    """:func:`_search_root`'s search."""
     search = root.search
     game = search.game
     path: tuple[str, ...] | None = () if search.trace is not None else None
@@ -488,20 +585,25 @@ def _search_root(root: _Root, state: State, left: int, all_moves: bool) -> None:
     low, high = search.low, search.high
     if mover == CHANCE:
         for move, _ in search.outcomes(state):
+            search.tell(move)
             v = search.value(game.play(state, move), low, high, left, 1, search.step(state, move, path))
             root.rows.append((move, v))
         return
     if all_moves:
         for move in game.legal_moves(state):
+            search.tell(move)
             v = search.value(game.play(state, move), low, high, left - 1, 1, search.step(state, move, path))
             root.rows.append((move, v))
         return
     maximize = mover == 0
     best: Payoff | None = None
-    for move in game.legal_moves(state):
+    moves = game.legal_moves(state)
+    for i, move in enumerate(moves):
         a, b = (low, high) if best is None or not search.prune else ((best, high) if maximize else (low, best))
         if search.prune and best is not None and a >= b:  # (a bound reached: no move can do better)
+            search.cut(moves[i:], f"the payoff bound: {_text(best)} is the best {'MAX' if maximize else 'MIN'} can get")
             break
+        search.tell(move)
         v = search.value(game.play(state, move), a, b, left - 1, 1, search.step(state, move, path))
         if best is None or (v > best if maximize else v < best):
             best, root.best = v, move
@@ -620,6 +722,7 @@ def chance_search(
     all_moves: bool = True,
     pv: bool = True,
     trace: bool = False,
+    observer: SearchObserver | None = None,
 ) -> SearchResult:
     """Search ``state`` by ``method`` (see the module): :func:`expectiminimax`, :func:`star1`, :func:`star2`.
 
@@ -632,6 +735,8 @@ def chance_search(
     """
     bounds, left = _checked(game, method, depth, time_limit)
     memo = cache.max_entries if isinstance(cache, TranspositionTable) else DEFAULT_MEMO if cache else 0
+    if observer is not None:  # (every node searched is told, none answered from memory; no time limit)
+        memo, time_limit = 0, None
     start_state: S = start(game, position(game, state, moves), checked=True)
     if trace:
         if time_limit is not None:
@@ -641,7 +746,7 @@ def chance_search(
     deadline = None if time_limit is None else started + time_limit
     if deadline is not None and capabilities(game).heuristic is not None:
         return _deepening(game, start_state, method, bounds, left, deadline, all_moves, pv, memo)
-    root = _Root(_Search(game, method, bounds, deadline=deadline, memo_size=memo), [])
+    root = _Root(_Search(game, method, bounds, deadline=deadline, memo_size=memo, observer=observer), [])
     try:
         _search_root(root, start_state, left, all_moves)
     except SearchTimeout:
@@ -759,6 +864,7 @@ def expectiminimax(
     all_moves: bool = True,
     pv: bool = True,
     trace: bool = False,
+    observer: SearchObserver | None = None,
 ) -> SearchResult:
     """Expectiminimax: every node; a chance node is worth the probability-weighted mean of its children.
 
@@ -784,7 +890,7 @@ def expectiminimax(
     """
     return chance_search(
         game, state, method="expectiminimax", moves=moves, depth=depth, time_limit=time_limit, cache=cache,
-        all_moves=all_moves, pv=pv, trace=trace,
+        all_moves=all_moves, pv=pv, trace=trace, observer=observer,
     )  # fmt: skip
 
 
@@ -799,13 +905,14 @@ def star1(
     all_moves: bool = True,
     pv: bool = True,
     trace: bool = False,
+    observer: SearchObserver | None = None,
 ) -> SearchResult:
     """Ballard's Star1: expectiminimax's value, with alpha-beta at the players' nodes and cutoffs at
     chance nodes from the payoff bounds; it never enters a node expectiminimax would not.  The
     arguments are :func:`expectiminimax`'s; a game without payoff bounds is refused."""
     return chance_search(
         game, state, method="star1", moves=moves, depth=depth, time_limit=time_limit, cache=cache,
-        all_moves=all_moves, pv=pv, trace=trace,
+        all_moves=all_moves, pv=pv, trace=trace, observer=observer,
     )  # fmt: skip
 
 
@@ -820,11 +927,12 @@ def star2(
     all_moves: bool = True,
     pv: bool = True,
     trace: bool = False,
+    observer: SearchObserver | None = None,
 ) -> SearchResult:
     """Ballard's Star2: Star1, with a probe of each chance node's children first (each child's first
     move: a bound on it) that can cut the node off before any child is searched in full.  The
     arguments are :func:`expectiminimax`'s; a game without payoff bounds is refused."""
     return chance_search(
         game, state, method="star2", moves=moves, depth=depth, time_limit=time_limit, cache=cache,
-        all_moves=all_moves, pv=pv, trace=trace,
+        all_moves=all_moves, pv=pv, trace=trace, observer=observer,
     )  # fmt: skip

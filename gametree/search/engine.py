@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, Literal, NamedTuple, NoReturn, ParamSpec, Protocol, TypeVar
 
-from ..game import Game, M, Move, Outcome, S, State, ThreatAware, capabilities, payoffs, win_score
+from ..game import Game, M, Move, Outcome, Payoff, S, State, ThreatAware, capabilities, payoffs, win_score
 from .contract import Counters, EngineName, RootReport, SearchTimeout, StopFlag
 from .frames import SPACIOUS_PLIES, spacious, too_deep
 from .margins import estimate_range, margin_bound
@@ -68,8 +68,8 @@ HEURISTIC_MAX = 0.999
 
 #: How a node was settled: searched (its moves tried), a game end, a heuristic leaf at the
 #: depth limit, a table hit, or a score bound alone (including, in the threat-aware strategy,
-#: "has it a safe move?").
-NodeKind = Literal["searched", "terminal", "heuristic", "cache", "bound"]
+#: "has it a safe move?"); a probe (Star2's look at a child's first move only, a bound on it).
+NodeKind = Literal["searched", "terminal", "heuristic", "cache", "bound", "probe"]
 #: What the transposition table did at a node: nothing stored, stored for too shallow a
 #: search, stored but only narrowing the window, or answered it.
 CacheUse = Literal["miss", "shallow", "partial", "hit"]
@@ -85,6 +85,11 @@ class Exit(NamedTuple):
     table did; ``winner`` the winner at a game end (None: a draw); ``exact``:
     the value is exact whatever the window on entry.  What the value tells
     of the true one follows from the window on entry: :meth:`bound`.
+
+    Searches other than the engine (expectiminimax, Star1/Star2, max^n, paranoid) may
+    also give ``payoffs``, each player's (expected) payoff at the node, and ``player``,
+    the player whose payoff ``value`` and the window are (None: the side to move, as
+    the engine's negamax values are; see docs/trees.md).
     """
 
     value: float
@@ -93,6 +98,8 @@ class Exit(NamedTuple):
     cache: CacheUse | None = None
     winner: int | None = None
     exact: bool = False
+    payoffs: tuple[Payoff, ...] | None = None
+    player: int | None = None
 
     def bound(self, alpha: float | None, beta: float | None) -> Bound:
         """What the value says of the true one, given the window the node was entered with."""

@@ -63,6 +63,7 @@ from ..game import (
     win_score,
 )
 from .contract import SearchTimeout
+from .engine import Exit, NodeKind, SearchObserver
 from .results import MoveValue, SearchResult, SearchStats, Value, check_game, position, start, stats_of, whole
 from .trace import Trace
 
@@ -171,6 +172,24 @@ class _Walk(Generic[S, M]):
         self.trace: Trace[S] | None = Trace(game) if trace else None
         self.path: list[str] = []
         self.leaves = _Leaves(game)
+        #: Told of every node (docs/trees.md), with each node's vector (``Exit.payoffs``).
+        self.observer: SearchObserver | None = None
+
+    def watch(self, observer: SearchObserver) -> None:
+        """Tell ``observer`` of every node from now on (the caller drops the table: every node is searched)."""
+        self.observer = observer
+        vars(self).pop("node", None)  # (the class's node, which tells the observer, in place of the plain search)
+
+    def kind(self, state: S, height: int) -> NodeKind:
+        """What the observer is told a node was: a game's end, an estimate at the depth limit, or searched."""
+        return (
+            "terminal" if self.game.outcome(state) is not None else "heuristic" if height >= self.limit else "searched"
+        )
+
+    def pruned(self, moves: Sequence[M], reason: str) -> None:
+        """Tell the observer, if any, of the moves a cutoff leaves untried, and why."""
+        if self.observer is not None and moves:
+            self.observer.prune(moves, reason)
 
     def enter(self, state: S, height: int) -> None:
         """Count (and trace) a node entered at ``height``; past the deadline, stop the search."""
@@ -194,6 +213,8 @@ class _Walk(Generic[S, M]):
         return None
 
     def child(self, state: S, move: M) -> S:
+        if self.observer is not None:
+            self.observer.child(move)
         if self.trace is not None:
             self.path.append(self.game.format_move(state, move))
         return self.game.play(state, move)
@@ -233,10 +254,24 @@ class _MaxN(_Walk[S, M]):
 
     def __init__(self, game: Game[S, M], depth: int | None, deadline: float | None, trace: bool) -> None:
         super().__init__(game, depth, deadline, trace)
+        self.node = self.search  # type: ignore[method-assign]  # (unobserved: the plain search, no cost; see watch)
         self.bounds = pruning_bounds(game)
         self.table: dict[tuple[Hashable, int], tuple[Vector, tuple[M, ...]]] | None = None if trace else {}
 
     def node(self, state: S, height: int, parent: int, offered: Payoff | None) -> tuple[Vector, tuple[M, ...], bool]:
+        """:meth:`search`, the observer (if any) told of the node: the mover's payoff, and the vector."""
+        obs = self.observer
+        if obs is None:
+            return self.search(state, height, parent, offered)
+        obs.enter(state, height, None, None)
+        found = self.search(state, height, parent, offered)
+        me = self.game.to_move(state)
+        out = self.game.outcome(state)
+        winner = None if out is None else out.winner
+        obs.leave(Exit(float(found[0][me]), self.kind(state, height), winner=winner, payoffs=found[0], player=me))
+        return found
+
+    def search(self, state: S, height: int, parent: int, offered: Payoff | None) -> tuple[Vector, tuple[M, ...], bool]:
         """The max^n vector of ``state`` and its line, and whether they are exact: a node that cut
         its moves (its ``parent``'s player having been ``offered`` more elsewhere) gives a vector
         the parent will not take."""
@@ -273,6 +308,12 @@ class _MaxN(_Walk[S, M]):
                 ):
                     self.cutoffs += 1
                     cut = cap is not None and best[me] >= cap
+                    self.pruned(
+                        moves[index + 1 :],
+                        f"shallow pruning: {_text(best[me])} >= {_text(cap)}"
+                        if cut and cap is not None
+                        else f"immediate pruning: {_text(best[me])} is the most a player can get",
+                    )
                     break
         assert best is not None, "a position that is not over has a legal move"
         if table is not None and not cut:
@@ -290,11 +331,25 @@ class _Paranoid(_Walk[S, M]):
 
     def __init__(self, game: Game[S, M], depth: int | None, deadline: float | None, trace: bool, root: int) -> None:
         super().__init__(game, depth, deadline, trace)
+        self.node = self.search  # type: ignore[method-assign]  # (unobserved: the plain search, no cost; see watch)
         self.root = root
         # Per key: the value, whether it is exact (0), a lower (1) or an upper bound (-1), the leaf's vector, the line.
         self.table: dict[tuple[Hashable, int], tuple[Payoff, int, Vector, tuple[M, ...]]] | None = None if trace else {}
 
     def node(self, state: S, height: int, alpha: float, beta: float) -> tuple[Payoff, Vector, tuple[M, ...]]:
+        """:meth:`search`, the observer (if any) told of the node: the root player's payoff and window."""
+        obs = self.observer
+        if obs is None:
+            return self.search(state, height, alpha, beta)
+        obs.enter(state, height, alpha, beta)
+        found = self.search(state, height, alpha, beta)
+        out = self.game.outcome(state)
+        winner = None if out is None else out.winner
+        kind = self.kind(state, height)
+        obs.leave(Exit(float(found[0]), kind, window=(alpha, beta), winner=winner, payoffs=found[1], player=self.root))
+        return found
+
+    def search(self, state: S, height: int, alpha: float, beta: float) -> tuple[Payoff, Vector, tuple[M, ...]]:
         """Fail-soft alpha-beta: the root player's payoff in ``state`` if it lies in (alpha, beta),
         else a bound beyond the window; with the vector of the leaf it comes from, and the line there."""
         self.enter(state, height)
@@ -328,6 +383,12 @@ class _Paranoid(_Walk[S, M]):
                     high = min(high, float(value))
                 if low >= high:
                     self.cutoffs += index + 1 < len(moves)
+                    self.pruned(
+                        moves[index + 1 :],
+                        f"beta cutoff: {_text(value)} >= {_text(beta)}"
+                        if maximising
+                        else f"alpha cutoff: {_text(value)} <= {_text(alpha)}",
+                    )
                     break
         assert best is not None, "a position that is not over has a legal move"
         if table is not None:
@@ -350,6 +411,7 @@ def maxn(
     all_moves: bool = True,
     pv: bool = True,
     trace: bool = False,
+    observer: SearchObserver | None = None,
 ) -> SearchResult:
     """max^n with shallow pruning: each player maximises its own payoff (first-best among ties).
 
@@ -365,11 +427,13 @@ def maxn(
             only the best.
         pv: Give the whole line of play (else its first move).
         trace: List every node entered in ``SearchResult.expanded`` (no table then).
+        observer: Told of every node (:class:`gametree.search.engine.SearchObserver`; no table and
+            no time limit then): ``gametree tree`` draws the search so (docs/trees.md).
 
     ``SearchResult.payoffs`` is the root's vector, ``score`` the payoff of the player to
     move, and each ``MoveValue.payoffs`` the vector after that move.
     """
-    return _search("maxn", game, state, moves, depth, time_limit, all_moves, pv, trace)
+    return _search("maxn", game, state, moves, depth, time_limit, all_moves, pv, trace, observer)
 
 
 def paranoid(
@@ -382,6 +446,7 @@ def paranoid(
     all_moves: bool = True,
     pv: bool = True,
     trace: bool = False,
+    observer: SearchObserver | None = None,
 ) -> SearchResult:
     """Paranoid search: alpha-beta on the payoff of the player to move, every other player against it.
 
@@ -389,7 +454,7 @@ def paranoid(
     of, ``payoffs`` the vector of the game's end (or estimate) the paranoid line leads to,
     and each ``MoveValue.payoffs`` that of the move's own line.
     """
-    return _search("paranoid", game, state, moves, depth, time_limit, all_moves, pv, trace)
+    return _search("paranoid", game, state, moves, depth, time_limit, all_moves, pv, trace, observer)
 
 
 def _search(
@@ -402,12 +467,16 @@ def _search(
     all_moves: bool,
     pv: bool,
     trace: bool,
+    observer: SearchObserver | None = None,
 ) -> SearchResult:
     check_game(game, name, SUPPORTS)
     root = start(game, position(game, state, moves), checked=True)
     started = time.perf_counter()
-    if time_limit is None:
+    if time_limit is None or observer is not None:
         walk = _walk(name, game, root, depth, None, trace)
+        if observer is not None:
+            walk.watch(observer)
+            walk.table = None
         values = _iteration(walk, root, all_moves)
         return _result(name, game, root, walk, values, depth, pv, time.perf_counter() - started, None)
     # Depth 1, 2, ...: the deepest search finished in time answers; the statistics count every search run.
@@ -457,6 +526,9 @@ def _iteration(walk: _MaxN[S, M] | _Paranoid[S, M], root: S, all_moves: bool) ->
         else:
             _, vector, line = walk.node(root, 0, float("-inf"), float("inf"))
         return [(line[0], vector, line[1:])]
+    obs = walk.observer
+    if obs is not None:
+        obs.enter(root, 0, None, None)
     walk.enter(root, 0)
     for move in game.legal_moves(root):
         child = walk.child(root, move)
@@ -466,7 +538,15 @@ def _iteration(walk: _MaxN[S, M] | _Paranoid[S, M], root: S, all_moves: bool) ->
             _, vector, line = walk.node(child, 1, float("-inf"), float("inf"))
         walk.back()
         values.append((move, vector, line))
+    if obs is not None:
+        vector = max((v for _, v, _ in values), key=lambda v: v[me])  # (the first best, as the result's)
+        obs.leave(Exit(float(vector[me]), "searched", payoffs=vector, player=me, exact=True))
     return values
+
+
+def _text(value: Payoff) -> str:
+    """A payoff in a cutoff's reason: ``7/3``, ``-2``, ``0.5``."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def _plain(vector: Sequence[Payoff]) -> tuple[float, ...]:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COLOURS",
+    "VIEWS",
     "GraphvizMissingError",
     "RenderError",
     "default_edge_style",
@@ -61,10 +63,14 @@ COLOURS = {
     "inner": "#ffffff",
     "pv": "#d62728",
     "pruned": "#9e9e9e",
+    "chance": "#efe6fb",
+    "mover": "#ffd54f",
     "text": "#222222",
     "note": "#555555",
 }
 FONT = "Helvetica"
+#: How values are shown: for the side to move (negamax), or for MAX with MAX and MIN nodes.
+VIEWS = ("negamax", "maxmin")
 MONO = "Courier"
 
 
@@ -174,10 +180,83 @@ def _num(value: float | None) -> str:
     return f"{value:.3f}".rstrip("0")
 
 
+def _negated(text: str) -> str:
+    return text[1:] if text.startswith("-") else "-" + text
+
+
+def _flipped(data: Mapping[str, Any]) -> bool:
+    """In the MAX/MIN view, is this node's value the negation of the one recorded (MIN's, two players)?"""
+    return (
+        data.get("view") == "maxmin"
+        and int(data.get("player_count") or 2) == 2
+        and data.get("viewer", data.get("to_move")) == 1
+    )
+
+
 def _value_text(data: Mapping[str, Any]) -> str:
-    bound = data.get("bound", "exact")
+    """``v = 3``, ``v ≥ 2``, ``E = 7/2`` (a chance node's expected value), ``v = +4`` (a margin):
+    the value for the side to move (negamax view) or for MAX (``view`` "maxmin")."""
+    bound = str(data.get("bound", "exact"))
+    value = data.get("value")
+    exact = data.get("value_text")
+    number = str(exact) if exact else _num(value)
+    if _flipped(data) and value is not None:
+        value = -float(value)
+        number = _negated(number) if exact else _num(value)
+        bound = {"lower": "upper", "upper": "lower"}.get(bound, bound)
+    if data.get("margin") and data.get("view") != "maxmin" and value is not None and float(value) > 0:
+        number = "+" + number
     relation = {"lower": "≥", "upper": "≤", "estimate": "≈"}.get(bound, "=")
-    return f"v {relation} {_num(data.get('value'))}"
+    return f"{'E' if data.get('chance') else 'v'} {relation} {number}"
+
+
+def _reason(reason: str, parent: Mapping[str, Any]) -> str:
+    """A cutoff's reason as the view reads it: the engine's ``beta cutoff: -2 >= -3`` at MIN's node is
+    ``alpha cutoff: 2 <= 3`` for MAX."""
+    found = re.fullmatch(r"beta cutoff: (\S+) >= (\S+)", reason)
+    if found is None or not _flipped(parent):
+        return reason
+    try:
+        value, beta = float(found[1]), float(found[2])
+    except ValueError:
+        return reason
+    return f"alpha cutoff: {_num(-value)} <= {_num(-beta)}"
+
+
+def _window_text(data: Mapping[str, Any]) -> str:
+    alpha, beta = data.get("alpha"), data.get("beta")
+    if _flipped(data) and alpha is not None and beta is not None:
+        alpha, beta = -float(beta), -float(alpha)
+    return f"[{_num(alpha)}, {_num(beta)}]"
+
+
+def _role(data: Mapping[str, Any]) -> str | None:
+    """MAX, MIN or CHANCE in the MAX/MIN view of a two-player tree (None otherwise)."""
+    if data.get("view") != "maxmin" or int(data.get("player_count") or 2) != 2:
+        return None
+    if data.get("chance"):
+        return "CHANCE"
+    if data.get("kind") == "terminal":
+        return None
+    return "MAX" if data.get("to_move") == 0 else "MIN"
+
+
+def _payoff_cells(data: Mapping[str, Any]) -> str | None:
+    """Each player's payoff in a row of cells, the mover's highlighted (games of three or more players)."""
+    payoffs = data.get("payoffs")
+    if not payoffs or int(data.get("player_count") or 2) <= 2:
+        return None
+    texts = data.get("payoffs_text") or [_num(p) for p in payoffs]
+    mover = data.get("to_move") if not data.get("chance") and data.get("kind") != "terminal" else None
+    bound = {"lower": "≥", "upper": "≤", "estimate": "≈"}.get(str(data.get("bound", "exact")), "")
+    cells = []
+    for i, text in enumerate(texts):
+        if i == mover:
+            cells.append(f'<TD BORDER="1" BGCOLOR="{COLOURS["mover"]}"><B>{_esc(text)}</B></TD>')
+        else:
+            cells.append(f'<TD BORDER="1">{_esc(text)}</TD>')
+    head = f"<TD>{_esc(bound)}</TD>" if bound else ""
+    return f'<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2"><TR>{head}{"".join(cells)}</TR></TABLE>'
 
 
 def _board_html(data: Mapping[str, Any]) -> str:
@@ -234,7 +313,9 @@ def _cell_set(text: object) -> set[tuple[int, int]]:
 
 
 def _notes(data: Mapping[str, Any]) -> list[str]:
-    notes = [f"{data.get('player', '?')} to move"] if data.get("kind") != "terminal" else []
+    notes = [f"{data.get('player', '?')} to move"] if data.get("kind") != "terminal" and not data.get("chance") else []
+    if data.get("chance") and data.get("view") != "maxmin":
+        notes.append("chance")
     kind = data.get("kind")
     if kind == "terminal":
         notes.append(str(data.get("outcome") or "game over"))
@@ -244,6 +325,8 @@ def _notes(data: Mapping[str, Any]) -> list[str]:
         notes.append("cache hit")
     elif kind == "bound":
         notes.append("score bound")
+    elif kind == "probe":
+        notes.append("probe: first move only")
     if data.get("visits") is not None:  # Monte Carlo tree search
         notes.append(
             plural(int(data["visits"]), "visit") + (" · proven" if data.get("proven") and kind != "terminal" else "")
@@ -264,31 +347,48 @@ def default_node_style(data: Mapping[str, Any], *, board: bool = True) -> dict[s
             "label": f"pruned: {data.get('move', '')}\n{data.get('reason', '')}",
         }
     rows = []
-    if board:
+    note = f'<FONT POINT-SIZE="9" COLOR="{COLOURS["note"]}">'
+    role = _role(data)
+    if data.get("show_order") and data.get("visit") is not None:
+        role = f"#{data['visit']}" + (f" {role}" if role else "")
+    if role:
+        rows.append(f'<TR><TD COLSPAN="3"><B>{_esc(role)}</B></TD></TR>')
+    if data.get("chance") and data.get("name"):  # (a textbook tree's letter; its subtree is too wide)
+        rows.append(f'<TR><TD COLSPAN="3"><FONT FACE="{MONO}" POINT-SIZE="10">{_esc(data["name"])}</FONT></TD></TR>')
+    if board and not data.get("chance"):
         drawing = _board_html(data)
         if drawing:
             # Empty cells either side keep the board its own size when the node is wider.
             rows.append(f"<TR><TD></TD><TD>{drawing}</TD><TD></TD></TR>")
-    rows.append(f'<TR><TD COLSPAN="3"><B>{_esc(_value_text(data))}</B></TD></TR>')
-    if data.get("alpha") is not None:
-        window = f"[{_num(data['alpha'])}, {_num(data['beta'])}]"
-        rows.append(f'<TR><TD COLSPAN="3"><FONT POINT-SIZE="9" COLOR="{COLOURS["note"]}">{window}</FONT></TD></TR>')
+    cells = _payoff_cells(data)
+    value_row = cells if cells is not None else f"<B>{_esc(_value_text(data))}</B>"
+    rows.append(f'<TR><TD COLSPAN="3">{value_row}</TD></TR>')
+    if data.get("alpha") is not None and data.get("beta") is not None:
+        rows.append(f'<TR><TD COLSPAN="3">{note}{_window_text(data)}</FONT></TD></TR>')
     notes = _notes(data)
     if notes:
-        rows.append(
-            '<TR><TD COLSPAN="3"><FONT POINT-SIZE="9" '
-            f'COLOR="{COLOURS["note"]}">{_esc(" · ".join(notes))}</FONT></TD></TR>'
-        )
+        rows.append(f'<TR><TD COLSPAN="3">{note}{_esc(" · ".join(notes))}</FONT></TD></TR>')
     label = f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{"".join(rows)}</TABLE>>'
+    return _node_look(data, label)
+
+
+def _node_look(data: Mapping[str, Any], label: str) -> dict[str, str]:
+    """The node's shape and colours around its ``label``: chance nodes are ellipses."""
     kind = data.get("kind")
     fill = COLOURS["inner"]
     if kind == "terminal":
         winner = data.get("winner")
         fill = COLOURS["draw"] if winner is None else COLOURS[f"win{int(winner) & 1}"]
+        if int(data.get("player_count") or 2) > 2:
+            fill = COLOURS["draw"]
     elif kind == "heuristic":
         fill = COLOURS["heuristic"]
+    elif data.get("chance"):
+        fill = COLOURS["chance"]
     attrs = {"label": label, "fillcolor": fill, "style": "rounded,filled", "shape": "box"}
-    if kind == "cache":
+    if data.get("chance"):
+        attrs.update(shape="ellipse", style="filled", margin="0.02")
+    if kind in ("cache", "probe"):
         attrs["peripheries"] = "2"
     if kind == "bound":
         attrs["style"] = "rounded,filled,dotted"
@@ -308,31 +408,61 @@ def default_edge_style(data: Mapping[str, Any]) -> dict[str, str]:
             "label": "",
         }
     attrs = {"label": f" {data.get('move', '')}"}
+    if data.get("probability") is not None:  # a chance node's outcome
+        chance = data.get("probability_text") or _num(data["probability"])
+        attrs.update(label=f" {data.get('move', '')}\n p = {chance}", style="dashed", fontcolor="#6a3d9a")
     if data.get("pv"):
         attrs.update(color=COLOURS["pv"], fontcolor=COLOURS["pv"], penwidth="2.5")
     return attrs
 
 
-def _legend(algorithm: str, players: tuple[str, ...], board: bool) -> str:
+def _legend(algorithm: str, players: tuple[str, ...], board: bool, kinds: Mapping[str, Any] | None = None) -> str:
+    kinds = kinds or {}
+
     def swatch(fill: str, text: str, extra: str = "") -> str:
         return f'<TR><TD BORDER="1" BGCOLOR="{fill}" WIDTH="18" {extra}> </TD><TD ALIGN="LEFT">{_esc(text)}</TD></TR>'
 
+    def line(text: str) -> str:
+        return f'<TR><TD COLSPAN="2" ALIGN="LEFT" BALIGN="LEFT">{text}</TD></TR>'
+
     p0, p1 = (*players, "player 1", "player 2")[:2]
-    rows = [
-        '<TR><TD COLSPAN="2" ALIGN="LEFT"><B>How to read this tree</B></TD></TR>',
-        '<TR><TD COLSPAN="2" ALIGN="LEFT" BALIGN="LEFT">v: the score for the side to move;<BR/>'
-        "a node's v is the largest of its children's v<BR/>with the sign flipped (negamax)</TD></TR>",
-    ]
+    many = int(kinds.get("player_count") or 2) > 2
+    rows = ['<TR><TD COLSPAN="2" ALIGN="LEFT"><B>How to read this tree</B></TD></TR>']
+    if many:
+        rows.append(
+            line(
+                "(a b c): each player's payoff, in player order;<BR/>"
+                "the mover's highlighted, who picks the child best for them"
+            )
+        )
+    elif kinds.get("view") == "maxmin":
+        rows.append(line(f"v: the value for MAX ({_esc(p0)});<BR/>MAX takes the largest child's v, MIN the smallest"))
+    else:
+        rows.append(
+            line(
+                "v: the score for the side to move;<BR/>a node's v is the largest of its children's v<BR/>"
+                "with the sign flipped (negamax)"
+            )
+        )
+    if kinds.get("chance"):
+        rows.append(
+            line("ellipse: a chance node; p: each outcome's probability;<BR/>E: the expected value, the sum of p × v")
+        )
+        if kinds.get("view") != "maxmin" and not many:
+            rows.append(line("(a chance node's E is for the player who moved into it)"))
+    if kinds.get("margin") and kinds.get("view") != "maxmin":
+        rows.append(line("+4: a final margin (wins by 4)"))
+    if kinds.get("show_order"):
+        rows.append(line("#n: the order in which the search visited the nodes"))
     if algorithm == "mcts":
         rows.append(
-            '<TR><TD COLSPAN="2" ALIGN="LEFT" BALIGN="LEFT">v ≈: the mean playout reward (-1 to 1);<BR/>'
-            "v =: the exact score, proven; visits: iterations through the node</TD></TR>"
+            line(
+                "v ≈: the mean playout reward (-1 to 1);<BR/>"
+                "v =: the exact score, proven; visits: iterations through the node"
+            )
         )
-    elif algorithm != "minimax":
-        rows.append(
-            '<TR><TD COLSPAN="2" ALIGN="LEFT" BALIGN="LEFT">v ≥ / v ≤: a bound (the search failed high / low)<BR/>'
-            "[α, β]: the alpha-beta window on entry</TD></TR>"
-        )
+    elif algorithm not in ("minimax", "expectiminimax", "maxn"):
+        rows.append(line("v ≥ / v ≤: a bound (the search failed high / low)<BR/>[α, β]: the window on entry"))
 
     def words(colour: str, key: str, text: str) -> str:
         return (
@@ -340,14 +470,19 @@ def _legend(algorithm: str, players: tuple[str, ...], board: bool) -> str:
             f'<TD ALIGN="LEFT">{_esc(text)}</TD></TR>'
         )
 
+    if many:
+        rows.append(swatch(COLOURS["draw"], "game over: the payoffs"))
+    else:
+        rows += [
+            swatch(COLOURS["win0"], f"{p0} has won"),
+            swatch(COLOURS["win1"], f"{p1} has won"),
+            swatch(COLOURS["draw"], "draw"),
+        ]
     rows += [
-        swatch(COLOURS["win0"], f"{p0} has won"),
-        swatch(COLOURS["win1"], f"{p1} has won"),
-        swatch(COLOURS["draw"], "draw"),
         swatch(COLOURS["heuristic"], "depth limit: heuristic score"),
         words(COLOURS["pv"], "red", "principal variation (best play)"),
     ]
-    if algorithm not in ("minimax", "mcts"):
+    if algorithm not in ("minimax", "mcts", "expectiminimax"):
         rows += [
             words(COLOURS["pruned"], "dashed", "moves pruned by a cutoff"),
             words(COLOURS["text"], "double", "border: answered from the cache"),
@@ -385,13 +520,22 @@ def to_graphviz(
     title: str | None = None,
     node_style: NodeStyle | None = None,
     edge_style: EdgeStyle | None = None,
+    view: str = "negamax",
+    order: bool = False,
 ) -> graphviz.Digraph:
     """The diagram of a captured tree as a ``graphviz.Digraph``.
 
-    Top-down, one box per visited node (``n<id>``), moves on the edges, the
+    Top-down, one box per visited node (``n<id>``; a chance node is an ellipse with its
+    expected value, its outcomes' probabilities on its edges), moves on the edges, the
     principal variation in bold red, the moves pruned by each cutoff grouped
     into one dashed grey box with the reason (``p<id>``), and a legend.
+    ``view``: values for the side to move ("negamax") or for MAX, the first player,
+    with the nodes labelled MAX and MIN ("maxmin"); ``order``: number the nodes in
+    the order the search visited them.  Games of three or more players show each
+    node's payoff vector, the mover's highlighted.
     """
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r} (choose from {', '.join(VIEWS)})")
     try:
         import graphviz
     except ImportError:  # pragma: no cover - graphviz is a dependency
@@ -407,6 +551,12 @@ def to_graphviz(
     dot.attr("edge", fontname=FONT, fontsize="10", color="#666666", arrowsize="0.6")
 
     extra = {k: graph.graph[k] for k in ("board_rows", "board_columns") if graph.graph.get(k)}
+    extra.update(
+        view=view,
+        show_order=order,
+        margin=bool(graph.graph.get("margin")),
+        player_count=int(graph.graph.get("player_count") or len(graph.graph.get("players") or ()) or 2),
+    )
     for node, data in graph.nodes(data=True):
         if data.get("pruned"):
             continue
@@ -422,7 +572,7 @@ def to_graphviz(
                 "pruned": True,
                 "move": ", ".join(str(d["move"]) for _, d in pruned),
                 "moves": [d["move"] for _, d in pruned],
-                "reason": pruned[0][1].get("reason") or "",
+                "reason": _reason(pruned[0][1].get("reason") or "", {**data, **extra}),
                 "depth": graph.nodes[first].get("depth"),
             }
             dot.node(f"p{first}", **node_style(group, board=board))
@@ -444,5 +594,7 @@ def to_graphviz(
 
     if legend:
         players = tuple(graph.graph.get("players") or ("player 1", "player 2"))
-        dot.node("legend", label=_legend(tree.result.algorithm, players, board), shape="plaintext", fontsize="9")
+        kinds = {**extra, "chance": any(c for _, c in graph.nodes(data="chance"))}
+        label = _legend(tree.result.algorithm, players, board, kinds)
+        dot.node("legend", label=label, shape="plaintext", fontsize="9")
     return dot

@@ -6,9 +6,12 @@ the explorer's own script and styles are all inlined, so it works offline from
 disk.  The page zooms and pans, collapses subtrees, draws each position's board,
 shows a node's details on hover or click, replays the search node by node
 (``#step=N`` opens it at step N) and switches between negamax scores, MAX/MIN
-values and win/draw/loss.  Given a second tree (``compare=``), it shows both
-side by side under one replay control: minimax beside alpha-beta shows the
-pruning as the difference.
+values and win/draw/loss.  Chance nodes are ellipses with their expected value
+and their outcomes' probabilities, games of more players show each node's
+payoff vector (the mover's highlighted), margins are signed ("+4"), and the
+replay names each cutoff's reason (alpha-beta's, Star1/Star2's, max^n's).
+Given a second tree (``compare=``), it shows both side by side under one
+replay control: minimax beside alpha-beta shows the pruning as the difference.
 
 ``gametree tree ... -o tree.html`` uses it through the ``html`` exporter,
 and a :class:`gametree.tree.SearchTree` displays itself with it in Jupyter
@@ -66,6 +69,13 @@ _ATTRIBUTES = (
     ("highlight", "highlight"),
     ("last", "last"),
     ("visits", "visits"),
+    ("viewer", "viewer"),
+    ("chance", "chance"),
+    ("probability", "probability"),
+    ("probabilityText", "probability_text"),
+    ("payoffs", "payoffs"),
+    ("payoffsText", "payoffs_text"),
+    ("valueText", "value_text"),
 )
 
 
@@ -83,6 +93,8 @@ def _plain(value: Any) -> Any:
         return int(value) if value.is_integer() and abs(value) < 2**53 else value
     if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
         return value
+    if isinstance(value, (tuple, list)):  # (a payoff vector)
+        return [_plain(v) for v in value]
     return str(value)
 
 
@@ -151,17 +163,21 @@ def explorer_html(
     title: str | None = None,
     board: bool = True,
     height: str = "100vh",
+    view: str | None = None,
 ) -> str:
     """The explorer page of ``tree`` (and of ``compare`` beside it, one replay for both).
 
     With ``compare``, the tree with more nodes drives the replay (minimax, beside
     alpha-beta): the other one's nodes appear when the search of the first one
-    reaches the same position.  ``height`` is the CSS height of the explorer.
+    reaches the same position.  ``height`` is the CSS height of the explorer; ``view``
+    the values it opens with ("negamax", "maxmin" or "wdl"; the reader can switch).
     """
     trees: Iterable[CapturedTree]
     trees = (tree,) if compare is None else (compare, tree) if _is_minimax(compare) else (tree, compare)
     heading = title or _title(tree, compare)
-    data = {"title": heading, "trees": [tree_data(t, board=board) for t in trees]}
+    data: dict[str, Any] = {"title": heading, "trees": [tree_data(t, board=board) for t in trees]}
+    if view is not None:
+        data["view"] = view
     name = html.escape(heading)
     return f"""<!DOCTYPE html>
 <html lang="en" data-gametree-ready="false">
@@ -215,6 +231,10 @@ def export(tree: CapturedTree, options: Mapping[str, Any]) -> bytes:
     and ``compare``, a second tree to show beside this one."""
     compare = options.get("compare")
     page = explorer_html(
-        tree, compare=compare, title=options.get("title"), board=options.get("board", True) is not False
+        tree,
+        compare=compare,
+        title=options.get("title"),
+        board=options.get("board", True) is not False,
+        view=options.get("view"),
     )
     return page.encode("utf-8")

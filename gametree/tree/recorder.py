@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from ..game import Game, M, Move, S, State, capabilities, game_name
+from ..game import CHANCE, Game, M, Move, S, State, capabilities, game_name
 from ..search.classic import observed_root
 from ..search.engine import Engine, Exit, SearchObserver
 from ..search.margins import ENGINE_KINDS
@@ -32,6 +32,7 @@ from ..search.results import build_result, check_game, freeze, start
 from ..search.table import TranspositionTable, table_of
 from .board import board_attributes, board_labels, last_move_cell
 from .model import SearchTree, TreeTooLargeError, mark_pv
+from .values import chance_outcomes, settle
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -134,6 +135,8 @@ class TreeRecorder:
         self._order = 0
         self._cells = board_attributes(game) if positions else None
         self._move_cell = last_move_cell(game)
+        #: A chance node's outcomes, by node: move text to probability (docs/trees.md).
+        self._chances: dict[int, dict[str, Any]] = {}
         self._names = capabilities(game).node_names
         if self._cells is not None:
             self.graph.graph.update(board_labels(game))
@@ -157,13 +160,18 @@ class TreeRecorder:
             path = f"{parent_path} {move_text}".strip()
         to_move = game.to_move(state)
         names = game.info.player_names
+        chance = to_move == CHANCE
+        # Whose value the node shows: the mover's; at a chance node, the player who moved into it.
+        viewer = to_move if not chance else self.graph.nodes[parent]["viewer"] if self._stack else 0
         attrs: dict[str, Any] = {
             "visit": self.visits,
             "pruned": False,
             "depth": height,
             "ply": game.ply(state),
             "to_move": to_move,
-            "player": names[to_move] if to_move < len(names) else str(to_move),
+            "viewer": viewer,
+            "chance": chance,
+            "player": "chance" if chance else names[to_move] if 0 <= to_move < len(names) else str(to_move),
             "move": move_text,
             "moves": path,
             "alpha": alpha,
@@ -179,9 +187,17 @@ class TreeRecorder:
                 attrs.update(self._cells(state))
                 if move_text is not None and self._move_cell is not None:
                     attrs["last"] = self._move_cell(parent_state, self._move)
+        edge: dict[str, Any] = {}
+        if self._stack and parent in self._chances:
+            edge = self._chances[parent].get(str(move_text), {})
+            attrs.update(edge)
         self.graph.add_node(node, **attrs)
         if self._stack:
-            self.graph.add_edge(parent, node, move=move_text, order=self._order, pruned=False, reason=None, pv=False)
+            self.graph.add_edge(
+                parent, node, move=move_text, order=self._order, pruned=False, reason=None, pv=False, **edge
+            )
+        if chance:
+            self._chances[node] = chance_outcomes(game, state)
         self._stack.append((node, state, path))
 
     def child(self, move: Move) -> None:
@@ -197,6 +213,7 @@ class TreeRecorder:
         for move in moves:
             text = self.game.format_move(state, move)
             node = self._new_id()
+            edge = self._chances.get(parent, {}).get(text, {})
             self.graph.add_node(
                 node,
                 pruned=True,
@@ -205,23 +222,21 @@ class TreeRecorder:
                 moves=f"{path} {text}".strip(),
                 reason=reason,
                 pv=False,
+                **edge,
             )
-            self.graph.add_edge(parent, node, move=text, order=order, pruned=True, reason=reason, pv=False)
+            self.graph.add_edge(parent, node, move=text, order=order, pruned=True, reason=reason, pv=False, **edge)
             order += 1
 
     def leave(self, exit: Exit) -> None:
-        value, kind, window, cache, winner, _ = exit
         node, _state, _path = self._stack.pop()
         data = self.graph.nodes[node]
-        bound = exit.bound(data["alpha"], data["beta"]).label
-        data.update(value=value, kind=kind, bound=bound, cache=cache, winner=winner)
-        if kind == "terminal":
-            names = self.game.info.player_names
-            data["outcome"] = "draw" if winner is None else f"{names[winner] if winner < len(names) else winner} wins"
-        if window is not None:
-            data["search_alpha"], data["search_beta"] = window
-        else:
-            data["search_alpha"], data["search_beta"] = data["alpha"], data["beta"]
+        settle(data, exit, self.game.info.players)
+        if exit.kind == "terminal":
+            names, winner = self.game.info.player_names, exit.winner
+            if winner is not None:
+                data["outcome"] = f"{names[winner] if winner < len(names) else winner} wins"
+            else:  # (with payoffs for more players, no single winner need be named)
+                data["outcome"] = "game over" if self.game.info.players > 2 else "draw"
 
 
 def capture(
@@ -279,6 +294,9 @@ def capture(
         algorithm=algorithm,
         game=game_name(game),
         players=tuple(game.info.player_names),
+        player_count=game.info.players,
+        margin=game.info.margin,
+        chance=not game.info.deterministic,
         depth=depth,
         cache=table is not None,
         all_moves=all_moves,

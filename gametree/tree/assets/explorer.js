@@ -27,8 +27,10 @@
     active: "#fff9db", activeLine: "#f08c00", current: "#7048e8", selected: "#1971c2",
     pv: "#d62728", pruned: "#adb5bd", prunedFill: "#f1f3f5", ghost: "rgba(0,0,0,0.13)",
     line: "#868e96", text: "#222", note: "#666", skipped: "#9775fa", win: "#ffe066", last: "#dee2e6",
-    p0: "#1864ab", p1: "#d9480f"
+    p0: "#1864ab", p1: "#d9480f", chance: "#efe6fb", chanceLine: "#6a3d9a", mover: "#ffd54f"
   };
+  //: Algorithms whose window narrows as children return, in negamax terms (alpha-beta's replay of alpha rising).
+  var LIVE_WINDOW = { alphabeta: 1 };
 
   // ------------------------------------------------------------------------------------
   // Data
@@ -63,9 +65,16 @@
     this.cache = c("cache"); this.cutoff = c("cutoff"); this.reason = c("reason"); this.pv = c("pv");
     this.winner = c("winner"); this.outcome = c("outcome"); this.visits = c("visits");
     this.cells = c("cells"); this.highlight = c("highlight"); this.last = c("last"); this.position = c("position");
+    this.viewer = c("viewer"); this.chance = c("chance"); this.probability = c("probability");
+    this.probabilityText = c("probabilityText"); this.payoffs = c("payoffs"); this.payoffsText = c("payoffsText");
+    this.exact = c("valueText");
     this.players = this.meta.players || ["first player", "second player"];
-    this.prune = this.meta.algorithm === "alphabeta";
-    this.replayable = this.meta.algorithm === "alphabeta" || this.meta.algorithm === "minimax";
+    this.many = (this.meta.player_count || 2) > 2;
+    this.margin = !!this.meta.margin;
+    // Windows are shown where the search has them; alpha-beta's narrow as children return.
+    this.windows = this.alpha.some(function (a) { return a !== null && a !== undefined; });
+    this.prune = this.windows && !!LIVE_WINDOW[this.meta.algorithm];
+    this.replayable = this.meta.algorithm !== "mcts";
     this.allMoves = !!this.meta.all_moves;
     var kids = this.kids = new Array(n);
     for (i = 0; i < n; i++) kids[i] = [];
@@ -137,8 +146,8 @@
       } else {
         status[x] = DONE;
         var parent = this.parent[x];
-        if (parent >= 0) {
-          var score = -this.value[x];
+        if (parent >= 0 && !this.chance[parent]) {
+          var score = this.scoreFor(parent, x);
           if (score > this.best[parent]) this.best[parent] = score;
           if (this.prune && !(parent === this.root && this.allMoves) && score > this.curAlpha[parent]) this.curAlpha[parent] = score;
         }
@@ -147,27 +156,37 @@
     this.applied = p;
   };
 
+  // A child's value for its parent's viewer (negamax: the negation, unless both have the same viewer).
+  Tree.prototype.scoreFor = function (parent, x) {
+    if (this.many) {
+      var m = this.toMove[parent], p = this.payoffs[x];
+      return p && m !== null && m >= 0 ? p[m] : -Infinity;
+    }
+    var same = (this.viewer[x] === null ? this.toMove[x] : this.viewer[x]) === (this.viewer[parent] === null ? this.toMove[parent] : this.viewer[parent]);
+    return same ? this.value[x] : -this.value[x];
+  };
+
   // The window a node is searched with now (active) or was entered with, in negamax terms.
   Tree.prototype.windowOf = function (x) {
-    if (!this.prune || this.alpha[x] === null) return null;
-    if (this.status[x] === ACTIVE) return [this.curAlpha[x], this.searchBeta[x] === null ? this.beta[x] : this.searchBeta[x]];
+    if (!this.windows || this.alpha[x] === null || this.alpha[x] === undefined) return null;
+    if (this.status[x] === ACTIVE && this.prune) return [this.curAlpha[x], this.searchBeta[x] === null ? this.beta[x] : this.searchBeta[x]];
     return [this.alpha[x], this.beta[x]];
   };
   Tree.prototype.where = function (x) { return x === this.root ? "the root" : this.path[x]; };
 
   // ------------------------------------------------------------------------------------
   // Views: negamax (for the side to move), MAX/MIN (for the first player), win/draw/loss.
-  var state = { view: "negamax", step: 0, steps: 0, playing: false, speed: 5, selected: null, hover: null, orient: null };
+  var state = { view: VIEWS[DATA.view] ? DATA.view : "negamax", step: 0, steps: 0, playing: false, speed: 5, selected: null, hover: null, orient: null };
 
-  function sideSign(t, x) { return t.toMove[x] === 1 ? -1 : 1; }
+  function sideSign(t, x) { var v = t.viewer[x]; if (v === null || v === undefined) v = t.toMove[x]; return v === 1 ? -1 : 1; }
   function flipBound(b) { return b === "lower" ? "upper" : b === "upper" ? "lower" : b; }
   function viewed(t, x, v, bound) {
-    if (state.view === "negamax") return { v: v, bound: bound };
+    if (state.view === "negamax" || t.many) return { v: v, bound: bound };
     var s = sideSign(t, x);
     return { v: s * v, bound: s < 0 ? flipBound(bound) : bound };
   }
   function viewWindow(t, x, w) {
-    if (!w || state.view === "negamax" || sideSign(t, x) > 0) return w;
+    if (!w || state.view === "negamax" || t.many || sideSign(t, x) > 0) return w;
     return [-w[1], -w[0]];
   }
   function windowText(w) { return w ? "[" + fmt(w[0]) + ", " + fmt(w[1]) + "]" : ""; }
@@ -186,9 +205,27 @@
   function valueText(t, x) {
     var v = t.value[x];
     if (v === null || v === undefined) return "";
-    if (state.view === "wdl") return wdlText(t, x, v, t.bound[x]);
+    if (t.many && t.payoffs[x]) return payoffText(t, x);
+    if (state.view === "wdl" && !t.margin && !t.chance[x]) return wdlText(t, x, v, t.bound[x]);
     var w = viewed(t, x, v, t.bound[x]);
-    return "v " + relation(w.bound) + " " + fmt(w.v);
+    return (t.chance[x] ? "E " : "v ") + relation(w.bound) + " " + number(t, x, w.v, w.v !== v);
+  }
+  // A value as text: an exact fraction where the search gave one ("-17/3"), a margin signed ("+4").
+  function number(t, x, v, negated) {
+    var text = fmt(v), exact = t.exact[x];
+    if (exact) text = negated ? (exact.charAt(0) === "-" ? exact.slice(1) : "-" + exact) : exact;
+    return t.margin && state.view !== "maxmin" && v > 0 ? "+" + text : text;
+  }
+  // Each player's payoff, the mover's in brackets: "(3 [4] 3)".
+  function payoffText(t, x) {
+    var texts = t.payoffsText[x] || t.payoffs[x].map(fmt), m = moverOf(t, x);
+    var b = t.bound[x] === "lower" ? "\u2265 " : t.bound[x] === "upper" ? "\u2264 " : "";
+    return b + "(" + texts.map(function (s, i) { return i === m ? "[" + s + "]" : s; }).join(" ") + ")";
+  }
+  function moverOf(t, x) { return t.chance[x] || t.kind[x] === "terminal" || t.pruned[x] ? null : t.toMove[x]; }
+  function probabilityText(t, x) {
+    var p = t.probability[x];
+    return p === null || p === undefined ? "" : "p = " + (t.probabilityText[x] || fmt(p));
   }
   function bestText(t, x, short) {
     var b = t.best[x];
@@ -199,6 +236,8 @@
   function roleText(t, x) {
     var m = t.toMove[x];
     if (m === null || m === undefined) return "";
+    if (t.chance[x]) return state.view === "maxmin" ? "CHANCE" : "chance";
+    if (t.many) return t.kind[x] === "terminal" ? "" : t.players[m] === undefined ? String(m) : String(t.players[m]);
     if (state.view === "maxmin") return m === 0 ? "MAX" : "MIN";
     return t.players[m] === undefined ? String(m) : String(t.players[m]);
   }
@@ -348,6 +387,7 @@
     if (status === ACTIVE) return COLOURS.active;
     if (status !== DONE) return null;
     var kind = t.kind[x], v = t.value[x];
+    if (t.many) return kind === "terminal" ? COLOURS.draw : kind === "heuristic" ? COLOURS.heuristic : COLOURS.bound;
     if (kind === "terminal") return t.winner[x] === 0 ? COLOURS.win0 : t.winner[x] === 1 ? COLOURS.win1 : COLOURS.draw;
     if (kind === "heuristic") return COLOURS.heuristic;
     if (v === null || (t.bound[x] !== "exact" && t.bound[x] !== "estimate")) return COLOURS.bound;
@@ -392,6 +432,7 @@
     ctx.setLineDash([]);
     // Nodes: full boxes when legible, coloured blocks when not.
     var detailed = W * k >= 26, current = this.currentNode();
+    if (detailed) this.drawChances(vx0, vx1, vy0, vy1);
     for (i = 0; i < shown.length; i++) {
       x = shown[i];
       if (X[x] < vx0 || X[x] > vx1 || Y[x] < vy0 || Y[x] > vy1) continue;
@@ -422,7 +463,9 @@
     var fill = fillOf(t, x, s);
     ctx.globalAlpha = s === FUTURE ? 0.35 : 1;
     ctx.beginPath();
-    ctx.rect(left, top, W, H);
+    if (t.chance[x]) ctx.ellipse(this.X[x], this.Y[x], W / 2, H / 2, 0, 0, 2 * Math.PI);
+    else ctx.rect(left, top, W, H);
+    if (t.chance[x] && s === DONE) fill = COLOURS.chance;
     ctx.fillStyle = fill || "#ffffff";
     ctx.fill();
     var dashed = s === PRUNED || (this.t.skipped && this.t.skipped[x] && s === DONE);
@@ -433,7 +476,7 @@
     if (s === DONE && finished && t.pv[x]) { ctx.strokeStyle = COLOURS.pv; ctx.lineWidth = 2; }
     ctx.stroke();
     ctx.setLineDash([]);
-    if (t.kind[x] === "cache" && s === DONE) { ctx.lineWidth = 1; ctx.strokeRect(left + 2.5, top + 2.5, W - 5, H - 5); }
+    if ((t.kind[x] === "cache" || t.kind[x] === "probe") && s === DONE) { ctx.lineWidth = 1; ctx.strokeRect(left + 2.5, top + 2.5, W - 5, H - 5); }
     if (isCurrent || x === state.selected) {
       ctx.strokeStyle = isCurrent ? COLOURS.current : COLOURS.selected; ctx.lineWidth = 3;
       ctx.strokeRect(left - 3, top - 3, W + 6, H + 6);
@@ -443,8 +486,10 @@
     ctx.textBaseline = "middle";
     ctx.font = "bold 11px system-ui, Helvetica, Arial, sans-serif";
     ctx.textAlign = "left";
-    ctx.fillText(x === t.root ? "root" : String(t.move[x]), left + 4, top + 10);
-    if (s !== PRUNED) {
+    var head = x === t.root ? "root" : String(t.move[x]);
+    if (t.chance[x]) { ctx.textAlign = "center"; ctx.fillText(fitText(ctx, head, W * 0.7), this.X[x], top + 12); }
+    else ctx.fillText(fitText(ctx, head, W * 0.62), left + 4, top + 10);
+    if (s !== PRUNED && !t.chance[x]) {
       ctx.font = "10px system-ui, Helvetica, Arial, sans-serif";
       ctx.textAlign = "right";
       ctx.fillStyle = COLOURS.note;
@@ -463,9 +508,10 @@
     ctx.font = "11px system-ui, Helvetica, Arial, sans-serif";
     ctx.fillStyle = COLOURS.text;
     var line = s === DONE ? valueText(t, x) : s === ACTIVE ? bestText(t, x, true) : s === PRUNED ? "pruned" : "";
-    if (line) ctx.fillText(fitText(ctx, line, W - 4), this.X[x], y + 6);
+    if (s === DONE && t.many && t.payoffs[x]) this.drawPayoffs(x, y + 6);
+    else if (line) ctx.fillText(fitText(ctx, line, W - 4), this.X[x], y + 6);
     y += 13;
-    if (t.prune && (s === DONE || s === ACTIVE)) {
+    if (t.windows && t.alpha[x] !== null && (s === DONE || s === ACTIVE)) {
       ctx.font = "10px system-ui, Helvetica, Arial, sans-serif";
       ctx.fillStyle = s === ACTIVE ? COLOURS.activeLine : COLOURS.note;
       ctx.fillText(windowText(viewWindow(t, x, t.windowOf(x))), this.X[x], y + 5);
@@ -483,6 +529,36 @@
       ctx.fillText("+" + (t.size[x] - 1).toLocaleString("en"), this.X[x], top + H + 9);
     }
     ctx.globalAlpha = 1;
+  };
+
+  // Each chance outcome's probability, on its edge ("p = 1/6").
+  Panel.prototype.drawChances = function (vx0, vx1, vy0, vy1) {
+    var t = this.t, ctx = this.ctx, X = this.X, Y = this.Y, W = this.W, H = this.H, lr = state.orient === "lr";
+    ctx.font = "10px system-ui, Helvetica, Arial, sans-serif"; ctx.textAlign = "center"; ctx.textBaseline = "middle";
+    for (var i = 0; i < this.shown.length; i++) {
+      var x = this.shown[i], p = t.parent[x], text = probabilityText(t, x);
+      if (p < 0 || !text) continue;
+      var mx = lr ? (X[p] + W / 2 + X[x] - W / 2) / 2 : (X[p] + X[x]) / 2, my = lr ? (Y[p] + Y[x]) / 2 : (Y[p] + H / 2 + Y[x] - H / 2) / 2;
+      if (mx < vx0 || mx > vx1 || my < vy0 || my > vy1) continue;
+      var w = ctx.measureText(text).width + 4;
+      ctx.globalAlpha = t.status[x] === FUTURE ? 0.35 : 1;
+      ctx.fillStyle = "rgba(255,255,255,0.85)"; ctx.fillRect(mx - w / 2, my - 6, w, 12);
+      ctx.fillStyle = COLOURS.chanceLine; ctx.fillText(text, mx, my);
+    }
+    ctx.globalAlpha = 1;
+  };
+
+  // A payoff vector in cells, the mover's highlighted (games of three or more players).
+  Panel.prototype.drawPayoffs = function (x, y) {
+    var t = this.t, ctx = this.ctx, texts = t.payoffsText[x] || t.payoffs[x].map(fmt), m = moverOf(t, x);
+    var cw = Math.min(22, (this.W - 8) / texts.length), x0 = this.X[x] - cw * texts.length / 2;
+    ctx.font = "10px system-ui, Helvetica, Arial, sans-serif";
+    texts.forEach(function (text, i) {
+      if (i === m) { ctx.fillStyle = COLOURS.mover; ctx.fillRect(x0 + i * cw, y - 6, cw, 12); }
+      ctx.strokeStyle = "#999"; ctx.lineWidth = 0.5; ctx.strokeRect(x0 + i * cw, y - 6, cw, 12);
+      ctx.fillStyle = COLOURS.text; ctx.font = (i === m ? "bold " : "") + "10px system-ui, Helvetica, Arial, sans-serif";
+      ctx.fillText(fitText(ctx, String(text), cw - 2), x0 + (i + 0.5) * cw, y);
+    });
   };
 
   function fitText(ctx, text, width) {
@@ -589,7 +665,7 @@
   }
   controls.insertAdjacentHTML("beforeend",
     '<label>values <select class="gt-view" aria-label="values">' +
-    Object.keys(VIEWS).map(function (v) { return '<option value="' + v + '">' + VIEWS[v] + "</option>"; }).join("") + "</select></label>" +
+    Object.keys(VIEWS).map(function (v) { return '<option value="' + v + '"' + (v === state.view ? " selected" : "") + ">" + VIEWS[v] + "</option>"; }).join("") + "</select></label>" +
     '<button data-act="fit" title="the whole tree (F)">fit</button>' +
     '<button data-act="orient" title="top-down or left-right (O)">turn</button>' +
     '<button data-act="expand" title="expand every subtree">expand all</button>');
@@ -640,7 +716,11 @@
       '<div><span class="gt-swatch" style="border:2px solid ' + COLOURS.pv + '"></span>principal variation (when the search is over)</div>' +
       '<div><span class="gt-swatch" style="border:3px solid ' + COLOURS.current + '"></span>the step\u2019s node</div>' +
       '<div><span class="gt-swatch" style="border:3px double #777"></span>answered from the cache</div>' +
-      (trees.length > 1 ? '<div><span class="gt-swatch" style="border:1px dashed ' + COLOURS.skipped + '"></span>minimax: never visited by alpha-beta</div>' : "");
+      (trees.length > 1 ? '<div><span class="gt-swatch" style="border:1px dashed ' + COLOURS.skipped + '"></span>minimax: never visited by alpha-beta</div>' : "") +
+      (trees.some(function (t) { return t.chance.some(Boolean); }) ? '<div><span class="gt-swatch" style="border-radius:50%;background:' + COLOURS.chance + '"></span>chance node: E, the expected value (the sum of p \u00d7 v); p = each outcome\u2019s probability</div>' : "") +
+      (trees.some(function (t) { return t.many; }) ? '<div><span class="gt-swatch" style="background:' + COLOURS.mover + '"></span>(a [b] c): each player\u2019s payoff, the mover\u2019s highlighted</div>' : "") +
+      (trees.some(function (t) { return t.kind.indexOf("probe") >= 0; }) ? "<div>double frame on a chance outcome: a Star2 probe (its first move only: a bound)</div>" : "") +
+      (trees.some(function (t) { return t.margin; }) ? "<div>+4: a final margin (wins by 4; the negamax view)</div>" : "");
     return h("div", { class: "gt-legend" }, html);
   }
 
@@ -649,7 +729,7 @@
       var m = t.meta, visited = 0;
       for (var i = 0; i < t.n; i++) if (!t.pruned[i]) visited++;
       var text = "<b>" + esc(m.algorithm) + "</b>: " + visited.toLocaleString("en") + " positions";
-      if (t.prune) text += ", " + (m.cutoffs || 0).toLocaleString("en") + " cutoffs";
+      if (t.prune || m.cutoffs) text += ", " + (m.cutoffs || 0).toLocaleString("en") + " cutoffs";
       if (m.depth !== null && m.depth !== undefined) text += ", depth " + m.depth;
       if (t.prune) text += m.all_moves ? ", a full window for each root move" : ", one window from the root";
       if (t.prune && m.cache) text += ", transposition cache";
@@ -701,15 +781,17 @@
   function describeEvent(t, kind, x) {
     var who = roleText(t, x);
     if (kind === ENTER) {
-      var w = t.prune ? " with window " + windowText(viewWindow(t, x, [t.alpha[x], t.beta[x]])) : "";
+      var w = t.windows && t.alpha[x] !== null ? " with window " + windowText(viewWindow(t, x, [t.alpha[x], t.beta[x]])) : "";
       var narrowed = t.prune && (t.searchAlpha[x] !== t.alpha[x] || t.searchBeta[x] !== t.beta[x]) && t.kind[x] === "searched"
         ? ", narrowed to " + windowText(viewWindow(t, x, [t.searchAlpha[x], t.searchBeta[x]])) + " (" + (t.cache[x] === "partial" ? "cache" : "no score beats winning at once") + ")" : "";
-      return "enter " + nodeName(t, x) + " (" + esc(who) + " to move)" + w + narrowed;
+      var prob = probabilityText(t, x) ? ", " + probabilityText(t, x) : "";
+      if (t.chance[x]) return "enter " + nodeName(t, x) + prob + " (a chance node: " + t.kids[x].length + " outcomes)" + w;
+      return "enter " + nodeName(t, x) + prob + " (" + esc(who) + " to move)" + w + narrowed;
     }
     if (kind === CUTOFF) {
       var moves = t.kids[x].filter(function (c) { return t.pruned[c]; }).map(function (c) { return esc(t.move[c]); });
       var why = esc(t.cutoff[x]);
-      if (state.view !== "negamax") {
+      if (state.view !== "negamax" && t.meta.algorithm === "alphabeta") {
         var b = t.searchBeta[x], v = t.best[x];
         why = sideSign(t, x) > 0 ? "\u03b2 cutoff at a MAX node: " + fmt(v) + " \u2265 \u03b2 = " + fmt(b) : "\u03b1 cutoff at a MIN node: " + fmt(-v) + " \u2264 \u03b1 = " + fmt(-b);
       }
@@ -727,6 +809,7 @@
     if (k === "heuristic") return "heuristic score at the depth limit";
     if (k === "cache") return "answered from the transposition cache";
     if (k === "bound") return "settled by the score bound";
+    if (k === "probe") return "a probe: its first move only, a bound";
     return k === "searched" ? "searched" : String(k);
   }
 
@@ -774,8 +857,10 @@
     if (t.pruned[x]) {
       add("pruned", esc(t.reason[x] || t.cutoff[t.parent[x]] || "cutoff"));
     } else {
-      add("to move", esc(String(t.players[t.toMove[x]])) + (state.view === "maxmin" ? " (" + roleText(t, x) + ")" : ""));
-      if (t.prune) {
+      add("probability", probabilityText(t, x) ? esc(probabilityText(t, x).slice(4)) : "");
+      add("to move", t.chance[x] ? "chance" : esc(String(t.players[t.toMove[x]])) + (state.view === "maxmin" && !t.many ? " (" + roleText(t, x) + ")" : ""));
+      if (t.payoffs[x]) add("payoffs", esc(t.players.slice(0, t.payoffs[x].length).map(function (name, i) { return name + " " + (t.payoffsText[x] || t.payoffs[x].map(fmt))[i]; }).join(", ")));
+      if (t.windows && t.alpha[x] !== null) {
         add("window on entry", windowText(viewWindow(t, x, [t.alpha[x], t.beta[x]])));
         if (t.searchAlpha[x] !== t.alpha[x] || t.searchBeta[x] !== t.beta[x]) add("searched with", windowText(viewWindow(t, x, [t.searchAlpha[x], t.searchBeta[x]])));
       }
