@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from ..game import Game, M, Move, S, State, game_name
 from ..search.classic import root_search
 from ..search.engine import INF, Engine, Exit, SearchObserver
-from ..search.results import Root, build_result, freeze, start
+from ..search.margins import ENGINE_KINDS
+from ..search.results import Root, build_result, check_game, freeze, start
 from ..search.table import TranspositionTable, table_of
 from .board import board_attributes, board_labels, last_move_cell
 from .model import SearchTree, TreeTooLargeError, mark_pv
@@ -106,7 +107,8 @@ def count_nodes(
     """
     algorithm = search.get("algorithm", "alphabeta")
     check_algorithm(algorithm)
-    state = start(game, state)
+    check_game(game, algorithm, ENGINE_KINDS)  # (margin games too: the engine scores them)
+    state = start(game, state, checked=True)
     table = table_of(search.get("cache", True)) if algorithm != "minimax" else None
     counter = NodeLimit(limit)
     engine = Engine(
@@ -259,7 +261,8 @@ def capture(
     ``observer`` replaces the recorder (its graph is then empty).
     """
     check_algorithm(algorithm)
-    state = start(game, state)
+    check_game(game, algorithm, ENGINE_KINDS)  # (margin games too: the engine scores them)
+    state = start(game, state, checked=True)
     table = table_of(cache) if algorithm != "minimax" else None
     base = (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
     recorder = TreeRecorder(game, max_nodes=max_nodes, positions=positions)
