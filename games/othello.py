@@ -26,7 +26,10 @@ colours swapped share their value), with the plies played; a move is a square
 number or :data:`PASS`.  The eight symmetries of the square board map legal play
 to legal play, so :meth:`Othello.canonical_key` is the least of the eight images'
 keys (up to :data:`SYMMETRIC_DISCS` discs on the board; past that, where mirror
-images rarely meet, the plain key, which costs far less).
+images rarely meet, the plain key, which costs far less).  Moves are tried fewest
+opponent replies first while more than :data:`FASTEST_FIRST` squares are empty, else
+corners first and the squares beside corners last.  :mod:`othello_rules` gives the same
+rules as numba functions for the compiled engine (every board fits 64 bits).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from gametree import (
+    CompiledRules,
     Game,
     GameInfo,
     GameOverError,
@@ -43,10 +47,11 @@ from gametree import (
     MoveParseError,
     Option,
     Outcome,
+    RuleSet,
     hookimpl,
 )
 
-__all__ = ["MAX_SIZE", "MIN_SIZE", "Othello", "OthelloState", "PASS", "disc_counts"]
+__all__ = ["MAX_SIZE", "MIN_SIZE", "Othello", "OthelloBoard", "OthelloState", "PASS", "disc_counts"]
 
 #: The smallest and largest board sides (even): 8x8 is the standard board, and two bitboards of 64 bits
 #: hold it (what compiled rules take).
@@ -64,6 +69,38 @@ FASTEST_FIRST = 5
 SYMMETRIC_DISCS = 14
 
 _new_state = tuple.__new__
+
+
+#: A pass as the compiled rules write it (:mod:`othello_rules`: no square has this number).
+COMPILED_PASS = 64
+
+
+def _compiled_functions() -> RuleSet:
+    """The compiled rules' functions (numba is imported here: only the compiled engine asks)."""
+    from . import othello_rules
+
+    return othello_rules.RULES
+
+
+class OthelloBoard(NamedTuple):
+    """A board's constants for the compiled rules (:mod:`othello_rules` reads them by name)."""
+
+    size: int
+    cells: int
+    full: int
+    #: How many more steps a line of the opponent's discs may take after its first (size - 3).
+    runs: int
+    fastest_first: int
+    symmetric_discs: int
+    #: The four shifts (across, down, and the two diagonals) and, for each, the squares a step
+    #: towards higher bits (``left``) or lower bits (``right``) may land on.
+    shifts: tuple[int, ...]
+    left: tuple[int, ...]
+    right: tuple[int, ...]
+    #: The squares in the order moves are tried.
+    order: tuple[int, ...]
+    #: For each of the seven symmetries other than the identity, 64 entries: each square's image.
+    perms: tuple[int, ...]
 
 
 class OthelloState(NamedTuple):
@@ -120,6 +157,7 @@ class Othello(Game[OthelloState, int]):
         black = (1 << ((h - 1) * n + h)) | (1 << (h * n + h - 1))
         self._start = OthelloState(black, white, 0)
         self._columns = "abcdefgh"[:n]
+        self._compiled: CompiledRules | None = None
 
     def __repr__(self) -> str:
         return f"Othello(size={self.size})"
@@ -230,22 +268,52 @@ class Othello(Game[OthelloState, int]):
         """The discs of the side to move above its opponent's: the value depends on nothing else."""
         return state.mine << self.cells | state.theirs
 
+    # -- compiled rules -----------------------------------------------------------------------
+    def compiled_rules(self) -> CompiledRules:
+        """The rules of :mod:`othello_rules` for this board (every board fits 64 bits); made once."""
+        if self._compiled is None:
+            self._compiled = self._make_compiled_rules()
+        return self._compiled
+
+    def _make_compiled_rules(self) -> CompiledRules:
+        n = self.size
+        left = tuple(mask for _, mask in self._left)
+        right = tuple(mask for _, mask in self._right)
+        perms: list[int] = []
+        for f in self._maps():
+            image = [0] * 64
+            for square in range(self.cells):
+                r, c = f(*divmod(square, n))
+                image[square] = r * n + c
+            perms += image
+        board = OthelloBoard(
+            size=n,
+            cells=self.cells,
+            full=self.full,
+            runs=self._runs,
+            fastest_first=FASTEST_FIRST,
+            symmetric_discs=SYMMETRIC_DISCS,
+            shifts=tuple(s for s, _ in self._left),
+            left=left,
+            right=right,
+            order=self._order,
+            perms=tuple(perms),
+        )
+        return CompiledRules(
+            functions=_compiled_functions,
+            board=board,
+            encode=_mover_and_opponent,
+            encode_move=_encode_move,
+            decode_move=_decode_move,
+        )
+
     # -- symmetries ---------------------------------------------------------------------------
     def _symmetry_tables(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
         """For each of the 7 symmetries other than the identity, by row, the image of each set of
         squares of that row (so a bitboard's image is one look-up per row)."""
         n = self.size
-        maps: tuple[Callable[[int, int], tuple[int, int]], ...] = (
-            lambda r, c: (r, n - 1 - c),
-            lambda r, c: (n - 1 - r, c),
-            lambda r, c: (n - 1 - r, n - 1 - c),
-            lambda r, c: (c, r),
-            lambda r, c: (n - 1 - c, n - 1 - r),
-            lambda r, c: (c, n - 1 - r),
-            lambda r, c: (n - 1 - c, r),
-        )
         tables = []
-        for f in maps:
+        for f in self._maps():
             rows = []
             for r in range(n):
                 image = []
@@ -259,6 +327,19 @@ class Othello(Game[OthelloState, int]):
                 rows.append(tuple(image))
             tables.append(tuple(rows))
         return tuple(tables)
+
+    def _maps(self) -> tuple[Callable[[int, int], tuple[int, int]], ...]:
+        """The seven symmetries of the square other than the identity, on (row, column)."""
+        n = self.size
+        return (
+            lambda r, c: (r, n - 1 - c),
+            lambda r, c: (n - 1 - r, c),
+            lambda r, c: (n - 1 - r, n - 1 - c),
+            lambda r, c: (c, r),
+            lambda r, c: (n - 1 - c, n - 1 - r),
+            lambda r, c: (c, n - 1 - r),
+            lambda r, c: (n - 1 - c, r),
+        )
 
     def _image(self, table: tuple[tuple[int, ...], ...], board: int) -> int:
         n, row = self.size, (1 << self.size) - 1
@@ -407,6 +488,18 @@ class Othello(Game[OthelloState, int]):
     def winning_cells(self, state: OthelloState) -> tuple[tuple[int, int], ...]:
         """Othello has no winning line: none."""
         return ()
+
+
+def _mover_and_opponent(state: OthelloState) -> tuple[int, int]:
+    return state.mine, state.theirs
+
+
+def _encode_move(state: OthelloState, move: int) -> int:
+    return COMPILED_PASS if move == PASS else move
+
+
+def _decode_move(state: OthelloState, move: int) -> int:
+    return PASS if move == COMPILED_PASS else move
 
 
 def _make(size: int = 8) -> Othello:

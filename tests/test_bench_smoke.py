@@ -67,3 +67,12 @@ def test_compiled_beside_bitbully() -> None:
     boards = [line for line in proc.stdout.splitlines() if re.match(r"(connect4|tictactoe) \d", line)]
     assert [" ".join(line.split()[:2]) for line in boards] == ["connect4 6x5", "tictactoe 5x5", "tictactoe 6x4"]
     assert all(line.endswith("ok") for line in boards), boards
+
+
+def test_othello_line_quick() -> None:
+    pytest.importorskip("numba")
+    proc = run("bench_othello.py", "--quick")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [m.group(1) for m in CHECK.finditer(proc.stdout)] == ["before", "after"]
+    rows = [line.split() for line in proc.stdout.splitlines() if re.match(r"\s+\d+\s+\d+\s+[+-]", line)]
+    assert [(row[0], row[2], row[3]) for row in rows] == [("24", "-4", "ok"), ("20", "-4", "ok")]

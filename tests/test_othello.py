@@ -206,7 +206,10 @@ def test_4x4_positions_against_the_brute_force() -> None:
         state = game.initial_state()
         while game.outcome(state) is None:
             expected = brute(board_of(game, state), "BW"[game.to_move(state)])
-            assert search(rng.choice(["solver", "alphabeta"]), game, state).score == expected
+            if rng.random() < 0.5:
+                assert search("solver", game, state, engine="python").score == expected
+            else:
+                assert search("alphabeta", game, state).score == expected
             state = game.play(state, rng.choice(game.legal_moves(state)))
 
 
@@ -260,6 +263,16 @@ def test_feinstein_positions_before_move_18(ply: int) -> None:
     _solved_to_the_margin(game, positions_along(game)[ply])
 
 
+def test_a_parallel_solve_gives_the_same_margins() -> None:
+    from gametree.search.parallel import solve_parallel
+
+    game = game_of(4)
+    single = solver(game, engine="python")
+    result = solve_parallel(game, workers=2, engine="python")
+    assert result.proven and result.score == result.margin == single.score == -10
+    assert [(m.move, m.score) for m in result.move_values] == [(m.move, m.score) for m in single.move_values]
+
+
 # -- the command line -----------------------------------------------------------------------------
 def test_solve_othello_on_the_command_line(gametree_cli) -> None:  # type: ignore[no-untyped-def]
     done = gametree_cli("solve", "othello", "--size", "4", "--no-store", "--json")
@@ -268,7 +281,61 @@ def test_solve_othello_on_the_command_line(gametree_cli) -> None:  # type: ignor
     assert data["score"] == data["margin"] == -10 and data["value"] == "loss" and data["winner"] == 1
     table = gametree_cli("solve", "othello", "--size", "4", "--no-store")
     assert "White wins by 10" in table.stdout and "loses by 10" in table.stdout
-    refused = gametree_cli("solve", "othello", "--size", "4", "--no-store", "--engine", "compiled")
-    assert refused.returncode != 0 and "margin" in refused.stderr and "Traceback" not in refused.stderr
+    compiled = gametree_cli("solve", "othello", "--size", "4", "--no-store", "--engine", "compiled", "--json")
+    assert compiled.returncode == 0, compiled.stderr
+    assert json.loads(compiled.stdout)["move_values"] == data["move_values"]
     odd = gametree_cli("solve", "othello", "--size", "5")
     assert odd.returncode != 0 and "even board side" in odd.stderr and "Traceback" not in odd.stderr
+
+
+# -- the compiled engine --------------------------------------------------------------------------
+numba = pytest.importorskip("numba", reason="the compiled engine needs numba")
+
+
+def test_the_compiled_pass_is_the_rules_pass() -> None:
+    from gametree_builtins.games import othello, othello_rules
+
+    assert othello.COMPILED_PASS == othello_rules.PASS
+
+
+def test_compiled_4x4_equals_the_brute_force() -> None:
+    game = game_of(4)
+    compiled, python = solver(game, engine="compiled"), solver(game, engine="python")
+    assert compiled.score == -10 == brute(start(4), "B")
+    assert compiled.move_values == python.move_values and compiled.pv == python.pv
+
+
+@pytest.mark.parametrize("size", [4, 6])
+def test_compiled_equals_python_on_many_positions(size: int) -> None:
+    """Random positions (12 or fewer empty squares on 6x6), their value and every move's, with passes and ends."""
+    from gametree.search.solver import Solver
+
+    game = game_of(size)
+    fast, slow = Solver(game, engine="compiled"), Solver(game, engine="python")
+    rng = random.Random(size)
+    seen = 0
+    for _ in range(40 if size == 4 else 12):
+        state = game.initial_state()
+        empties = rng.randint(1, 12 if size == 6 else 10)
+        while game.outcome(state) is None:
+            if size * size - disc_counts(game, state)[0] - disc_counts(game, state)[1] <= empties:
+                break
+            state = game.play(state, rng.choice(game.legal_moves(state)))
+        if game.outcome(state) is not None:
+            continue
+        a, b = fast.solve(state), slow.solve(state)
+        assert (a.score, a.best_moves, a.pv) == (b.score, b.best_moves, b.pv)
+        assert [mv.score for mv in a.move_values] == [mv.score for mv in b.move_values]
+        assert a.stats.nodes > 0
+        seen += 1
+    assert seen >= 8
+
+
+@pytest.mark.parametrize("ply", [pytest.param(10, marks=pytest.mark.slow), 12, 14, 16, 18, 20, 24, 28])
+def test_compiled_feinstein_positions(ply: int) -> None:
+    """The compiled engine solves the line from move 12 on (a second at most; move 10: about 15 s) to White's
+    margin."""
+    game = game_of(6)
+    state = positions_along(game)[ply]
+    result = search("solver", game, state, all_moves=False, pv=False, engine="compiled")
+    assert result.proven and result.score == (4 if game.to_move(state) == 1 else -4)
