@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, Literal
 
 from .display import bounds_verdict
-from .game import Game, GameError, M, S, capabilities, checked_play
+from .game import Game, GameError, M, S, capabilities, checked_play, end_score
 from .play import GameRecord, MatchResult, Player, apply_move
 from .search import SearchResult, Solver
 from .search.compiled import EngineChoice
@@ -412,6 +412,9 @@ class Session(Generic[S, M]):
         game, ui = self.game, self.ui
         plies = game.ply(state)
         after = f"after {plies} move{'s' if plies != 1 else ''}"
+        margin = end_score(game, state) if game.info.margin and winner is not None else None
+        if margin is not None:  # a margin game: by how much
+            after = f"by {abs(margin)} {after}"
         if winner is None:
             line, style = f"Draw {after}.", "bold"
         elif self.seats[winner].human and self.humans == 1:
