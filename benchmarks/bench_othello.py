@@ -4,7 +4,7 @@ Run from the repository root::
 
     python benchmarks/bench_othello.py                       # the line from move 20 back to move 8, compiled
     python benchmarks/bench_othello.py --from 0 --time-limit 7200   # down to the empty board (hours)
-    python benchmarks/bench_othello.py --engine python --from 16    # the Python engine (slower by about 50)
+    python benchmarks/bench_othello.py --engine python --from 16    # the Python engine (20 to 30 times slower)
     python benchmarks/bench_othello.py --quick               # moves 24 and 20 only
 
 Each position after ``k`` moves of the line (tests/data/othello, source in

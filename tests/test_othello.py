@@ -298,6 +298,15 @@ def test_the_compiled_pass_is_the_rules_pass() -> None:
     assert othello.COMPILED_PASS == othello_rules.PASS
 
 
+def test_one_record_type_for_every_board_and_the_rules_read_its_fields() -> None:
+    from gametree.search.kernel import board_constants
+    from gametree_builtins.games import othello, othello_rules
+
+    records = [board_constants(game_of(size).compiled_rules().board) for size in (4, 6, 8)]
+    assert records[0].dtype == records[1].dtype == records[2].dtype
+    assert list(othello_rules.Board.__annotations__) == list(othello.OthelloBoard._fields)
+
+
 def test_compiled_4x4_equals_the_brute_force() -> None:
     game = game_of(4)
     compiled, python = solver(game, engine="compiled"), solver(game, engine="python")
