@@ -12,8 +12,8 @@ Rules (those of the World Othello Federation, on a smaller board where asked):
   over when neither side can move (the board is full, or no empty square takes a
   disc of either colour);
 - the value is the final disc difference, each side's discs counted and, when the
-  game ends with empty squares, those squares counted for the winner (the scoring
-  of tournament play: a wipe-out 13-0 on 8x8 is 64-0); it is a margin game
+  game ends with empty squares, those squares counted for the winner (tournament
+  scoring, as docs/othello.md explains: a wipe-out 13-0 on 8x8 is 64-0); it is a margin game
   (``GameInfo.margin``) whose payoffs lie in ``(-size*size, size*size)``.
 
 Squares are written column letter then row number, ``a1`` the top-left corner as on
