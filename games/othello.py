@@ -71,6 +71,9 @@ SYMMETRIC_DISCS = 14
 _new_state = tuple.__new__
 
 
+#: The smallest board with compiled rules.
+COMPILED_SIZE = 6
+
 #: A pass as the compiled rules write it (:mod:`othello_rules`: no square has this number).
 COMPILED_PASS = 64
 
@@ -269,8 +272,11 @@ class Othello(Game[OthelloState, int]):
         return state.mine << self.cells | state.theirs
 
     # -- compiled rules -----------------------------------------------------------------------
-    def compiled_rules(self) -> CompiledRules:
-        """The rules of :mod:`othello_rules` for this board (every board fits 64 bits); made once."""
+    def compiled_rules(self) -> CompiledRules | None:
+        """The rules of :mod:`othello_rules` for this board (every board fits 64 bits), made once; none
+        for 4x4, which the Python engine solves in milliseconds, less than loading compiled code takes."""
+        if self.size < COMPILED_SIZE:
+            return None
         if self._compiled is None:
             self._compiled = self._make_compiled_rules()
         return self._compiled

@@ -281,9 +281,8 @@ def test_solve_othello_on_the_command_line(gametree_cli) -> None:  # type: ignor
     assert data["score"] == data["margin"] == -10 and data["value"] == "loss" and data["winner"] == 1
     table = gametree_cli("solve", "othello", "--size", "4", "--no-store")
     assert "White wins by 10" in table.stdout and "loses by 10" in table.stdout
-    compiled = gametree_cli("solve", "othello", "--size", "4", "--no-store", "--engine", "compiled", "--json")
-    assert compiled.returncode == 0, compiled.stderr
-    assert json.loads(compiled.stdout)["move_values"] == data["move_values"]
+    compiled = gametree_cli("solve", "othello", "--size", "4", "--no-store", "--engine", "compiled")
+    assert compiled.returncode != 0 and "no compiled rules for this board" in compiled.stderr
     odd = gametree_cli("solve", "othello", "--size", "5")
     assert odd.returncode != 0 and "even board side" in odd.stderr and "Traceback" not in odd.stderr
 
@@ -302,28 +301,38 @@ def test_one_record_type_for_every_board_and_the_rules_read_its_fields() -> None
     from gametree.search.kernel import board_constants
     from gametree_builtins.games import othello, othello_rules
 
-    records = [board_constants(game_of(size).compiled_rules().board) for size in (4, 6, 8)]
-    assert records[0].dtype == records[1].dtype == records[2].dtype
+    rules = [game_of(size).compiled_rules() for size in (6, 8)]
+    records = [board_constants(r.board) for r in rules if r is not None]
+    assert len(records) == 2 and records[0].dtype == records[1].dtype
+    assert game_of(4).compiled_rules() is None  # (4x4: the Python engine is faster than loading compiled code)
     assert list(othello_rules.Board.__annotations__) == list(othello.OthelloBoard._fields)
 
 
-def test_compiled_4x4_equals_the_brute_force() -> None:
-    game = game_of(4)
-    compiled, python = solver(game, engine="compiled"), solver(game, engine="python")
-    assert compiled.score == -10 == brute(start(4), "B")
-    assert compiled.move_values == python.move_values and compiled.pv == python.pv
+def test_compiled_6x6_endings_equal_the_brute_force() -> None:
+    from gametree.search.solver import Solver
+
+    game = game_of(6)
+    fast = Solver(game, engine="compiled")
+    rng = random.Random(66)
+    for _ in range(12):
+        state = game.initial_state()
+        while game.outcome(state) is None and sum(disc_counts(game, state)) < 36 - rng.randint(1, 8):
+            state = game.play(state, rng.choice(game.legal_moves(state)))
+        if game.outcome(state) is None:
+            assert fast.score(state).score == brute(board_of(game, state), "BW"[game.to_move(state)])
 
 
-@pytest.mark.parametrize("size", [4, 6])
+@pytest.mark.parametrize("size", [6, 8])
 def test_compiled_equals_python_on_many_positions(size: int) -> None:
-    """Random positions (12 or fewer empty squares on 6x6), their value and every move's, with passes and ends."""
+    """Random positions (12 or fewer empty squares on 6x6, 10 on 8x8), their value and every move's, with passes
+    and ends."""
     from gametree.search.solver import Solver
 
     game = game_of(size)
     fast, slow = Solver(game, engine="compiled"), Solver(game, engine="python")
     rng = random.Random(size)
     seen = 0
-    for _ in range(40 if size == 4 else 12):
+    for _ in range(12 if size == 6 else 6):
         state = game.initial_state()
         empties = rng.randint(1, 12 if size == 6 else 10)
         while game.outcome(state) is None:
@@ -337,7 +346,7 @@ def test_compiled_equals_python_on_many_positions(size: int) -> None:
         assert [mv.score for mv in a.move_values] == [mv.score for mv in b.move_values]
         assert a.stats.nodes > 0
         seen += 1
-    assert seen >= 8
+    assert seen >= (8 if size == 6 else 4)
 
 
 @pytest.mark.parametrize("ply", [pytest.param(10, marks=pytest.mark.slow), 12, 14, 16, 18, 20, 24, 28])
