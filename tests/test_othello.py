@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import random
 from pathlib import Path
 
@@ -18,6 +19,11 @@ from gametree.search.values import Margin
 from gametree_builtins.games.othello import PASS, Othello, OthelloState, disc_counts
 
 DATA = Path(__file__).parent / "data" / "othello"
+#: The slower solves run with GAMETREE_SLOW=1 (as tests/test_strong.py's), and deselect with -m "not slow".
+SLOW = [
+    pytest.mark.slow,
+    pytest.mark.skipif(os.environ.get("GAMETREE_SLOW") != "1", reason="seconds each: set GAMETREE_SLOW=1"),
+]
 
 DIRECTIONS = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc]
 
@@ -256,8 +262,7 @@ def test_feinstein_positions_from_move_18_are_solved_to_the_margin(ply: int) -> 
     _solved_to_the_margin(game, positions_along(game)[ply])
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("ply", range(14, 18))
+@pytest.mark.parametrize("ply", [pytest.param(ply, marks=SLOW) for ply in range(14, 18)])
 def test_feinstein_positions_before_move_18(ply: int) -> None:
     game = game_of(6)
     _solved_to_the_margin(game, positions_along(game)[ply])
@@ -349,7 +354,7 @@ def test_compiled_equals_python_on_many_positions(size: int) -> None:
     assert seen >= (8 if size == 6 else 4)
 
 
-@pytest.mark.parametrize("ply", [pytest.param(10, marks=pytest.mark.slow), 12, 14, 16, 18, 20, 24, 28])
+@pytest.mark.parametrize("ply", [pytest.param(10, marks=SLOW), 12, 14, 16, 18, 20, 24, 28])
 def test_compiled_feinstein_positions(ply: int) -> None:
     """The compiled engine solves the line from move 12 on (a second at most; move 10: about 15 s) to White's
     margin."""
