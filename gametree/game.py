@@ -565,6 +565,14 @@ class RuleSet:
       (else in any order, as cheaply as possible: the engine only asks whether
       there is one, or will settle each child by that); never asked when
       ``win_now`` holds.
+
+    A margin game (``GameInfo.margin``) gives one more function, and not the
+    threat-aware pair (a margin is not settled by who wins next move):
+
+    - ``score(g, a, b) -> int``: the final margin for the side to move of a
+      position where ``moves`` found none (the game is over); the engine then
+      scores every end so, never asks ``ends``, and bounds scores by the game's
+      ``payoff_bounds``.
     """
 
     moves: Callable[..., int]
@@ -573,8 +581,14 @@ class RuleSet:
     key: Callable[..., tuple[np.uint64, np.uint64]]
     win_now: Callable[..., bool] | None = None
     safe_moves: Callable[..., int] | None = None
+    score: Callable[..., int] | None = None
 
     def __post_init__(self) -> None:
+        if self.score is not None and self.win_now is not None:
+            raise IncompleteCapabilityError(
+                f"the RuleSet of {self.moves.__module__} has score and the threat-aware pair: a margin game's "
+                "rules have score alone"
+            )
         if (self.win_now is None) != (self.safe_moves is None):
             present, missing = ("win_now", "safe_moves") if self.safe_moves is None else ("safe_moves", "win_now")
             raise IncompleteCapabilityError(

@@ -77,3 +77,12 @@ def test_chance_node_counts_rows() -> None:
     assert [row["algorithm"] for row in rows] == ["expectiminimax", "star1", "star2"] * 2
     assert all(row["trees"] == 5 and row["mean_nodes"] > 0 for row in rows)
     assert rows[0]["of_expectiminimax"] == 1.0 and rows[1]["mean_nodes"] <= rows[0]["mean_nodes"]
+
+
+def test_othello_line_quick() -> None:
+    pytest.importorskip("numba")
+    proc = run("bench_othello.py", "--quick")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [m.group(1) for m in CHECK.finditer(proc.stdout)] == ["before", "after"]
+    rows = [line.split() for line in proc.stdout.splitlines() if re.match(r"\s+\d+\s+\d+\s+[+-]", line)]
+    assert [(row[0], row[2], row[3]) for row in rows] == [("24", "-4", "ok"), ("20", "-4", "ok")]

@@ -33,6 +33,7 @@ ALL = (
         ("connect4", ALL),
         ("tictactoe", ("symmetric", "images", "heuristic", "threats", "checker", "help", "board", "compiled")),
         ("nim", ("symmetric", "checker", "help")),
+        ("othello", ("symmetric", "images", "heuristic", "checker", "help", "board", "compiled")),
     ],
 )
 def test_builtin_games_capabilities(name, expected):

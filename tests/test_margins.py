@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pytest
 
 from gametree import GameInfo, Outcome, UnsupportedGameError
-from gametree.game import MoveParseError, end_score
+from gametree.game import IncompleteCapabilityError, MoveParseError, RuleSet, end_score
 from gametree.search import alphabeta, minimax, search, solver
 from gametree.search.known import Known
 from gametree.search.perfect import PerfectMover
@@ -205,9 +205,15 @@ def test_mcts_plays_margin_games_by_their_payoffs() -> None:
         assert guess.score == pytest.approx(brute(coins), abs=1)
 
 
-def test_the_compiled_engine_refuses_margins() -> None:
-    with pytest.raises(UnsupportedGameError, match="margin games"):
+def test_compiled_rules_of_a_margin_game_need_a_score() -> None:
+    with pytest.raises(UnsupportedGameError, match="coins has no compiled rules"):
         solver(Coins((1, 2, 3)), engine="compiled")
+
+    def never(*args: object) -> int:  # pragma: no cover (never called)
+        raise AssertionError
+
+    with pytest.raises(IncompleteCapabilityError, match="score alone"):
+        RuleSet(moves=never, play=never, ends=never, key=never, win_now=never, safe_moves=never, score=never)
 
 
 class Entries:

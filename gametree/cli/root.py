@@ -123,7 +123,9 @@ def main(argv: list[str] | None = None) -> None:
         # One line, as every other error (click's own show() puts the usage lines above it).
         hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
         # click repeats a bad value in full (a 1 MB argument, a 2 MB line): cut what it quotes.
-        message = re.sub(r"'([^']{61,})'", lambda m: repr(clip(m.group(1))), exc.format_message())
+        # (A quoted value starts with no space: the text between the quotes that close one value and
+        # open the next, "' (installed: ...; see '", is not one.)
+        message = re.sub(r"'([^'\s][^']{60,})'", lambda m: repr(clip(m.group(1))), exc.format_message())
         echo_message(f"Error: {message}{hint}")
         sys.exit(exc.exit_code)
     except click.ClickException as exc:

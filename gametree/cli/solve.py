@@ -663,7 +663,11 @@ def _read_batch(stream: TextIO, name: str) -> list[str]:
                 raise click.ClickException(
                     f"{name}: more than {MAX_BATCH_LINES:,} lines: split the batch into smaller files"
                 )
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:  # (decoded a chunk at a time: where in the file is not known)
+        raise click.ClickException(
+            f"cannot read {name}: not UTF-8 text (a byte 0x{exc.object[exc.start]:02x})"
+        ) from None
+    except OSError as exc:
         raise click.ClickException(f"cannot read {name}: {exc}") from None
     return lines
 

@@ -33,11 +33,22 @@ import math
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from ..game import CompiledRules, Game, RuleSet, State, UnsupportedGameError, capabilities, game_name, win_score
+from ..game import (
+    CompiledRules,
+    Game,
+    RuleSet,
+    State,
+    UnsupportedGameError,
+    capabilities,
+    end_score,
+    game_name,
+    win_score,
+)
 from ..runtime.signals import watch
 from . import compile_state, numba_support
 from .compile_state import cache_folder
 from .contract import Counters, EngineName, RootReport, SearchTimeout
+from .margins import margin_bound
 from .options import ENGINES, EngineChoice
 from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, TranspositionTable
 
@@ -103,12 +114,6 @@ def use_compiled(game: Game[Any, Any], engine: EngineChoice, plies: int, budget:
         raise ValueError(f"unknown engine {engine!r} (choose from {', '.join(ENGINES)})")
     if engine == "auto" and plies <= AUTO_PLIES:
         return False
-    if game.info.margin:  # (its kernel scores a game's end as a win, a draw or a loss)
-        if engine == "auto":
-            return False
-        raise UnsupportedGameError(
-            f"the compiled engine does not search margin games yet ({game_name(game)}): use --engine python"
-        )
     rules = compiled_rules(game)
     if rules is None:
         if engine == "auto":
@@ -131,8 +136,6 @@ def engines_of(game: Game[Any, Any]) -> tuple[tuple[str, ...], str]:
     compilable = capabilities(game).compiled
     if compilable is None:
         return ("python",), "no compiled rules"
-    if game.info.margin:
-        return ("python",), "the compiled engine does not search margin games yet"
     if compilable.compiled_rules() is None:
         return ("python",), "no compiled rules for this board"
     if not numba_available():
@@ -206,8 +209,6 @@ class CompiledEngine:
         symmetry: bool = True,
         counters: Counters | None = None,
     ) -> None:
-        if game.info.margin:
-            use_compiled(game, "compiled", game.info.max_plies)  # (it says why not, in one line)
         with compile_state.compiling(game):  # (said first when numba compiles it: seconds, once)
             self._build(game, rules, table, symmetry, counters)
 
@@ -228,7 +229,15 @@ class CompiledEngine:
         self._np = np
         self.game = game
         self.rules = rules
-        compiled = _kernel(rules.functions())
+        functions = rules.functions()
+        #: A margin game's largest margin (0: a win/draw/loss game), which its rules must score.
+        self.margin = margin_bound(game.info) if game.info.margin else 0
+        if game.info.margin and functions.score is None:
+            raise UnsupportedGameError(
+                f"the compiled rules of {game_name(game)} give no score (a margin game's rules must): "
+                "use --engine python"
+            )
+        compiled = _kernel(functions)
         self.search_kernel = compiled.search
         #: The rules' ``win_now`` (None: plain rules, no threats).
         self._win_now = compiled.win_now
@@ -286,7 +295,17 @@ class CompiledEngine:
         """What the kernel works with besides the position and its window: a
         :class:`gametree.search.kernel.Workspace` as a plain tuple (see :class:`~gametree.search.kernel.Kernel`)."""
         rules = self.rules
-        return (self.C, rules.no_moves, self.symmetry, self._mask, self._table, self._control, per_height, self._moves)
+        return (
+            self.C,
+            rules.no_moves,
+            self.margin,
+            self.symmetry,
+            self._mask,
+            self._table,
+            self._control,
+            per_height,
+            self._moves,
+        )
 
     name: EngineName = "compiled"
 
@@ -326,6 +345,8 @@ class CompiledEngine:
 
     def floor(self, p: int) -> int:
         """The lowest score of a position at ply ``p`` whose side to move cannot win now."""
+        if self.margin:
+            return -self.margin
         return -win_score(self.C, p + 1) if self._win_now is not None else -win_score(self.C, p)
 
     def wins_now(self, state: State) -> bool:
@@ -346,6 +367,8 @@ class CompiledEngine:
         if out is not None:
             counters.per_depth[height] += 1
             counters.terminals += 1
+            if self.margin:
+                return int(end_score(game, state) or 0)
             if out.winner is None:
                 return 0
             magnitude = win_score(C, p - 1)

@@ -109,8 +109,10 @@ def _exact_score(
     lo: float = engine.floor(p)
     probes = 0
     try:
-        if hi - lo <= DIRECT_RANGE:
-            probes = 2  # straight to "better than a draw?" and "at least a draw?"
+        if hi - lo <= DIRECT_RANGE or game.info.margin:
+            # Straight to "better than a draw?" and "at least a draw?" (a margin game too: no margin is
+            # cheap to prove the way a fast win is; 7% fewer nodes on Othello, docs/performance-log.md).
+            probes = 2
         if at_least is not None and at_least > lo:
             lo = at_least
             probes = 2  # the known bound replaces the two wide probes

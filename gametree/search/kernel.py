@@ -228,12 +228,14 @@ def rehash(table: np.ndarray, larger: np.ndarray) -> None:
 
 class Workspace(NamedTuple):
     """What one compiled search works with besides its position and window: the game's length
-    (``C``, in plies) and the score of a position without moves, whether keys are made symmetric,
+    (``C``, in plies) and the score of a position without moves, a margin game's largest margin
+    (0 for a win/draw/loss game), whether keys are made symmetric,
     the table (``mask + 1`` buckets; ``mask`` -1: no table), the control array, the node counts
     by height, and the rows of moves (``max_plies + 2`` rows of ``max_moves`` slots, one a ply)."""
 
     max_plies: int
     no_moves: int
+    margin: int
     symmetric: bool
     mask: int
     table: np.ndarray
@@ -243,7 +245,7 @@ class Workspace(NamedTuple):
 
 
 #: A :class:`Workspace` as a plain tuple, as :class:`Kernel` ``search`` takes it.
-WorkTuple = tuple[int, int, bool, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+WorkTuple = tuple[int, int, int, bool, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 #: A tuple among a board's constants becomes an array of a multiple of this many words.
 ARRAY_WORDS = 64
@@ -311,10 +313,13 @@ def build(rules: RuleSet) -> Kernel:
     ``safe_moves``): a position is entered only by a move that leaves the opponent no immediate
     win, so it is never over and its side to move cannot win at once; the node searches the safe
     moves, and settles itself by "is there one?" when the window asks no more.  Plain: every
-    legal move, a game-ending move scored by the parent.
+    legal move, a game-ending move scored by the parent.  Margin rules (with ``score``): plain, every
+    end scored by its final margin, scores bounded by the largest margin (the Workspace's ``margin``).
     """
-    name = f"{rules.moves.__module__}:{'threats' if rules.threat_aware else 'plain'}"
-    for function in (rules.moves, rules.play, rules.ends, rules.key, rules.win_now, rules.safe_moves, _probe):
+    kind = "threats" if rules.threat_aware else "margin" if rules.score is not None else "plain"
+    name = f"{rules.moves.__module__}:{kind}"
+    functions = (rules.moves, rules.play, rules.ends, rules.key, rules.win_now, rules.safe_moves, rules.score)
+    for function in (*functions, _probe):
         numba_support.stabilise(function)  # (_probe: this module's own functions)
     node = _negamax(rules)
     numba_support.stable_id(node, f"kernel:{name}:node")
@@ -344,6 +349,8 @@ def _negamax(rules: RuleSet) -> Callable[..., int]:
     moves_of, play, ends, key = rules.moves, rules.play, rules.ends, rules.key
     threat_aware = rules.threat_aware
     safe_moves = rules.safe_moves if rules.safe_moves is not None else moves_of  # (plain: never called)
+    scored = rules.score is not None
+    score = rules.score if rules.score is not None else moves_of  # (not a margin game: never called)
 
     @njit(cache=True, nogil=True)
     def node(g: np.void, s: Workspace, a: np.uint64, b: np.uint64, p: int, height: int, alpha: int, beta: int) -> int:
@@ -374,9 +381,12 @@ def _negamax(rules: RuleSet) -> Callable[..., int]:
             n = moves_of(g, a, b, row)
             if n == 0:
                 control[TERMINALS] += 1
+                if scored:
+                    return score(g, a, b)  # the final margin
                 return s.no_moves * _win_score(C, p - 1)
-            # No score beats winning with this move, nor is worse than losing with it.
-            upper = _win_score(C, p)
+            # No score beats winning with this move, nor is worse than losing with it (a margin
+            # game: no margin beats the largest).
+            upper = s.margin if scored else _win_score(C, p)
             lower = -upper
             alpha, beta = max(alpha, lower), min(beta, upper)
             if alpha >= beta:
@@ -406,7 +416,7 @@ def _negamax(rules: RuleSet) -> Callable[..., int]:
         alpha0, best, best_move, before = alpha, -SCORE_LIMIT - 1, -1, control[NODES]
         for x in range(n):
             m = row[x]
-            end = 0 if threat_aware else ends(g, a, b, m)
+            end = 0 if threat_aware or scored else ends(g, a, b, m)
             if end != 0:  # the game ends with this move: a node, scored here
                 control[NODES] += 1
                 control[TERMINALS] += 1

@@ -40,14 +40,27 @@ from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..game import Game, M, S, State, capabilities, win_score
+from ..game import Game, M, S, State, capabilities, end_score
 from ..runtime.errors import ParallelError
 from ..runtime.processes import workers_limit_message
 from ..runtime.runners import Pending, Runner, make_runner
 from ..runtime.stops import Halter
 from .compiled import EngineChoice, use_compiled
 from .engine import Engine
-from .results import MoveValue, SearchResult, SearchStats, assemble, build_result, freeze, start, stats_of, timed, whole
+from .margins import ENGINE_KINDS
+from .results import (
+    MoveValue,
+    SearchResult,
+    SearchStats,
+    assemble,
+    build_result,
+    check_game,
+    freeze,
+    start,
+    stats_of,
+    timed,
+    whole,
+)
 
 if TYPE_CHECKING:
     import distributed
@@ -312,13 +325,7 @@ class _Search:
 
     # -- values ----------------------------------------------------------------------
     def _terminal(self, state: State) -> int | None:
-        out = self.game.outcome(state)
-        if out is None:
-            return None
-        if out.winner is None:
-            return 0
-        magnitude = win_score(self.C, self.game.ply(state) - 1)  # the game-ending move was the last
-        return magnitude if out.winner == self.game.to_move(state) else -magnitude
+        return end_score(self.game, state)  # (depth-aware, or a margin game's final margin)
 
     def exact(self, state: State, handle: Pending[_Answer] | None = None) -> tuple[int, list[str]]:
         """The exact score of ``state`` and an optimal line from it to the end (move texts)."""
@@ -435,7 +442,8 @@ def solve_parallel(
     problem = workers_limit_message(workers)
     if problem is not None:
         raise ParallelError(f"the number of workers must be {problem}")
-    state = start(game, state)
+    check_game(game, algorithm, ENGINE_KINDS)
+    state = start(game, state, checked=True)
     started = time.perf_counter()
     runner = make_runner(_solve_task, workers=workers, scheduler=scheduler, preload=WORKER_PRELOAD)
     try:

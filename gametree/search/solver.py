@@ -428,7 +428,8 @@ def solver(
     interruptible: bool = False,
     store: KnownValues | None = None,
 ) -> SearchResult:
-    """Exact depth-aware values, fast: null-window narrowing, threat pruning, bounds table.
+    """Exact depth-aware values (a margin game's exact final margins), fast: null-window narrowing,
+    threat pruning, bounds table.
 
     The position's value and a best move are proven first, then (with
     ``all_moves``, the default) every move's score, the best move's first.

@@ -1,0 +1,189 @@
+"""Othello's compiled rules (numba), for the compiled engine: see :class:`gametree.RuleSet`.
+
+The bitboards of :mod:`othello`: bit ``row * size + column``; a position is ``(a, b)``,
+the discs of the side to move and of its opponent; a move is a square, or :data:`PASS`
+(which :meth:`othello.Othello.compiled_rules` translates from the game's own).  Moves are
+found with shifts in the eight directions, each masked so that no step comes round from
+one edge to the other.  Moves come in the Python game's order (static, then fewest
+opponent replies first while more than ``fastest_first`` squares are empty), so both
+engines search alike.  The game is a margin game: :func:`score` gives the final margin
+(the empty squares to the winner), and the engine bounds scores by ``size * size``.
+
+A key is ``(a, b)``, or, with at most ``symmetric_discs`` discs on the board, the least
+of the eight symmetric images' pairs (``perms`` maps each square under the seven other
+symmetries).  ``g`` holds the board's constants by name (:class:`othello.OthelloBoard`).
+All arithmetic on bitboards stays in ``uint64``: numba turns a mix of signed and unsigned
+integers into floats.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+from numba import njit
+
+from gametree import RuleSet
+
+__all__ = ["PASS", "RULES", "Board", "ends", "key", "moves", "play", "score"]
+
+#: A pass, as the compiled rules write it (no square has this number).
+PASS = 64
+
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+
+
+class Board(Protocol):
+    """The board's constants as these functions get them (:class:`othello.OthelloBoard`)."""
+
+    size: np.uint64
+    cells: np.uint64
+    full: np.uint64
+    runs: np.uint64
+    fastest_first: np.uint64
+    symmetric_discs: np.uint64
+    shifts: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    order: np.ndarray
+    perms: np.ndarray
+
+
+@njit(inline="always")
+def _count(x: np.uint64) -> int:
+    n = 0
+    while x:
+        x &= x - _ONE
+        n += 1
+    return n
+
+
+@njit(inline="always")
+def _moves_mask(g: Board, mine: np.uint64, theirs: np.uint64) -> np.uint64:
+    """The squares where ``mine`` may place a disc."""
+    empty = g.full & ~(mine | theirs)
+    found = _ZERO
+    for x in range(4):
+        s, lm, rm = g.shifts[x], g.left[x], g.right[x]
+        t = (mine << s) & lm & theirs
+        u = (mine >> s) & rm & theirs
+        for _ in range(int(g.runs)):
+            t |= (t << s) & lm & theirs
+            u |= (u >> s) & rm & theirs
+        found |= ((t << s) & lm & empty) | ((u >> s) & rm & empty)
+    return found
+
+
+@njit(inline="always")
+def _flips(g: Board, mine: np.uint64, theirs: np.uint64, square: int) -> np.uint64:
+    """The opponent's discs a disc of ``mine`` on ``square`` turns over."""
+    bit = _ONE << np.uint64(square)
+    flipped = _ZERO
+    for x in range(4):
+        s, lm, rm = g.shifts[x], g.left[x], g.right[x]
+        line = _ZERO
+        y = (bit << s) & lm
+        while y & theirs:
+            line |= y
+            y = (y << s) & lm
+        if y & mine:
+            flipped |= line
+        line = _ZERO
+        y = (bit >> s) & rm
+        while y & theirs:
+            line |= y
+            y = (y >> s) & rm
+        if y & mine:
+            flipped |= line
+    return flipped
+
+
+@njit(cache=True)
+def moves(g: Board, a: np.uint64, b: np.uint64, out: np.ndarray) -> int:
+    """The squares that take a disc, in the game's order; a pass alone if only the opponent can
+    move; 0 when neither can (the game is over)."""
+    found = _moves_mask(g, a, b)
+    if not found:
+        if _moves_mask(g, b, a):
+            out[0] = PASS
+            return 1
+        return 0
+    order = g.order
+    n = 0
+    for x in range(int(g.cells)):
+        if (found >> order[x]) & _ONE:
+            out[n] = x  # (its place in the order, for now)
+            n += 1
+    if n > 2 and int(g.cells) - _count(a | b) > int(g.fastest_first):
+        # Fewest opponent replies first, the static order breaking ties: sort replies * 64 + place.
+        for i in range(n):
+            square = int(order[out[i]])
+            f = _flips(g, a, b, square)
+            replies = _count(_moves_mask(g, b & ~f, a | f | (_ONE << np.uint64(square))))
+            out[i] = replies * 64 + out[i]
+        for i in range(1, n):
+            v = out[i]
+            j = i - 1
+            while j >= 0 and out[j] > v:
+                out[j + 1] = out[j]
+                j -= 1
+            out[j + 1] = v
+    for i in range(n):
+        out[i] = int(order[out[i] & 63])
+    return n
+
+
+@njit(cache=True)
+def play(g: Board, a: np.uint64, b: np.uint64, m: int) -> tuple[np.uint64, np.uint64]:
+    """The position after ``m``, seen from the opponent."""
+    if m == PASS:
+        return b, a
+    f = _flips(g, a, b, m)
+    return b & ~f, a | f | (_ONE << np.uint64(m))
+
+
+@njit(cache=True)
+def ends(g: Board, a: np.uint64, b: np.uint64, m: int) -> int:
+    """Never asked for a margin game's rules (the engine scores ends with :func:`score`)."""
+    return 0
+
+
+@njit(cache=True)
+def score(g: Board, a: np.uint64, b: np.uint64) -> int:
+    """The final margin for the side to move: discs, the empty squares counted for the winner."""
+    mine, theirs = _count(a), _count(b)
+    empty = int(g.cells) - mine - theirs
+    margin = mine - theirs
+    if margin > 0:
+        return margin + empty
+    if margin < 0:
+        return margin - empty
+    return 0
+
+
+@njit(inline="always")
+def _image(g: Board, board: np.uint64, t: int) -> np.uint64:
+    out = _ZERO
+    base = t * 64
+    for sq in range(int(g.cells)):
+        if (board >> np.uint64(sq)) & _ONE:
+            out |= _ONE << g.perms[base + sq]
+    return out
+
+
+@njit(cache=True)
+def key(g: Board, a: np.uint64, b: np.uint64, p: int, symmetric: bool) -> tuple[np.uint64, np.uint64]:
+    """``(a, b)``, or early in the game (``symmetric``) the least pair of its eight symmetric images."""
+    if not symmetric or _count(a | b) > int(g.symmetric_discs):
+        return a, b
+    ka, kb = a, b
+    for t in range(7):
+        ta, tb = _image(g, a, t), _image(g, b, t)
+        if ta < ka or (ta == ka and tb < kb):
+            ka, kb = ta, tb
+    return ka, kb
+
+
+#: The rules, as the compiled engine takes them.
+RULES = RuleSet(moves=moves, play=play, ends=ends, key=key, score=score)
