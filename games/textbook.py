@@ -72,6 +72,8 @@ class TextbookTree(Game[int, int]):
             player_names=tree.player_names,
             margin=two,
             payoff_bounds=(_payoff(min(every)), _payoff(max(every))),
+            # (the leaves' highest sum: max^n's shallow pruning needs it, and a tree gives it exactly)
+            payoff_sum=_payoff(max(sums)) if tree.players > 2 or tree.vectors else None,
         )
 
     def _leaf_movers(self) -> tuple[int, ...]:

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 import click
 
 from .. import live as progress
-from ..game import Game, GameError, M, S, capabilities, play_text
+from ..game import Game, GameError, M, S, capabilities, game_kinds, play_text
 from ..plugin.registry import AlgorithmSpec, GameSpec, Option, Registry
 from ..search.results import Scored, SearchResult
 from .common import (
@@ -458,8 +458,9 @@ def _solve_all(spec: GameSpec, game: Game[S, M], game_params: dict[str, Any], pa
     from .. import display
 
     display.print_position(game, state)
-    # A margin or an expectation is the value itself: "(win)" beside it would say less, and wrongly for a chance.
-    valued = game.info.margin or not game.info.deterministic
+    # A margin, an expectation or a payoff is the value itself: "(win)" beside it would say less, and wrongly
+    # for a chance or a player among several.
+    valued = bool(game_kinds(game.info))
     width = max([10, *(len(r.algorithm) for r in results), *(len(str(item["algorithm"])) for item in refused)])
     for result in results:
         expanded = f"; expanded {_expanded_text(result.expanded)}" if result.expanded is not None else ""
