@@ -117,6 +117,7 @@ def main(argv: list[str] | None = None) -> None:
         _end_cleanly_on_termination()
     try:
         cli.main(args=argv, prog_name="gametree", standalone_mode=False)
+        return
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.UsageError as exc:
@@ -158,8 +159,19 @@ def main(argv: list[str] | None = None) -> None:
         if os.environ.get("GAMETREE_DEBUG"):
             raise
         memory = _found_in(exc, MemoryError)
-        echo_message(f"Error: {_out_of_memory(memory) if memory is not None else _unexpected(exc)}")
-        sys.exit(1)
+        if memory is None:
+            echo_message(f"Error: {_unexpected(exc)}")
+            sys.exit(1)
+        said = _out_of_memory(memory)
+    # Out of memory: said here, once the exception is gone with the frames of the work that ran out
+    # (they hold what filled the memory: the message may need some of it).
+    del memory
+    gc.collect()
+    try:
+        echo_message(f"Error: {said}")
+    except MemoryError:
+        os.write(2, OUT_OF_MEMORY)
+    sys.exit(1)
 
 
 def _interrupt_in(exc: BaseException) -> KeyboardInterrupt | None:
@@ -180,6 +192,12 @@ def _found_in(exc: BaseException, kind: type[E]) -> E | None:
         seen.add(id(cause))
         cause = cause.__cause__ or cause.__context__
     return None
+
+
+#: What is said when even the message cannot be built (prepared while there is memory).
+OUT_OF_MEMORY = (
+    b"Error: out of memory: try a smaller --cache-size, a smaller board or position, fewer games or fewer --workers\n"
+)
 
 
 def _out_of_memory(exc: MemoryError) -> str:

@@ -666,7 +666,7 @@ def _read_batch(stream: TextIO, name: str) -> list[str]:
                 )
     except UnicodeDecodeError as exc:  # (decoded a chunk at a time: where in the file is not known)
         raise click.ClickException(
-            f"cannot read {name}: not UTF-8 text (a byte 0x{exc.object[exc.start]:02x})"
+            f"cannot read {name}: not UTF-8 text (cannot decode a byte 0x{exc.object[exc.start]:02x})"
         ) from None
     except OSError as exc:
         raise click.ClickException(f"cannot read {name}: {exc}") from None
