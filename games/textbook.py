@@ -62,7 +62,7 @@ class TextbookTree(Game[int, int]):
         self._movers = self._leaf_movers()
         leaves = [values for values, kind in zip(tree.values, tree.kinds, strict=True) if kind == LEAF]
         every = [v for values in leaves for v in values]
-        sums = {sum(values) for values in leaves}
+        sums = {sum(values, Fraction(0)) for values in leaves}
         two = tree.players == 2 and not tree.vectors
         self.info = GameInfo(
             max_plies=tree.height,
