@@ -1174,6 +1174,7 @@
       }
       return out;
     },
+    labelled: function (i) { var p = panels[i || 0]; for (var j = 0; j < p.shown.length; j++) if (p.collapsed[p.shown[j]]) return p.shown[j]; return null; },
     labels: function (i) { return panels[i || 0].labels; },  // the collapse counts drawn: [node, left, top, right, bottom]
     draw: function () { panels.forEach(function (p) { p.pending = false; p.draw(); }); },
     zoomAt: function (i, x, k) { var p = panels[i || 0]; p.placeDepth(k); p.setTransform(d3.zoomIdentity.translate(p.width / 2 - p.X[x] * k, p.height / 2 - p.Y[x] * k).scale(k)); p.placeDepth(k); p.draw(); },
