@@ -504,7 +504,8 @@ def check_fitted(page: Page, shown: int, pressed: bool = True) -> None:
     assert spread[0] > 0.4 and spread[1] > 0.8, spread  # spread over the canvas
     assert len({(round(x / 4), round(y / 4)) for x, y in zip(xs, ys)}) > min(shown, 300)  # many told apart
     inked = page.js(
-        """() => { const c = document.querySelector("canvas"), d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+        """() => { const c = document.querySelector("canvas");
+            const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
             let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n / (d.length / 4); }"""
     )
     assert inked > 0.05, f"only {inked:.1%} of the canvas is drawn on"
