@@ -76,6 +76,15 @@ SCREENSHOTS = [
         None,
         "wdl",
     ),
+    (
+        "explorer-large.png",
+        "minimax's whole tree of 59,705 positions, fitted (deeper levels collapsed, nodes as dots)",
+        "A1",
+        {"algorithm": "minimax"},
+        False,
+        None,
+        "negamax",
+    ),
 ]
 CHROMIUM = chromium()
 
@@ -107,7 +116,7 @@ def screenshots(game: Any, check: bool) -> tuple[str, list[str]]:
     lines = ["| screenshot | shows | position | step | values |", "| --- | --- | --- | ---: | --- |"]
     shots = []
     for name, what, moves, options, compare, event, view in SCREENSHOTS:
-        tree = capture(game, play_text(game, moves), algorithm="alphabeta", **options)
+        tree = capture(game, play_text(game, moves), **{"algorithm": "alphabeta", **options})
         minimax = capture(game, play_text(game, moves), algorithm="minimax") if compare else None
         step = replay_step(minimax if minimax is not None else tree, event)
         lines.append(f"| [{name}](img/{name}) | {what} | {moves} | {step} | {view} |")
