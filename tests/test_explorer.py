@@ -446,6 +446,19 @@ def test_large_trees_open(browser, tmp_path, game):
     assert float(page.attr("render-ms")) >= 0  # (the page measures its drawing: the benchmark reads it)
     assert page.js("() => gametree.shown(0)") == 7332  # all of it, drawn as far as it is in view
     check_fitted(page, 7332)
+    fitted = page.js("() => gametree.zoom(0)")
+    assert page.js("() => gametree.detail(0)") == "dots"  # boards shrink to dots, and come back on zoom
+    left, top, right, bottom = page.js("() => gametree.canvas(0)")
+    page.page.mouse.move((left + right) / 2, (top + bottom) / 2)
+    for _ in range(8):  # the wheel keeps the levels under the pointer where they are: the tree stays in view
+        page.page.mouse.wheel(0, -300)
+        page.page.wait_for_timeout(40)
+    page.js("() => gametree.draw()")
+    assert page.js("() => gametree.zoom(0)") > 20 * fitted and len(page.js("() => gametree.boxes(0)")) > 30
+    page.js("() => gametree.zoomAt(0, 0, 0.2)")
+    assert page.js("() => gametree.detail(0)") == "blocks"
+    page.js("() => gametree.zoomAt(0, 0, 1)")
+    assert page.js("() => gametree.detail(0)") == "boxes"
     page.page.keyboard.press("p")  # projector mode: larger boxes, the tree fitted again
     assert page.js("() => gametree.projector()") is True
     assert page.page.locator("#gametree.gt-projector").count() == 1

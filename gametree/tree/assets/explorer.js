@@ -21,8 +21,8 @@
   var VIEWS = { negamax: "negamax scores", maxmin: "MAX / MIN values", wdl: "win / draw / loss" };
   //: Nodes shown at first: deeper levels start collapsed once a tree has more.
   var FIRST_VISIBLE = 8000;
-  //: The smallest zoom (a fitted tree of 100,000 leaves); projector mode's scale of boxes, boards and type.
-  var MIN_ZOOM = 0.0005, PROJECTOR_SCALE = 1.6;
+  //: The smallest zoom (a fitted tree of 100,000 leaves in LR); projector mode's scale of boxes, boards and type.
+  var MIN_ZOOM = 0.00005, PROJECTOR_SCALE = 1.6;
   var COLOURS = {
     win0: "#cfe2ff", win1: "#ffe0b2", draw: "#e9ecef", heuristic: "#fff6bf",
     lean0: "#eaf2ff", lean1: "#fff3e3", even: "#f6f7f8", bound: "#ffffff",
@@ -341,18 +341,19 @@
   Panel.prototype.placeDepth = function (k) {
     if (this.placedK === k) return;
     this.placedK = k;
-    var gap = Math.max(this.down, this.levelGap() / k), lr = state.orient === "lr", shown = this.shown, self = this;
+    var gap = Math.max(this.down, this.levelGap() / k), lr = state.orient === "lr", shown = this.shown;
     for (var i = 0; i < shown.length; i++) {
       var x = shown[i];
       if (lr) this.X[x] = this.level[x] * gap; else this.Y[x] = this.level[x] * gap;
     }
     var a = this.acrossBounds, d = this.levels * gap;
     this.bounds = lr ? [-this.W, a[0] - this.H, d + this.W, a[1] + this.H] : [a[0] - this.W, -this.H, a[1] + this.W, d + this.H];
-    this.quad = null;
-    this.quadOf = function () {
-      if (!self.quad) self.quad = d3.quadtree().x(function (x) { return self.X[x]; }).y(function (x) { return self.Y[x]; }).addAll(self.shown);
-      return self.quad;
-    };
+    this.quad = null;  // (built again when a node is looked up)
+  };
+  Panel.prototype.quadOf = function () {
+    var self = this;
+    if (!this.quad) this.quad = d3.quadtree().x(function (x) { return self.X[x]; }).y(function (x) { return self.Y[x]; }).addAll(this.shown);
+    return this.quad;
   };
 
   Panel.prototype.resize = function () {
@@ -370,8 +371,20 @@
     var k = Math.min(((lr ? this.height : this.width) - 2 * m) / across, ((lr ? this.width : this.height) - 2 * m) / depth, 1.6);
     return Math.max(k, MIN_ZOOM);
   };
+  // The gap between two levels on the screen at zoom k (see placeDepth).
+  Panel.prototype.screenGap = function (k) { return Math.max(k * this.down, this.levelGap()); };
+  // The reader's zoom from prev to next (d3's, as if both directions scaled alike), with the depth direction
+  // corrected: the level under the pointer stays under it although the levels' gap on the screen changes otherwise.
+  Panel.prototype.keepDepth = function (prev, next, source) {
+    var lr = state.orient === "lr", at = d3.pointer(source, this.canvas), m = lr ? at[0] : at[1];
+    var from = lr ? prev.x : prev.y, g0 = this.screenGap(prev.k), g1 = this.screenGap(next.k);
+    if (g0 === prev.k * this.down && g1 === next.k * this.down) return null;  // (both alike: d3's own)
+    var d = m - (m - from) / g0 * g1;
+    return lr ? d3.zoomIdentity.translate(d, next.y).scale(next.k) : d3.zoomIdentity.translate(next.x, d).scale(next.k);
+  };
   Panel.prototype.setTransform = function (tr) {
-    d3.select(this.canvas).call(this.zoom.transform, tr);
+    this.setting = true;
+    try { d3.select(this.canvas).call(this.zoom.transform, tr); } finally { this.setting = false; }
   };
   Panel.prototype.fit = function () {
     var k = this.fitScale();
@@ -1111,9 +1124,14 @@
   panels.forEach(function (p, i) {
     p.resize();
     p.zoom = d3.zoom().scaleExtent([MIN_ZOOM, 4]).on("zoom", function (ev) {
-      p.transform = ev.transform;
+      // (a transform set by the page during a wheel gesture carries the gesture's event: p.setting tells them apart)
+      var reader = ev.sourceEvent && !p.setting;
+      var kept = reader && ev.transform.k !== p.transform.k ? p.keepDepth(p.transform, ev.transform, ev.sourceEvent) : null;
+      // (the corrected transform is stored where d3.zoomTransform reads it, so the gesture goes on from it)
+      if (kept) p.canvas.__zoom = kept;
+      p.transform = kept || ev.transform;
       p.placeDepth(ev.transform.k);
-      if (ev.sourceEvent) p.moved = true;  // (the reader's, not fit's)
+      if (reader) p.moved = true;  // (the reader's, not fit's)
       p.request();
     });
     d3.select(p.canvas).call(p.zoom).on("dblclick.zoom", null);
