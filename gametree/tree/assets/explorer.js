@@ -395,9 +395,16 @@
     if (lr) dx = Math.max(dx, this.W * k / 2 + 4); else dy = Math.max(dy, this.H * k / 2 + 4);
     this.setTransform(d3.zoomIdentity.translate(dx, dy).scale(k));
   };
-  // The first view: the whole tree, its root's box in view (fitted: boxes, blocks or dots by its size).
+  // The first view: the whole tree (boxes, blocks or dots by its size), except for a small tree drawn top-down
+  // whose boxes would be too small to read fitted: its root at the top, at a legible size, the tree below it.
   Panel.prototype.home = function () {
-    this.fit();
+    var k = this.fitScale();
+    if (k * this.w0 >= 26 || state.orient === "lr") this.fit();
+    else {
+      k = 0.75;
+      this.placeDepth(k);
+      this.setTransform(d3.zoomIdentity.translate(this.width / 2 - this.X[this.t.root] * k, this.H * k / 2 + 8).scale(k));
+    }
     this.moved = false;
   };
   Panel.prototype.inView = function (x, margin) {
@@ -553,6 +560,8 @@
     var fill = fillOf(t, x, s);
     ctx.fillStyle = fill || "rgba(0,0,0,0.06)";
     ctx.fillRect(this.X[x] - W / 2, this.Y[x] - H / 2, W, H);
+    ctx.strokeStyle = s === FUTURE ? "rgba(0,0,0,0.12)" : "#adb5bd"; ctx.lineWidth = 1 / k;  // (white blocks on white)
+    ctx.strokeRect(this.X[x] - W / 2, this.Y[x] - H / 2, W, H);
     var line = isCurrent ? COLOURS.current : x === state.selected ? COLOURS.selected : s === ACTIVE ? COLOURS.activeLine : s === DONE && t.pv[x] && state.step >= state.steps ? COLOURS.pv : null;
     if (!line && t.skipped && t.skipped[x] && s === DONE) line = COLOURS.skipped;  // (minimax beside alpha-beta)
     if (line) { ctx.strokeStyle = line; ctx.lineWidth = (isCurrent ? 4 : 2) / k; ctx.strokeRect(this.X[x] - W / 2, this.Y[x] - H / 2, W, H); }
