@@ -491,6 +491,7 @@ def test_large_trees_open(browser, tmp_path, game):
     assert page.js("() => gametree.toggle(0, 0)") == shown
     page.js("() => gametree.go(60000)")
     assert page.attr("step") == "60000"
+    assert page.js("() => gametree.screen(0, gametree.event(0).node)") is not None  # the replay shows its node
     page.close()
 
 

@@ -413,6 +413,7 @@
   };
   Panel.prototype.centre = function (x) {
     var k = Math.max(this.transform.k, 0.5);
+    this.placeDepth(k);  // (the levels' places at the new zoom)
     this.setTransform(d3.zoomIdentity.translate(this.width / 2 - this.X[x] * k, this.height / 2 - this.Y[x] * k).scale(k));
   };
   // Expand the collapsed ancestors of x; true if the layout changed.
