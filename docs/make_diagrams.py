@@ -76,6 +76,15 @@ SCREENSHOTS = [
         None,
         "wdl",
     ),
+    (
+        "explorer-large.png",
+        "minimax's whole tree of 59,705 positions, fitted (deeper levels collapsed, nodes as dots)",
+        "A1",
+        {"algorithm": "minimax"},
+        False,
+        None,
+        "negamax",
+    ),
 ]
 CHROMIUM = chromium()
 
@@ -107,11 +116,11 @@ def screenshots(game: Any, check: bool) -> tuple[str, list[str]]:
     lines = ["| screenshot | shows | position | step | values |", "| --- | --- | --- | ---: | --- |"]
     shots = []
     for name, what, moves, options, compare, event, view in SCREENSHOTS:
-        tree = capture(game, play_text(game, moves), algorithm="alphabeta", **options)
+        tree = capture(game, play_text(game, moves), **{"algorithm": "alphabeta", **options})
         minimax = capture(game, play_text(game, moves), algorithm="minimax") if compare else None
         step = replay_step(minimax if minimax is not None else tree, event)
         lines.append(f"| [{name}](img/{name}) | {what} | {moves} | {step} | {view} |")
-        shots.append((name, explorer_html(tree, compare=minimax), step, view))
+        shots.append((name, tree, minimax, step, view))
     missing = [str(IMG / name) for name, *_ in shots if not (IMG / name).exists()]
     if check:
         return "\n".join(lines), missing
@@ -125,9 +134,9 @@ def screenshots(game: Any, check: bool) -> tuple[str, list[str]]:
         return "\n".join(lines), missing
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_FLAGS))
-        for name, page_html, step, view in shots:
+        for name, tree, minimax, step, view in shots:
             path = Path(folder) / "page.html"
-            path.write_text(page_html, encoding="utf-8")
+            path.write_text(explorer_html(tree, compare=minimax), encoding="utf-8")
             page = browser.new_page(viewport={"width": 1200, "height": 640})
             page.goto(path.as_uri() + f"#step={step}")
             page.wait_for_selector("html[data-gametree-ready=true]")

@@ -445,6 +445,31 @@ def test_large_trees_open(browser, tmp_path, game):
     assert page.attr("nodes") == "7332"
     assert float(page.attr("render-ms")) >= 0  # (the page measures its drawing: the benchmark reads it)
     assert page.js("() => gametree.shown(0)") == 7332  # all of it, drawn as far as it is in view
+    check_fitted(page, 7332)
+    fitted = page.js("() => gametree.zoom(0)")
+    assert page.js("() => gametree.detail(0)") == "dots"  # boards shrink to dots, and come back on zoom
+    left, top, right, bottom = page.js("() => gametree.canvas(0)")
+    page.page.mouse.move((left + right) / 2, (top + bottom) / 2)
+    for _ in range(8):  # the wheel keeps the levels under the pointer where they are: the tree stays in view
+        page.page.mouse.wheel(0, -300)
+        page.page.wait_for_timeout(40)
+    page.js("() => gametree.draw()")
+    assert page.js("() => gametree.zoom(0)") > 20 * fitted and len(page.js("() => gametree.boxes(0)")) > 30
+    page.js("() => gametree.zoomAt(0, 0, 0.2)")
+    assert page.js("() => gametree.detail(0)") == "blocks"
+    page.js("() => gametree.zoomAt(0, 0, 1)")
+    assert page.js("() => gametree.detail(0)") == "boxes"
+    page.page.keyboard.press("p")  # projector mode: larger boxes, the tree fitted again
+    assert page.js("() => gametree.projector()") is True
+    assert page.page.locator("#gametree.gt-projector").count() == 1
+    assert page.page.get_attribute('[data-act="projector"]', "aria-pressed") == "true"
+    page.js("() => gametree.zoomAt(0, 0, 1)")
+    big_root = page.js("() => gametree.boxes(0).find(b => b[0] === 0)")
+    page.page.click('[data-act="projector"]')
+    assert page.js("() => gametree.projector()") is False
+    page.js("() => gametree.zoomAt(0, 0, 1)")
+    root = page.js("() => gametree.boxes(0).find(b => b[0] === 0)")
+    assert big_root[3] - big_root[1] >= 1.5 * (root[3] - root[1])  # the root's box at zoom 1: 1.6 times as wide
     page.close()
 
     huge = capture(game, play_text(game, "A1"), algorithm="minimax")
@@ -453,11 +478,51 @@ def test_large_trees_open(browser, tmp_path, game):
     assert page.attr("nodes") == "59705" and page.attr("step") == str(2 * 59705)
     shown = page.js("() => gametree.shown(0)")
     assert 0 < shown < 10_000  # deeper levels start collapsed
+    check_fitted(page, shown, pressed=False)  # it opens fitted
+    # Zoomed in on the collapsed level, each count of hidden nodes ("+N") is clear of every box.
+    page.js("() => gametree.zoomAt(0, gametree.labelled(0), 1)")
+    assert page.js("() => gametree.detail(0)") == "boxes"
+    labels, boxes = page.js("() => [gametree.labels(0), gametree.boxes(0)]")
+    assert len(labels) >= 3 and len(boxes) >= 4
+    for label in labels:
+        assert not [b for b in boxes if overlap(label[1:], b[1:])], label
+    page.js("() => gametree.fit()")
     assert page.js("() => gametree.toggle(0, 0)") == 1  # collapsing the root leaves the root
     assert page.js("() => gametree.toggle(0, 0)") == shown
     page.js("() => gametree.go(60000)")
     assert page.attr("step") == "60000"
+    assert page.js("() => gametree.screen(0, gametree.event(0).node)") is not None  # the replay shows its node
     page.close()
+
+
+def overlap(a: list[float], b: list[float]) -> bool:
+    """Whether two rectangles [left, top, right, bottom] overlap."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def check_fitted(page: Page, shown: int, pressed: bool = True) -> None:
+    """After fit (the F key), every node drawn lies inside the canvas, the nodes are spread over it
+    (not a sliver), and the canvas is drawn on (not blank with a few dots)."""
+    if pressed:
+        page.page.locator("canvas").first.focus()
+        page.page.keyboard.press("f")
+    page.js("() => gametree.draw()")
+    width, height = page.js("() => { const c = gametree.canvas(0); return [c[2] - c[0], c[3] - c[1]]; }")
+    boxes = page.js("() => gametree.boxes(0)")
+    assert len(boxes) == shown  # all of them in view
+    for node, left, top, right, bottom in boxes:
+        assert -0.5 <= left and right <= width + 0.5 and -0.5 <= top and bottom <= height + 0.5, node
+        assert right - left >= 3 and bottom - top >= 3, node  # drawn large enough to see
+    xs, ys = [(b[1] + b[3]) / 2 for b in boxes], [(b[2] + b[4]) / 2 for b in boxes]
+    spread = sorted([(max(xs) - min(xs)) / width, (max(ys) - min(ys)) / height])
+    assert spread[0] > 0.4 and spread[1] > 0.8, spread  # spread over the canvas
+    assert len({(round(x / 4), round(y / 4)) for x, y in zip(xs, ys)}) > min(shown, 300)  # many told apart
+    inked = page.js(
+        """() => { const c = document.querySelector("canvas");
+            const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+            let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++; return n / (d.length / 4); }"""
+    )
+    assert inked > 0.05, f"only {inked:.1%} of the canvas is drawn on"
 
 
 def test_odd_move_names_stay_text(browser, tmp_path):
@@ -470,12 +535,20 @@ def test_odd_move_names_stay_text(browser, tmp_path):
 
 
 def test_the_notebook_frame_draws_the_explorer(browser, game):
-    tree = capture(game, play_text(game, POSITION), algorithm="minimax")
+    tree = capture(game, play_text(game, "A1 B2 A2"), algorithm="minimax")  # too many leaves to read them all
     page = browser.new_page()
     page.set_content(f"<html><body><p>a notebook cell</p>{tree._repr_html_()}</body></html>")
     frame = page.frame_locator("iframe")
     frame.locator("html[data-gametree-ready=true]").wait_for(state="attached", timeout=120_000)
     assert frame.locator("html").get_attribute("data-gametree-nodes") == str(tree.graph.number_of_nodes())
+    # The first view shows the tree's top (issue 34, item 8): it opens fitted, every node and the root's box in view.
+    inner = page.frames[1]
+    inner.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    width, height = inner.evaluate("() => { const c = gametree.canvas(0); return [c[2] - c[0], c[3] - c[1]]; }")
+    boxes = inner.evaluate("() => gametree.boxes(0)")
+    assert len(boxes) == tree.graph.number_of_nodes() == inner.evaluate("() => gametree.shown(0)")
+    root = next(b for b in boxes if b[0] == 0)
+    assert root[1] >= 0 and root[2] >= 0 and root[3] <= width and root[4] <= height, root
     assert page.locator("p").inner_text() == "a notebook cell"  # the page's styles stay inside the frame
     page.close()
 

@@ -21,6 +21,8 @@
   var VIEWS = { negamax: "negamax scores", maxmin: "MAX / MIN values", wdl: "win / draw / loss" };
   //: Nodes shown at first: deeper levels start collapsed once a tree has more.
   var FIRST_VISIBLE = 8000;
+  //: The smallest zoom (a fitted tree of 100,000 leaves in LR); projector mode's scale of boxes, boards and type.
+  var MIN_ZOOM = 0.00005, PROJECTOR_SCALE = 1.6;
   var COLOURS = {
     win0: "#cfe2ff", win1: "#ffe0b2", draw: "#e9ecef", heuristic: "#fff6bf",
     lean0: "#eaf2ff", lean1: "#fff3e3", even: "#f6f7f8", bound: "#ffffff",
@@ -176,7 +178,7 @@
 
   // ------------------------------------------------------------------------------------
   // Views: negamax (for the side to move), MAX/MIN (for the first player), win/draw/loss.
-  var state = { view: VIEWS[DATA.view] ? DATA.view : "negamax", step: 0, steps: 0, playing: false, speed: 5, selected: null, hover: null, orient: null };
+  var state = { view: VIEWS[DATA.view] ? DATA.view : "negamax", step: 0, steps: 0, playing: false, speed: 5, selected: null, hover: null, orient: null, projector: false };
 
   function sideSign(t, x) { var v = t.viewer[x]; if (v === null || v === undefined) v = t.toMove[x]; return v === 1 ? -1 : 1; }
   function flipBound(b) { return b === "lower" ? "upper" : b === "upper" ? "lower" : b; }
@@ -261,14 +263,14 @@
     this.box = box;
     var shape = boardShape(tree);
     this.shape = shape;
-    this.cell = shape ? Math.max(7, Math.min(15, Math.floor(90 / Math.max(shape.rows, shape.cols)))) : 0;
-    var bw = shape ? shape.cols * this.cell : 0, bh = shape ? shape.rows * this.cell : 0;
-    this.boardW = bw; this.boardH = bh;
-    this.W = Math.max(bw + 12, tree.position[tree.root] && !shape ? 84 : 66);
-    this.H = 4 + 13 + (shape ? bh + 3 : (tree.position[tree.root] ? 13 : 0)) + 13 + (tree.prune ? 12 : 0) + 3;
+    this.measure();
     this.collapsed = new Uint8Array(tree.n);
     this.X = new Float64Array(tree.n);
     this.Y = new Float64Array(tree.n);
+    this.level = new Int32Array(tree.n);  // depth below the root, as laid out
+    this.placedK = null;                  // the zoom the depth coordinates were placed for
+    this.moved = false;                   // the reader has panned or zoomed (else a resize fits again)
+    this.labels = [];                     // the collapse counts drawn last, in canvas pixels
     this.shown = [];
     this.transform = d3.zoomIdentity;
     this.canvas = document.createElement("canvas");
@@ -279,6 +281,19 @@
     this.width = 0; this.height = 0;
     this.pending = false;
   }
+
+  // A box's size, its board's and its fonts', in page pixels at zoom 1 (larger in projector mode).
+  Panel.prototype.measure = function () {
+    // (drawNode draws a box at its size at zoom 1, w0 by h0, scaled by f about its centre)
+    var shape = this.shape, t = this.t, f = state.projector ? PROJECTOR_SCALE : 1;
+    this.cell = shape ? Math.max(7, Math.min(15, Math.floor(90 / Math.max(shape.rows, shape.cols)))) : 0;
+    var bw = shape ? shape.cols * this.cell : 0, bh = shape ? shape.rows * this.cell : 0;
+    this.boardW = bw; this.boardH = bh;
+    this.f = f;
+    this.w0 = Math.max(bw + 12, t.position[t.root] && !shape ? 84 : 66);
+    this.h0 = 4 + 13 + (shape ? bh + 3 : (t.position[t.root] ? 13 : 0)) + 13 + (t.prune ? 12 : 0) + 3;
+    this.W = this.w0 * f; this.H = this.h0 * f;
+  };
 
   Panel.prototype.collapseBeyond = function (limit) {
     var t = this.t, counts = new Array(t.maxDepth + 2).fill(0), i;
@@ -294,24 +309,51 @@
     var t = this.t, collapsed = this.collapsed, kids = t.kids, self = this;
     var h = d3.hierarchy(t.root, function (x) { return collapsed[x] || !kids[x].length ? null : kids[x]; });
     var lr = state.orient === "lr";
-    var across = lr ? this.H + 8 : this.W + 10, down = lr ? this.W + 46 : this.H + 30;
+    var f = this.f, across = lr ? this.H + 8 * f : this.W + 10 * f, down = lr ? this.W + 46 * f : this.H + 30 * f;
     d3.tree().nodeSize([across, down]).separation(function (a, b) { return a.parent === b.parent ? 1 : 1.25; })(h);
-    var shown = [];
+    var shown = [], a0 = Infinity, a1 = -Infinity, levels = 0;
     h.each(function (n) {
       var x = n.data;
       shown.push(x);
-      self.X[x] = lr ? n.y : n.x;
-      self.Y[x] = lr ? n.x : n.y;
+      self.level[x] = n.depth;
+      if (lr) self.Y[x] = n.x; else self.X[x] = n.x;
+      if (n.x < a0) a0 = n.x;
+      if (n.x > a1) a1 = n.x;
+      if (n.depth > levels) levels = n.depth;
     });
     this.shown = shown;
     this.leaves = h.leaves().length;
-    this.quad = d3.quadtree().x(function (x) { return self.X[x]; }).y(function (x) { return self.Y[x]; }).addAll(shown);
-    var x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    this.down = down;
+    this.levels = levels;
+    this.acrossBounds = [a0, a1];
+    this.placedK = null;
+    this.placeDepth(this.transform.k);
+  };
+
+  // The smallest gap between two levels on the screen: when the tree is zoomed out further, its levels
+  // keep this gap (they spread over the canvas) while the boxes and the gaps between siblings shrink.
+  // Without it a tree of thousands of leaves, fitted, is a sliver a pixel wide.
+  Panel.prototype.levelGap = function () {
+    var room = (state.orient === "lr" ? this.width : this.height) - 2 * (state.orient === "lr" ? this.W : this.H);
+    return Math.max(24, Math.min(this.down, room / Math.max(1, this.levels)));
+  };
+  // Place the levels for zoom k (each a gap of max(down, levelGap / k) from the next), and the bounds.
+  Panel.prototype.placeDepth = function (k) {
+    if (this.placedK === k) return;
+    this.placedK = k;
+    var gap = Math.max(this.down, this.levelGap() / k), lr = state.orient === "lr", shown = this.shown;
     for (var i = 0; i < shown.length; i++) {
-      var X = this.X[shown[i]], Y = this.Y[shown[i]];
-      if (X < x0) x0 = X; if (X > x1) x1 = X; if (Y < y0) y0 = Y; if (Y > y1) y1 = Y;
+      var x = shown[i];
+      if (lr) this.X[x] = this.level[x] * gap; else this.Y[x] = this.level[x] * gap;
     }
-    this.bounds = [x0 - this.W, y0 - this.H, x1 + this.W, y1 + this.H];
+    var a = this.acrossBounds, d = this.levels * gap;
+    this.bounds = lr ? [-this.W, a[0] - this.H, d + this.W, a[1] + this.H] : [a[0] - this.W, -this.H, a[1] + this.W, d + this.H];
+    this.quad = null;  // (built again when a node is looked up)
+  };
+  Panel.prototype.quadOf = function () {
+    var self = this;
+    if (!this.quad) this.quad = d3.quadtree().x(function (x) { return self.X[x]; }).y(function (x) { return self.Y[x]; }).addAll(this.shown);
+    return this.quad;
   };
 
   Panel.prototype.resize = function () {
@@ -321,25 +363,49 @@
     this.dpr = dpr;
   };
 
+  // The zoom that shows the whole tree: its width across at most the canvas's, its levels (spaced as
+  // placeDepth spaces them at that zoom) at most the canvas's depth.
   Panel.prototype.fitScale = function () {
-    var b = this.bounds;
-    return Math.min(this.width / (b[2] - b[0]), this.height / (b[3] - b[1]), 1.6);
+    var lr = state.orient === "lr", a = this.acrossBounds, m = 8;
+    var across = a[1] - a[0] + (lr ? this.H : this.W), depth = this.levels * this.down + (lr ? this.W : this.H);
+    var k = Math.min(((lr ? this.height : this.width) - 2 * m) / across, ((lr ? this.width : this.height) - 2 * m) / depth, 1.6);
+    return Math.max(k, MIN_ZOOM);
+  };
+  // The gap between two levels on the screen at zoom k (see placeDepth).
+  Panel.prototype.screenGap = function (k) { return Math.max(k * this.down, this.levelGap()); };
+  // The reader's zoom from prev to next (d3's, as if both directions scaled alike), with the depth direction
+  // corrected: the level under the pointer stays under it although the levels' gap on the screen changes otherwise.
+  Panel.prototype.keepDepth = function (prev, next, source) {
+    var lr = state.orient === "lr", at = d3.pointer(source, this.canvas), m = lr ? at[0] : at[1];
+    var from = lr ? prev.x : prev.y, g0 = this.screenGap(prev.k), g1 = this.screenGap(next.k);
+    if (g0 === prev.k * this.down && g1 === next.k * this.down) return null;  // (both alike: d3's own)
+    var d = m - (m - from) / g0 * g1;
+    return lr ? d3.zoomIdentity.translate(d, next.y).scale(next.k) : d3.zoomIdentity.translate(next.x, d).scale(next.k);
   };
   Panel.prototype.setTransform = function (tr) {
-    d3.select(this.canvas).call(this.zoom.transform, tr);
+    this.setting = true;
+    try { d3.select(this.canvas).call(this.zoom.transform, tr); } finally { this.setting = false; }
   };
   Panel.prototype.fit = function () {
-    var b = this.bounds, k = this.fitScale();
-    this.setTransform(d3.zoomIdentity.translate((this.width - k * (b[0] + b[2])) / 2, (this.height - k * (b[1] + b[3])) / 2).scale(k));
+    var k = this.fitScale();
+    this.placeDepth(k);
+    var b = this.bounds, lr = state.orient === "lr";
+    // (the bounds hold half a box of margin beyond the outer nodes; the level gap keeps a whole box of room)
+    var dx = (this.width - k * (b[0] + b[2])) / 2, dy = (this.height - k * (b[1] + b[3])) / 2;
+    if (lr) dx = Math.max(dx, this.W * k / 2 + 4); else dy = Math.max(dy, this.H * k / 2 + 4);
+    this.setTransform(d3.zoomIdentity.translate(dx, dy).scale(k));
   };
-  // The first view: the whole tree if it is legible, else the root's neighbourhood at a legible size.
+  // The first view: the whole tree (boxes, blocks or dots by its size), except for a small tree drawn top-down
+  // whose boxes would be too small to read fitted: its root at the top, at a legible size, the tree below it.
   Panel.prototype.home = function () {
     var k = this.fitScale();
-    if (k >= 0.45) return this.fit();
-    k = 0.75;
-    var t = this.t, X = this.X[t.root], Y = this.Y[t.root];
-    if (state.orient === "lr") this.setTransform(d3.zoomIdentity.translate(this.W * k, this.height / 2 - Y * k).scale(k));
-    else this.setTransform(d3.zoomIdentity.translate(this.width / 2 - X * k, this.H * k).scale(k));
+    if (k * this.w0 >= 26 || state.orient === "lr") this.fit();
+    else {
+      k = 0.75;
+      this.placeDepth(k);
+      this.setTransform(d3.zoomIdentity.translate(this.width / 2 - this.X[this.t.root] * k, this.H * k / 2 + 8).scale(k));
+    }
+    this.moved = false;
   };
   Panel.prototype.inView = function (x, margin) {
     var tr = this.transform, X = tr.applyX(this.X[x]), Y = tr.applyY(this.Y[x]);
@@ -347,6 +413,7 @@
   };
   Panel.prototype.centre = function (x) {
     var k = Math.max(this.transform.k, 0.5);
+    this.placeDepth(k);  // (the levels' places at the new zoom)
     this.setTransform(d3.zoomIdentity.translate(this.width / 2 - this.X[x] * k, this.height / 2 - this.Y[x] * k).scale(k));
   };
   // Expand the collapsed ancestors of x; true if the layout changed.
@@ -368,7 +435,7 @@
   };
   Panel.prototype.nodeAt = function (mx, my) {
     var tr = this.transform, x = tr.invertX(mx), y = tr.invertY(my);
-    var found = this.quad.find(x, y, Math.max(this.W, this.H));
+    var found = this.quadOf().find(x, y, Math.max(this.W, this.H));
     if (found === undefined) return null;
     return Math.abs(this.X[found] - x) <= this.W / 2 + 2 && Math.abs(this.Y[found] - y) <= this.H / 2 + 2 ? found : null;
   };
@@ -397,6 +464,8 @@
 
   Panel.prototype.draw = function () {
     var t = this.t, ctx = this.ctx, tr = this.transform, k = tr.k, W = this.W, H = this.H;
+    this.placeDepth(k);
+    this.labels = [];
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
     ctx.clearRect(0, 0, this.width, this.height);
     ctx.translate(tr.x, tr.y);
@@ -416,7 +485,8 @@
       var g = s === FUTURE ? "ghost" : s === PRUNED ? "pruned" : finished && t.pv[x] && t.pv[p] ? "pv" : "line";
       groups[g].push(p, x);
     }
-    var styles = { ghost: [COLOURS.ghost, 1, null], line: [COLOURS.line, 1, null], pruned: [COLOURS.pruned, 1, [4, 3]], pv: [COLOURS.pv, 2.5, null] };
+    var lw = (state.projector ? 2 : 1) * (this.detail() === "dots" ? 0.5 : 1);  // (thinner where thousands meet)
+    var styles = { ghost: [COLOURS.ghost, lw, null], line: [COLOURS.line, lw, null], pruned: [COLOURS.pruned, lw, [4, 3]], pv: [COLOURS.pv, 2.5 * lw, null] };
     for (var name in groups) {
       var list = groups[name];
       if (!list.length) continue;
@@ -426,19 +496,49 @@
         if (lr) { ctx.moveTo(X[a] + W / 2, Y[a]); ctx.lineTo(X[b] - W / 2, Y[b]); }
         else { ctx.moveTo(X[a], Y[a] + H / 2); ctx.lineTo(X[b], Y[b] - H / 2); }
       }
-      ctx.strokeStyle = styles[name][0]; ctx.lineWidth = styles[name][1] / Math.max(k, 0.35); ctx.setLineDash(styles[name][2] || []);
+      // (widths and dashes in screen pixels at every zoom: a fitted tree of thousands of nodes keeps its lines)
+      var dash = (styles[name][2] || []).map(function (d) { return d / k; });
+      ctx.strokeStyle = styles[name][0]; ctx.lineWidth = styles[name][1] / k; ctx.setLineDash(dash);
       ctx.stroke();
     }
     ctx.setLineDash([]);
-    // Nodes: full boxes when legible, coloured blocks when not.
-    var detailed = W * k >= 26, current = this.currentNode();
-    if (detailed) this.drawChances(vx0, vx1, vy0, vy1);
+    // Nodes: full boxes when legible, coloured blocks when not, dots when smaller still.
+    var lod = this.detail(), current = this.currentNode();
+    if (lod === "boxes") this.drawChances(vx0, vx1, vy0, vy1);
     for (i = 0; i < shown.length; i++) {
       x = shown[i];
       if (X[x] < vx0 || X[x] > vx1 || Y[x] < vy0 || Y[x] > vy1) continue;
-      if (detailed) this.drawNode(x, x === current);
-      else this.drawBlock(x, x === current);
+      if (lod === "boxes") this.drawNode(x, x === current);
+      else if (lod === "blocks") this.drawBlock(x, x === current);
+      else this.drawDot(x, x === current);
     }
+  };
+
+  // How nodes are drawn at this zoom: "boxes" (boards and values), "blocks" (coloured boxes) or "dots".
+  Panel.prototype.detail = function () {
+    var w = this.W * this.transform.k / this.f;
+    return w >= 26 ? "boxes" : w >= 8 ? "blocks" : "dots";
+  };
+  // Where node x is drawn, in canvas pixels: [left, top, right, bottom].
+  Panel.prototype.screenBox = function (x) {
+    var tr = this.transform, lod = this.detail(), cx = tr.applyX(this.X[x]), cy = tr.applyY(this.Y[x]);
+    if (lod === "dots") { var r = this.dotRadius(); return [cx - r, cy - r, cx + r, cy + r]; }
+    var w = this.W * tr.k / 2, h = this.H * tr.k / 2;
+    return [cx - w, cy - h, cx + w, cy + h];
+  };
+  Panel.prototype.dotRadius = function () {
+    return Math.max(state.projector ? 2.5 : 1.75, Math.min(4, Math.min(this.W, this.H) * this.transform.k / 2));
+  };
+
+  // A node too small for a block: a dot of a few pixels in a strong colour of its value.
+  Panel.prototype.drawDot = function (x, isCurrent) {
+    var t = this.t, ctx = this.ctx, s = t.status[x], k = this.transform.k, r = this.dotRadius() / k;
+    ctx.beginPath();
+    ctx.arc(this.X[x], this.Y[x], r, 0, 2 * Math.PI);
+    ctx.fillStyle = dotColour(t, x, s);
+    ctx.fill();
+    var line = isCurrent ? COLOURS.current : x === state.selected ? COLOURS.selected : s === DONE && t.pv[x] && state.step >= state.steps ? COLOURS.pv : null;
+    if (line) { ctx.strokeStyle = line; ctx.lineWidth = 2 / k; ctx.beginPath(); ctx.arc(this.X[x], this.Y[x], r + 1.5 / k, 0, 2 * Math.PI); ctx.stroke(); }
   };
 
   Panel.prototype.currentNode = function () {
@@ -447,17 +547,42 @@
     return t.evNode[t.applied - 1];
   };
 
+  function dotColour(t, x, s) {
+    if (s === FUTURE) return "rgba(0,0,0,0.22)";
+    if (s === PRUNED) return COLOURS.pruned;
+    if (s === ACTIVE) return COLOURS.activeLine;
+    var fill = fillOf(t, x, s);
+    return fill === COLOURS.win0 || fill === COLOURS.lean0 ? COLOURS.p0 : fill === COLOURS.win1 || fill === COLOURS.lean1 ? COLOURS.p1 :
+      fill === COLOURS.heuristic ? "#e8a200" : fill === COLOURS.bound ? "#495057" : "#868e96";
+  }
+
   Panel.prototype.drawBlock = function (x, isCurrent) {
     var t = this.t, ctx = this.ctx, s = t.status[x], W = this.W, H = this.H, k = this.transform.k;
     var fill = fillOf(t, x, s);
     ctx.fillStyle = fill || "rgba(0,0,0,0.06)";
     ctx.fillRect(this.X[x] - W / 2, this.Y[x] - H / 2, W, H);
+    ctx.strokeStyle = s === FUTURE ? "rgba(0,0,0,0.12)" : "#adb5bd"; ctx.lineWidth = 1 / k;  // (white blocks on white)
+    ctx.strokeRect(this.X[x] - W / 2, this.Y[x] - H / 2, W, H);
     var line = isCurrent ? COLOURS.current : x === state.selected ? COLOURS.selected : s === ACTIVE ? COLOURS.activeLine : s === DONE && t.pv[x] && state.step >= state.steps ? COLOURS.pv : null;
     if (!line && t.skipped && t.skipped[x] && s === DONE) line = COLOURS.skipped;  // (minimax beside alpha-beta)
     if (line) { ctx.strokeStyle = line; ctx.lineWidth = (isCurrent ? 4 : 2) / k; ctx.strokeRect(this.X[x] - W / 2, this.Y[x] - H / 2, W, H); }
   };
 
+  // A node's box at its legible size (projector mode: larger, about its centre).
   Panel.prototype.drawNode = function (x, isCurrent) {
+    var f = this.f, ctx = this.ctx, X = this.X[x], Y = this.Y[x], W = this.W, H = this.H;
+    if (f === 1) return this.drawBox(x, isCurrent);
+    ctx.save(); ctx.translate(X, Y); ctx.scale(f, f); ctx.translate(-X, -Y);
+    this.W = this.w0; this.H = this.h0;
+    try { this.drawBox(x, isCurrent); } finally { this.W = W; this.H = H; ctx.restore(); }
+  };
+  // A point drawn at (lx, ly) inside node x's box, in canvas pixels.
+  Panel.prototype.boxPoint = function (x, lx, ly) {
+    var f = this.f, tr = this.transform;
+    return [tr.applyX(this.X[x] + f * (lx - this.X[x])), tr.applyY(this.Y[x] + f * (ly - this.Y[x]))];
+  };
+
+  Panel.prototype.drawBox = function (x, isCurrent) {
     var t = this.t, ctx = this.ctx, s = t.status[x], W = this.W, H = this.H;
     var left = this.X[x] - W / 2, top = this.Y[x] - H / 2, finished = state.step >= state.steps;
     var fill = fillOf(t, x, s);
@@ -523,10 +648,15 @@
       ctx.fillText("cut", left + W - 3, top + H - 6);
     }
     if (this.collapsed[x] && t.kids[x].length) {
+      // The count of the hidden nodes, in the gap before the next level (where the collapsed children would be).
       ctx.font = "10px system-ui, Helvetica, Arial, sans-serif";
       ctx.fillStyle = COLOURS.selected;
-      ctx.textAlign = "center";
-      ctx.fillText("+" + (t.size[x] - 1).toLocaleString("en"), this.X[x], top + H + 9);
+      var count = "+" + (t.size[x] - 1).toLocaleString("en"), cw = ctx.measureText(count).width, lx, ly;
+      if (state.orient === "lr") { ctx.textAlign = "left"; lx = left + W + 3; ly = this.Y[x]; }
+      else { ctx.textAlign = "center"; lx = this.X[x]; ly = top + H + 9; }
+      ctx.fillText(count, lx, ly);
+      var l0 = state.orient === "lr" ? lx : lx - cw / 2, a = this.boxPoint(x, l0, ly - 6), b = this.boxPoint(x, l0 + cw, ly + 6);
+      this.labels.push([x, a[0], a[1], b[0], b[1]]);
     }
     ctx.globalAlpha = 1;
   };
@@ -668,6 +798,7 @@
     Object.keys(VIEWS).map(function (v) { return '<option value="' + v + '"' + (v === state.view ? " selected" : "") + ">" + VIEWS[v] + "</option>"; }).join("") + "</select></label>" +
     '<button data-act="fit" title="the whole tree (F)">fit</button>' +
     '<button data-act="orient" title="top-down or left-right (O)">turn</button>' +
+    '<button data-act="projector" title="large type and strong colours, for a projector (P)" aria-pressed="false">projector</button>' +
     '<button data-act="expand" title="expand every subtree">expand all</button>');
   top.appendChild(controls);
   var eventLine = h("div", { class: "gt-event", "aria-live": "polite" });
@@ -684,7 +815,7 @@
   side.appendChild(legend());
   side.appendChild(h("div", { class: "gt-help" },
     "<h2>Keys</h2><kbd>\u2190</kbd> <kbd>\u2192</kbd> step, <kbd>Shift</kbd>+arrow: previous / next cutoff, <kbd>Home</kbd> <kbd>End</kbd>, " +
-    "<kbd>Space</kbd> play / pause, <kbd>F</kbd> fit, <kbd>O</kbd> turn, <kbd>C</kbd> collapse the chosen node. Drag to pan, wheel to zoom. " +
+    "<kbd>Space</kbd> play / pause, <kbd>F</kbd> fit, <kbd>O</kbd> turn, <kbd>P</kbd> projector mode, <kbd>C</kbd> collapse the chosen node. Drag to pan, wheel to zoom. " +
     "The address ending <kbd>#step=N</kbd> opens this page at step N."));
   main.appendChild(side);
   app.appendChild(main);
@@ -953,7 +1084,18 @@
     else if (what === "play") play(!state.playing);
     else if (what === "fit") panels.forEach(function (p) { p.fit(); });
     else if (what === "orient") { state.orient = state.orient === "lr" ? "td" : "lr"; panels.forEach(function (p) { p.layout(); p.home(); }); }
+    else if (what === "projector") projector(!state.projector);
     else if (what === "expand") { panels.forEach(function (p) { p.collapsed.fill(0); p.layout(); p.home(); }); summaries(); }
+  }
+  // Projector mode: large type, larger boxes and boards, strong colours and lines (P).
+  var PLAIN = Object.assign({}, COLOURS), STRONG = { line: "#343a40", text: "#000", note: "#212529", ghost: "rgba(0,0,0,0.3)", pruned: "#868e96" };
+  function projector(on) {
+    state.projector = !!on;
+    Object.assign(COLOURS, PLAIN, on ? STRONG : {});
+    app.classList.toggle("gt-projector", state.projector);
+    var b = controls.querySelector('[data-act="projector"]');
+    b.setAttribute("aria-pressed", String(state.projector));
+    panels.forEach(function (p) { p.resize(); p.measure(); p.layout(); p.home(); });
   }
   function setView(view) {
     if (!VIEWS[view]) return;
@@ -975,6 +1117,7 @@
     else if (ev.key === " " && replay) act("play");
     else if (ev.key === "f" || ev.key === "F") act("fit");
     else if (ev.key === "o" || ev.key === "O") act("orient");
+    else if (ev.key === "p" || ev.key === "P") act("projector");
     else if ((ev.key === "c" || ev.key === "C") && state.selected) { panels[state.selected.panel].toggle(state.selected.node); summaries(); showDetails(); }
     else handled = false;
     if (handled) ev.preventDefault();
@@ -990,7 +1133,17 @@
   if (panels.some(function (p) { return p.leaves > 40; })) { state.orient = "lr"; panels.forEach(function (p) { p.layout(); }); }
   panels.forEach(function (p, i) {
     p.resize();
-    p.zoom = d3.zoom().scaleExtent([0.002, 4]).on("zoom", function (ev) { p.transform = ev.transform; p.request(); });
+    p.zoom = d3.zoom().scaleExtent([MIN_ZOOM, 4]).on("zoom", function (ev) {
+      // (a transform set by the page during a wheel gesture carries the gesture's event: p.setting tells them apart)
+      var reader = ev.sourceEvent && !p.setting;
+      var kept = reader && ev.transform.k !== p.transform.k ? p.keepDepth(p.transform, ev.transform, ev.sourceEvent) : null;
+      // (the corrected transform is stored where d3.zoomTransform reads it, so the gesture goes on from it)
+      if (kept) p.canvas.__zoom = kept;
+      p.transform = kept || ev.transform;
+      p.placeDepth(ev.transform.k);
+      if (reader) p.moved = true;  // (the reader's, not fit's)
+      p.request();
+    });
     d3.select(p.canvas).call(p.zoom).on("dblclick.zoom", null);
     p.home();
     p.canvas.addEventListener("mousemove", function (ev) {
@@ -1011,7 +1164,8 @@
       var r = p.canvas.getBoundingClientRect(), x = p.nodeAt(ev.clientX - r.left, ev.clientY - r.top);
       if (x !== null) { p.toggle(x); summaries(); showDetails(); }
     });
-    if (window.ResizeObserver) new ResizeObserver(function () { p.resize(); p.request(); }).observe(p.box);
+    // (a notebook's frame often has its size only after the first drawing: fit again until the reader moves)
+    if (window.ResizeObserver) new ResizeObserver(function () { p.resize(); if (!p.moved) p.home(); p.request(); }).observe(p.box);
   });
   var first = stepFromHash();
   go(first === null ? state.steps : first, first !== null);
@@ -1036,6 +1190,22 @@
       return [r.left + p.transform.applyX(p.X[x]), r.top + p.transform.applyY(p.Y[x])];
     },
     fit: function () { act("fit"); },
+    projector: function (on) { if (on !== undefined && !!on !== state.projector) act("projector"); return state.projector; },
+    detail: function (i) { return panels[i || 0].detail(); },
+    zoom: function (i) { return panels[i || 0].transform.k; },
+    canvas: function (i) { var r = panels[i || 0].canvas.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; },
+    boxes: function (i) {  // [node, left, top, right, bottom] in canvas pixels of each shown node in view
+      var p = panels[i || 0], out = [];
+      for (var j = 0; j < p.shown.length; j++) {
+        var b = p.screenBox(p.shown[j]);
+        if (b[2] >= 0 && b[0] <= p.width && b[3] >= 0 && b[1] <= p.height) out.push([p.shown[j]].concat(b));
+      }
+      return out;
+    },
+    labelled: function (i) { var p = panels[i || 0]; for (var j = 0; j < p.shown.length; j++) if (p.collapsed[p.shown[j]]) return p.shown[j]; return null; },
+    labels: function (i) { return panels[i || 0].labels; },  // the collapse counts drawn: [node, left, top, right, bottom]
+    draw: function () { panels.forEach(function (p) { p.pending = false; p.draw(); }); },
+    zoomAt: function (i, x, k) { var p = panels[i || 0]; p.placeDepth(k); p.setTransform(d3.zoomIdentity.translate(p.width / 2 - p.X[x] * k, p.height / 2 - p.Y[x] * k).scale(k)); p.placeDepth(k); p.draw(); },
     details: function () { return details.textContent; },
     label: function (i, x) { var t = trees[i || 0]; return t.status[x] === DONE ? valueText(t, x) : t.status[x] === ACTIVE ? bestText(t, x) : t.status[x] === PRUNED ? "pruned" : ""; },
     event: function (i) { var t = trees[i || 0]; return t.applied > 0 ? { kind: ["enter", "cutoff", "leave"][t.evKind[t.applied - 1]], node: t.evNode[t.applied - 1] } : null; },
