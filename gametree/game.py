@@ -32,6 +32,7 @@ __all__ = [
     "Probability",
     "Stochastic",
     "NodeNames",
+    "Ranked",
     "game_kinds",
     "payoffs",
     "refusal",
@@ -355,6 +356,30 @@ class NodeNames(Protocol[S_contra]):
 
     def node_name(self, state: S_contra) -> str:
         """The name of ``state`` in a list of the nodes a search expanded (``trace=True``)."""
+        ...
+
+
+@runtime_checkable
+class Ranked(Protocol[S]):
+    """A game whose positions have a perfect hash: a rank from 0 to ``position_count() - 1`` for each
+    position, and back.  Optional; an algorithm that keeps one value a position in an array uses it
+    (value iteration: :mod:`gametree.search.valueiteration`) instead of a dictionary of states.
+
+    ``rank`` must be a function of :meth:`Game.key` (positions of the same key, the same rank: a
+    game may give every finished game of the same outcome one rank), and ``unrank(rank(s))`` a
+    position of the same key as ``s`` (its ply need not be kept).  Ranks no reachable position
+    has are allowed (they cost an array entry each)."""
+
+    def position_count(self) -> int:
+        """How many ranks there are."""
+        ...
+
+    def rank(self, state: S) -> int:
+        """The rank of ``state``'s position, from 0 to ``position_count() - 1``."""
+        ...
+
+    def unrank(self, rank: int) -> S:
+        """A position of rank ``rank``."""
         ...
 
 
