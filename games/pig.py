@@ -62,10 +62,9 @@ class Pig:
         self._chance = [(face, Fraction(1, SIDES)) for face in range(1, SIDES + 1)]
         # A game can go on for ever (ones forever, with probability 0): max_plies is no bound here,
         # only a nominal length (value iteration does not use it).
-        self.info = GameInfo(
-            max_plies=1 << 20, deterministic=False, repeats=True, player_names=("first", "second")
-        )
+        self.info = GameInfo(max_plies=1 << 20, deterministic=False, repeats=True, player_names=("first", "second"))
         self._pairs = goal * (goal + 1) // 2  # (own score, turn total) with own + total < goal
+        self._unpaired = [(own, total) for own in range(goal) for total in range(goal - own)]
 
     def __repr__(self) -> str:
         return f"Pig(goal={self.goal})"
@@ -146,12 +145,9 @@ class Pig:
         rest, other = divmod(rank - 2, self.goal)
         which, pair = divmod(rest, self._pairs)
         player, rolling = divmod(which, 2)
-        own = 0
-        while pair >= self.goal - own:  # (the pairs of own score s are the goal - s turn totals below the goal)
-            pair -= self.goal - own
-            own += 1
+        own, total = self._unpaired[pair]
         scores = (own, other) if player == 0 else (other, own)
-        return PigState(player, scores, pair, bool(rolling), 0)
+        return PigState(player, scores, total, bool(rolling), 0)
 
     # -- text ----------------------------------------------------------------------------
     def split_moves(self, text: str) -> list[str]:

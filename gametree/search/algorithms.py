@@ -127,7 +127,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             value_iteration,
             "value iteration: dice games whose positions repeat (Pig), every position's win probability",
             takes=frozenset({"all_moves", "pv", "progress"}),
-            options=(Option("tolerance", float, None, "Sweep until no value changes by more than this (default 1e-9)."),),
+            options=(Option("tolerance", float, None, "Sweep until no value changes by more than this (1e-9)"),),
             exact=True,
             supports=VALUE_ITERATION_KINDS,
         ),

@@ -22,7 +22,7 @@ AVERAGE: Final = 2
 FIXED: Final = 3
 
 
-@njit(cache=True)  # type: ignore[misc]
+@njit(cache=True)
 def sweep(
     kind: np.ndarray, start: np.ndarray, child: np.ndarray, prob: np.ndarray, value: np.ndarray
 ) -> float:  # pragma: no cover - compiled (its results are tested through value iteration)

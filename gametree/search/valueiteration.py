@@ -313,8 +313,7 @@ def _result(table: ValueTable, state: Any, pv: bool, seconds: float) -> SearchRe
     score = table.payoff(state)
     top = None if mover == CHANCE else max(v for _, v in rows)
     moves = tuple(
-        MoveValue(fmt(state, m), v, None, top is not None and v >= top - table.tolerance, game_move=m)
-        for m, v in rows
+        MoveValue(fmt(state, m), v, None, top is not None and v >= top - table.tolerance, game_move=m) for m, v in rows
     )
     line: list[str] = []
     s = state
