@@ -39,13 +39,25 @@ from __future__ import annotations
 
 import time
 from array import array
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
 
-from ..game import CHANCE, Game, GameKind, M, Ranked, S, Stochastic, UnsupportedGameError, capabilities, payoffs
+from ..game import (
+    CHANCE,
+    Game,
+    GameKind,
+    M,
+    Probability,
+    Ranked,
+    S,
+    Stochastic,
+    UnsupportedGameError,
+    capabilities,
+    payoffs,
+)
 from .progress import SolveProgress
 from .results import MoveValue, SearchResult, Value, check_game, position, start, stats_of
 
@@ -126,6 +138,7 @@ def _enumerate(game: Game[Any, Any], numbering: _Numbering, progress: SolveProgr
     kind, fixed = array("b"), array("d")
     start, child, prob = array("q", [0]), array("q"), array("d")
     number, play = numbering.number, game.play
+    floats: dict[int, tuple[Probability, float]] = {}  # by the probability object's id, kept alive here
     i = 0
     while i < numbering.count:
         state = numbering.state(i)
@@ -142,7 +155,10 @@ def _enumerate(game: Game[Any, Any], numbering: _Numbering, progress: SolveProgr
                 kind.append(AVERAGE)
                 for move, p in stochastic.chance_outcomes(state):
                     child.append(number(play(state, move)))
-                    prob.append(float(p))
+                    seen = floats.get(id(p))  # (a Fraction's float is slow: each probability converted once)
+                    if seen is None or seen[0] is not p:
+                        seen = floats[id(p)] = (p, float(p))
+                    prob.append(seen[1])
             else:
                 kind.append(MAX if mover == 0 else MIN)
                 for move in game.legal_moves(state):
@@ -151,7 +167,8 @@ def _enumerate(game: Game[Any, Any], numbering: _Numbering, progress: SolveProgr
         start.append(len(child))
         i += 1
         if progress is not None and not i & 0xFFF:
-            progress.current = f"enumerating: {i:,} of {numbering.count:,} positions"
+            progress.engine = f"value iteration: {i:,} of {numbering.count:,} positions enumerated"
+            progress.count = _counter(i)
     return _Graph(
         np.frombuffer(kind, dtype=np.int8),
         np.frombuffer(start, dtype=np.int64),
@@ -232,6 +249,11 @@ def _moves(game: Game[Any, Any], state: Any) -> Sequence[Any]:
     return game.legal_moves(state)
 
 
+def _counter(count: int) -> Callable[[], int]:
+    """What a progress display calls for the work done: positions enumerated, or values set."""
+    return lambda: count
+
+
 def _iterate(graph: _Graph, tolerance: float, progress: SolveProgress | None) -> tuple[np.ndarray, int, float]:
     """Sweep until the largest change is at most ``tolerance``: the values, the sweeps, the last change."""
     from .sweep_kernel import sweep
@@ -240,7 +262,8 @@ def _iterate(graph: _Graph, tolerance: float, progress: SolveProgress | None) ->
     for sweeps in range(1, MAX_SWEEPS + 1):
         change = float(sweep(graph.kind, graph.start, graph.child, graph.prob, values))
         if progress is not None:
-            progress.current = f"sweep {sweeps}: largest change {change:.2e} (tolerance {tolerance:g})"
+            progress.engine = f"value iteration: sweep {sweeps}, largest change {change:.1e} (to {tolerance:g})"
+            progress.count = _counter(sweeps * values.shape[0])
         if change <= tolerance:
             return values, sweeps, change
     raise UnsupportedGameError(f"value iteration: the values did not settle in {MAX_SWEEPS:,} sweeps")
@@ -268,7 +291,7 @@ def solve_values(
     root = game.initial_state() if state is None else state
     began = time.perf_counter()
     if progress is not None:
-        progress.phase, progress.engine = "root", "value iteration"
+        progress.phase, progress.engine = "root", "value iteration: enumerating the positions"
     numbering = _Numbering(game, root, max_positions)
     graph = _enumerate(game, numbering, progress)
     counted = time.perf_counter()
