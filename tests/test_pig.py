@@ -233,3 +233,14 @@ def test_pig_to_100_matches_neller_and_presser() -> None:
             assert table.best_moves(PigState(0, (case["own"], case["other"]), k, False, 0)) == ["hold"]
         for k in case["roll"]:
             assert table.best_moves(PigState(0, (case["own"], case["other"]), k, False, 0)) == ["roll"]
+
+
+def test_play_on_the_command_line(gametree_cli: Any) -> None:
+    done = gametree_cli("play", "pig", "--goal", "8", "--first", "perfect", "--second", "random", "--games", "3",
+                        "--seed", "5", "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["games"] == 3 and sum(data["wins"]) == 3
+    for record in data["records"]:
+        game = Pig(8)
+        assert game.outcome(play_text(game, " ".join(record["moves"]))) is not None  # (each game played out legally)
