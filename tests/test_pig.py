@@ -161,6 +161,13 @@ def test_the_same_values_without_a_perfect_hash() -> None:
         assert table.payoff(s) == pytest.approx(ranked.payoff(s), abs=1e-8)
 
 
+def test_too_many_positions_are_refused() -> None:
+    with pytest.raises(UnsupportedGameError, match="2,020,002 positions, more than the 1,000 allowed"):
+        solve_values(Pig(100), max_positions=1000)
+    with pytest.raises(UnsupportedGameError, match="more than the 100 positions allowed"):
+        solve_values(Unranked(30), max_positions=100)  # type: ignore[arg-type]
+
+
 def test_dice_without_repeats_agrees_with_expectiminimax() -> None:
     dice = load().game("dice").create(target=6, sides=3)
     exact = expectiminimax(dice)

@@ -348,7 +348,11 @@ def _result(table: ValueTable, state: Any, pv: bool, seconds: float) -> SearchRe
     verdict: Value = "win" if score > near else "loss" if score < -near else "draw"
     player = 0 if mover == CHANCE else mover
     winner = None if verdict == "draw" else player if verdict == "win" else 1 - player
-    stats = stats_of([table.positions], seconds, nodes=table.positions * table.sweeps)
+    from .sweep_kernel import FIXED  # (numba is imported by now: the values were swept)
+
+    finished = int(np.count_nonzero(table._graph.kind == FIXED))
+    # (nodes: the values set, positions times sweeps; terminals: the finished games among the positions)
+    stats = stats_of([table.positions], seconds, nodes=table.positions * table.sweeps, terminals=finished)
     return SearchResult(
         "value-iteration",
         mover,
