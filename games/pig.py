@@ -128,13 +128,14 @@ class Pig:
 
     def rank(self, state: PigState) -> int:
         """0 or 1: a game the first or second player won; else the position's place among those in
-        play, by (player, rolling, own score, turn total, the other's score)."""
+        play, by (player, own score, turn total, rolling, the other's score): value iteration, sweeping
+        from the last rank down, then meets a roll's outcomes before the roll."""
         player, scores, total, rolling, _ = state
         own = scores[player]
         if own + total >= self.goal:
             return player
         pair = own * self.goal - own * (own - 1) // 2 + total
-        return 2 + ((player * 2 + rolling) * self._pairs + pair) * self.goal + scores[1 - player]
+        return 2 + ((player * self._pairs + pair) * 2 + rolling) * self.goal + scores[1 - player]
 
     def unrank(self, rank: int) -> PigState:
         """The position of ``rank`` (ply 0); a finished game is its winner's at the goal, the other at 0."""
@@ -143,8 +144,8 @@ class Pig:
         if rank < 2:
             return PigState(rank, (self.goal, 0) if rank == 0 else (0, self.goal), 0, False, 0)
         rest, other = divmod(rank - 2, self.goal)
-        which, pair = divmod(rest, self._pairs)
-        player, rolling = divmod(which, 2)
+        rest, rolling = divmod(rest, 2)
+        player, pair = divmod(rest, self._pairs)
         own, total = self._unpaired[pair]
         scores = (own, other) if player == 0 else (other, own)
         return PigState(player, scores, total, bool(rolling), 0)
