@@ -26,8 +26,10 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from gametree import GameInfo, GameSpec, IllegalMoveError, MoveParseError, Option, Outcome, hookimpl
-from gametree.game import CHANCE
+from gametree.game import CHANCE, FINISHED
 
 __all__ = ["HOLD", "MAX_GOAL", "Pig", "PigState", "ROLL"]
 
@@ -149,6 +151,42 @@ class Pig:
         own, total = self._unpaired[pair]
         scores = (own, other) if player == 0 else (other, own)
         return PigState(player, scores, total, bool(rolling), 0)
+
+    def ranked_moves(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every rank's mover, payoff and children at once (:class:`gametree.game.RankedMoves`),
+        computed with numpy from the ranks, as :meth:`rank` numbers them."""
+        g, pairs = self.goal, self._pairs
+        ranks = np.arange(2, self.position_count(), dtype=np.int64)
+        rest, other = np.divmod(ranks - 2, g)
+        rest, rolling = np.divmod(rest, 2)
+        player, pair = np.divmod(rest, pairs)
+        table = np.array(self._unpaired, dtype=np.int64).reshape(-1, 2)
+        own, total = table[pair, 0], table[pair, 1]
+
+        def ranked(who: np.ndarray, mine: np.ndarray, turn: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+            """The ranks of the players' positions (not rolling) of these scores and totals; a win where reached."""
+            at = mine * g - mine * (mine - 1) // 2 + turn
+            won = mine + turn >= g
+            inside = 2 + ((who * pairs + np.where(won, 0, at)) * 2) * g + theirs
+            return np.where(won, who, inside)
+
+        count = np.where(rolling == 1, SIDES, np.where(total > 0, 2, 1))
+        mover = np.concatenate([np.array([FINISHED, FINISHED]), np.where(rolling == 1, CHANCE, player)])
+        payoff = np.array([1.0, -1.0] + [0.0] * len(ranks))
+        start = np.concatenate([np.zeros(3, dtype=np.int64), np.cumsum(count)])
+        first = start[2:-1]
+        child = np.zeros(int(start[-1]), dtype=np.int64)
+        prob = np.ones(int(start[-1]))
+        deciding, rolls = rolling == 0, rolling == 1
+        child[first[deciding]] = ranks[deciding] + g  # roll: the same position, the die in the air
+        holds = deciding & (total > 0)
+        child[first[holds] + 1] = ranked(1 - player[holds], other[holds], 0 * other[holds], own[holds] + total[holds])
+        p, o, t, b = player[rolls], own[rolls], total[rolls], other[rolls]
+        child[first[rolls]] = ranked(1 - p, b, 0 * b, o)  # a 1: the other's turn
+        for face in range(2, SIDES + 1):
+            child[first[rolls] + face - 1] = ranked(p, o, t + face, b)
+        prob[np.repeat(rolling == 1, count)] = 1 / SIDES
+        return mover.astype(np.int8), payoff, start, child, prob
 
     # -- text ----------------------------------------------------------------------------
     def split_moves(self, text: str) -> list[str]:

@@ -33,6 +33,8 @@ __all__ = [
     "Stochastic",
     "NodeNames",
     "Ranked",
+    "RankedMoves",
+    "FINISHED",
     "game_kinds",
     "payoffs",
     "refusal",
@@ -380,6 +382,26 @@ class Ranked(Protocol[S]):
 
     def unrank(self, rank: int) -> S:
         """A position of rank ``rank``."""
+        ...
+
+
+#: What :meth:`RankedMoves.ranked_moves` gives as the mover of a finished game's rank.
+FINISHED: Final = -2
+
+
+@runtime_checkable
+class RankedMoves(Protocol):
+    """A :class:`Ranked` game that also gives every rank's moves at once, as arrays (numpy), so an
+    algorithm over all positions need not call the rules position by position (Pig to 100: two
+    million positions).  Optional, and only a speed-up: it must agree with the rules."""
+
+    def ranked_moves(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """For every rank ``r``: ``mover[r]`` (0, 1, :data:`CHANCE`, or :data:`FINISHED`),
+        ``payoff[r]`` (a finished game's payoff for the first player, else 0), and its children in
+        compressed rows: the ranks ``child[start[r]:start[r + 1]]`` after each of its moves, in
+        ``legal_moves``' order (chance's outcomes in ``chance_outcomes``' order), with ``prob``
+        (an outcome's probability, 1.0 for a player's move).  Returns
+        ``(mover, payoff, start, child, prob)``."""
         ...
 
 

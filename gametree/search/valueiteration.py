@@ -47,11 +47,13 @@ import numpy as np
 
 from ..game import (
     CHANCE,
+    FINISHED,
     Game,
     GameKind,
     M,
     Probability,
     Ranked,
+    RankedMoves,
     S,
     Stochastic,
     UnsupportedGameError,
@@ -178,6 +180,24 @@ def _enumerate(game: Game[Any, Any], numbering: _Numbering, progress: SolveProgr
     )
 
 
+def _from_arrays(game: RankedMoves) -> _Graph:
+    """The graph of a game that gives every rank's moves as arrays (:class:`gametree.game.RankedMoves`)."""
+    from .sweep_kernel import AVERAGE, FIXED, MAX, MIN
+
+    mover, payoff, start, child, prob = game.ranked_moves()
+    kind = np.select([mover == 0, mover == 1, mover == CHANCE, mover == FINISHED], [MAX, MIN, AVERAGE, FIXED], -1)
+    if np.any(kind < 0):
+        raise UnsupportedGameError("value iteration: ranked_moves() gave a mover that is not 0, 1, CHANCE or FINISHED")
+    fixed = np.where(kind == FIXED, np.asarray(payoff, dtype=np.float64), 0.0)
+    return _Graph(
+        kind.astype(np.int8),
+        np.asarray(start, dtype=np.int64),
+        np.asarray(child, dtype=np.int64),
+        np.asarray(prob, dtype=np.float64),
+        fixed,
+    )
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class ValueTable:
     """Every position's value found by value iteration, and how: ``sweeps`` made, the last sweep's
@@ -293,7 +313,10 @@ def solve_values(
     if progress is not None:
         progress.phase, progress.engine = "root", "value iteration: enumerating the positions"
     numbering = _Numbering(game, root, max_positions)
-    graph = _enumerate(game, numbering, progress)
+    if isinstance(game, RankedMoves) and numbering.ranked is not None:
+        graph = _from_arrays(game)
+    else:
+        graph = _enumerate(game, numbering, progress)
     counted = time.perf_counter()
     values, sweeps, change = _iterate(graph, tolerance, progress)
     seconds = (counted - began, time.perf_counter() - counted)
