@@ -11,8 +11,10 @@ by more than the **tolerance** (default 1e-9) in a whole sweep.
 
 1. **Enumerate** the positions into arrays (numpy, one entry a position): by the
    game's perfect hash when it has one (:class:`gametree.game.Ranked`: Pig's two
-   million positions to 100 without a dictionary of states), else breadth-first
-   from the searched position, each new key numbered in turn.  At most
+   million positions to 100 without a dictionary of states), their moves from the
+   game's arrays when it gives them (:class:`gametree.game.RankedMoves`: no rules
+   called position by position), else breadth-first from the searched position,
+   each new key numbered in turn.  At most
    ``max_positions`` (default 30 million): a larger game is refused in one line.
 2. **Iterate**: Gauss-Seidel sweeps (each value set from its children's newest
    values, the positions taken from the last to the first) in compiled code
