@@ -17,7 +17,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from gametree import GameOverError, IllegalMoveError, MoveParseError, UnsupportedGameError, load, play_text
+from gametree import (
+    GameInfo,
+    GameOverError,
+    IllegalMoveError,
+    MoveParseError,
+    Outcome,
+    UnsupportedGameError,
+    load,
+    play_text,
+)
 from gametree.game import CHANCE, FINISHED, Ranked, RankedMoves
 from gametree.search import search
 from gametree.search.chance import expectiminimax
@@ -277,3 +286,58 @@ def test_play_on_the_command_line(gametree_cli: Any) -> None:
     for record in data["records"]:
         game = Pig(8)
         assert game.outcome(play_text(game, " ".join(record["moves"]))) is not None  # (each game played out legally)
+
+
+class Loops:
+    """A tiny game without chance whose positions repeat: a position is a node; each move names the
+    node it goes to ("+" the first player wins, "-" she loses).  Endless play is a draw."""
+
+    GRAPH = {  # node: (player to move, successors)
+        "R": (0, "AEG"),
+        "A": (0, "BC"),
+        "B": (1, "A+"),  # the second player cycles back rather than lose
+        "C": (1, "D"),
+        "D": (0, "C-"),  # the first player cycles rather than lose: a draw
+        "E": (0, "F"),
+        "F": (1, "+E"),
+        "G": (0, "H"),
+        "H": (1, "+"),  # forced: a win for the first player
+    }
+    info = GameInfo(max_plies=100, repeats=True)
+
+    def initial_state(self) -> str:
+        return "R"
+
+    def to_move(self, state: str) -> int:
+        return self.GRAPH[state][0] if state in self.GRAPH else 0
+
+    def ply(self, state: str) -> int:
+        return 0
+
+    def legal_moves(self, state: str) -> list[str]:
+        return list(self.GRAPH[state][1]) if state in self.GRAPH else []
+
+    def play(self, state: str, move: str) -> str:
+        return move
+
+    def outcome(self, state: str) -> Outcome | None:
+        return Outcome(0) if state == "+" else Outcome(1) if state == "-" else None
+
+    def key(self, state: str) -> str:
+        return state
+
+    def parse_move(self, state: str, text: str) -> str:
+        return text
+
+    def format_move(self, state: str, move: str) -> str:
+        return move
+
+    def render(self, state: str) -> str:
+        return state
+
+
+def test_endless_play_without_chance_is_a_draw() -> None:
+    table = solve_values(Loops())
+    expected = {"R": 1, "A": 0, "B": 0, "C": 0, "D": 0, "E": 0, "F": 0, "G": 1, "H": 1}
+    assert {node: table.values[table.index(node)] for node in expected} == expected  # (the first player's)
+    assert value_iteration(Loops()).best_moves == ("G",)
