@@ -64,6 +64,8 @@ def expected_text(game: Game[S, M], result: SearchResult) -> str:
     whose = f"{names[0]}, chance to move" if result.to_move < 0 else f"{names[result.to_move]}, to move"
     exact = "" if result.exact is None or result.exact.denominator == 1 else str(result.exact)
     exactly = "" if not exact else f" = {exact}" if len(exact) <= 40 else " (an exact fraction: see --json)"
+    if result.algorithm == "value-iteration":  # (its values are win probabilities first: say it; a draw counts half)
+        exactly = f" (win probability {(result.score + 1) / 2:.4f})"
     return f"expected payoff {_score(result.score)}{exactly} for {whose}"
 
 

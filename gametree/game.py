@@ -32,6 +32,9 @@ __all__ = [
     "Probability",
     "Stochastic",
     "NodeNames",
+    "Ranked",
+    "RankedMoves",
+    "FINISHED",
     "game_kinds",
     "payoffs",
     "refusal",
@@ -355,6 +358,50 @@ class NodeNames(Protocol[S_contra]):
 
     def node_name(self, state: S_contra) -> str:
         """The name of ``state`` in a list of the nodes a search expanded (``trace=True``)."""
+        ...
+
+
+@runtime_checkable
+class Ranked(Protocol[S]):
+    """A game whose positions have a perfect hash: a rank from 0 to ``position_count() - 1`` for each
+    position, and back.  Optional; an algorithm that keeps one value a position in an array uses it
+    (value iteration: :mod:`gametree.search.valueiteration`) instead of a dictionary of states.
+
+    ``rank`` must be a function of :meth:`Game.key` (positions of the same key, the same rank: a
+    game may give every finished game of the same outcome one rank), and ``unrank(rank(s))`` a
+    position of the same key as ``s`` (its ply need not be kept).  Ranks no reachable position
+    has are allowed (they cost an array entry each)."""
+
+    def position_count(self) -> int:
+        """How many ranks there are."""
+        ...
+
+    def rank(self, state: S) -> int:
+        """The rank of ``state``'s position, from 0 to ``position_count() - 1``."""
+        ...
+
+    def unrank(self, rank: int) -> S:
+        """A position of rank ``rank``."""
+        ...
+
+
+#: What :meth:`RankedMoves.ranked_moves` gives as the mover of a finished game's rank.
+FINISHED: Final = -2
+
+
+@runtime_checkable
+class RankedMoves(Protocol):
+    """A :class:`Ranked` game that also gives every rank's moves at once, as arrays (numpy), so an
+    algorithm over all positions need not call the rules position by position (Pig to 100: two
+    million positions).  Optional, and only a speed-up: it must agree with the rules."""
+
+    def ranked_moves(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """For every rank ``r``: ``mover[r]`` (0, 1, :data:`CHANCE`, or :data:`FINISHED`),
+        ``payoff[r]`` (a finished game's payoff for the first player, else 0), and its children in
+        compressed rows: the ranks ``child[start[r]:start[r + 1]]`` after each of its moves, in
+        ``legal_moves``' order (chance's outcomes in ``chance_outcomes``' order), with ``prob``
+        (an outcome's probability, 1.0 for a player's move).  Returns
+        ``(mover, payoff, start, child, prob)``."""
         ...
 
 

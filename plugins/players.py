@@ -24,7 +24,10 @@ paranoid  in a game of more players, paranoid search 4 plies deep: every other
 
 In a game with dice (chance nodes) the three search strengths run Star1
 (gametree.search.chance) instead: the best expected payoff, 2 or 4 moves
-deep with the game's heuristic, or exactly.
+deep with the game's heuristic, or exactly.  In a dice game whose positions
+repeat (Pig), which Star1 cannot search, all three play by value iteration
+(gametree.search.valueiteration): the best win probability, so the same
+perfect play (a depth-limited search of such a game is not built).
 
 In a game the exact solver cannot search but max^n can (three or more
 players: gametree.search.multiplayer), medium, hard and perfect search with
@@ -63,6 +66,7 @@ if TYPE_CHECKING:
     from gametree.learn import LearnedPlayer
     from gametree.search.known import KnownValues
     from gametree.search.montecarlo import MCTSPlayer
+    from gametree.search.valueiteration import ValueTable
 
 __all__ = ["EasyPlayer", "HumanPlayer", "RandomPlayer", "SearchPlayer", "STRENGTHS"]
 
@@ -158,6 +162,8 @@ class SearchPlayer:
         self._game: object = None  # the game the table belongs to (compared by identity)
         self._table = TranspositionTable(table_entries)
         self._mover: PerfectMover | None = None
+        #: Value iteration's values, for a game whose positions repeat (kept while the game is the same).
+        self._values: ValueTable | None = None
 
     def table_for(self, game: Game[S, M]) -> TranspositionTable:
         """The transposition table kept for ``game`` (a fresh one for a new game object)."""
@@ -172,7 +178,10 @@ class SearchPlayer:
         moves keeping the proven value; see :mod:`gametree.search.perfect`), or alpha-beta's."""
         table = self.table_for(game)
         texts: tuple[str, ...]
-        if not game.info.deterministic:  # dice: Star1 to the depth (exact expected payoffs without one)
+        if ALGORITHMS["star1"].refusal(game) is not None and ALGORITHMS["value-iteration"].refusal(game) is None:
+            # Dice whose positions repeat (Pig): every position's value by value iteration, kept for the game.
+            texts = self._iterated(game, state)
+        elif not game.info.deterministic:  # dice: Star1 to the depth (exact expected payoffs without one)
             from gametree.search.chance import star1
 
             texts = star1(game, state, depth=self.depth, pv=False).best_moves
@@ -199,6 +208,16 @@ class SearchPlayer:
             texts = alphabeta(game, state, depth=self.depth, cache=table, all_moves=True, pv=False).best_moves
         by_text = {game.format_move(state, m): m for m in game.legal_moves(state)}
         return [by_text[text] for text in texts]
+
+    def _iterated(self, game: Game[S, M], state: S) -> tuple[str, ...]:
+        """The best moves by value iteration, its values found once for the game (and again only for a
+        position they do not cover)."""
+        from gametree.search.valueiteration import solve_values
+
+        values = self._values
+        if values is None or values.game is not game or not values.covers(state):
+            values = self._values = solve_values(game, state)
+        return tuple(game.format_move(state, move) for move in values.best_moves(state))
 
     def choose(self, game: Game[S, M], state: S, rng: random.Random) -> M:
         if game.to_move(state) == CHANCE:  # (asked where chance moves: roll the die)

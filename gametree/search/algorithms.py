@@ -30,6 +30,8 @@ from .multiplayer import maxn, paranoid
 from .options import SearchOptions
 from .results import Scored, SearchResult, position, scores_of
 from .table import TranspositionTable
+from .valueiteration import SUPPORTS as VALUE_ITERATION_KINDS
+from .valueiteration import value_iteration
 
 __all__ = [
     "ALGORITHMS",
@@ -119,6 +121,15 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             takes=_CHANCE,
             exact=True,
             supports=CHANCE_KINDS,
+        ),
+        AlgorithmSpec(
+            "value-iteration",
+            value_iteration,
+            "value iteration: dice games whose positions repeat (Pig), every position's win probability",
+            takes=frozenset({"all_moves", "pv", "progress"}),
+            options=(Option("tolerance", float, None, "Sweep until no value changes by more than this (1e-9)"),),
+            exact=True,
+            supports=VALUE_ITERATION_KINDS,
         ),
         AlgorithmSpec(
             "maxn",
