@@ -28,6 +28,7 @@ from .montecarlo import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, MCTS_KINDS, mct
 from .multiplayer import SUPPORTS as MULTIPLAYER_SUPPORTS
 from .multiplayer import maxn, paranoid
 from .options import SearchOptions
+from .retrograde import DEFAULT_MAX_POSITIONS, RETROGRADE_KINDS, retrograde
 from .results import Scored, SearchResult, position, scores_of
 from .table import TranspositionTable
 
@@ -134,6 +135,22 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             "paranoid search: alpha-beta on the mover's payoff, all other players against it",
             takes=_MULTIPLAYER,
             supports=MULTIPLAYER_SUPPORTS,
+            exact=True,
+        ),
+        AlgorithmSpec(
+            "retrograde",
+            retrograde,
+            "retrograde analysis of every reachable position: games whose positions repeat (draws by endless play)",
+            takes=frozenset({"all_moves", "pv", "progress"}),
+            options=(
+                Option(
+                    "max_positions",
+                    int,
+                    None,
+                    f"Refuse a game with more reachable positions (default {DEFAULT_MAX_POSITIONS:,}).",
+                ),
+            ),
+            supports=RETROGRADE_KINDS,
             exact=True,
         ),
     )
