@@ -28,8 +28,8 @@ from .montecarlo import DEFAULT_EXPLORATION, DEFAULT_ITERATIONS, MCTS_KINDS, mct
 from .multiplayer import SUPPORTS as MULTIPLAYER_SUPPORTS
 from .multiplayer import maxn, paranoid
 from .options import SearchOptions
-from .retrograde import DEFAULT_MAX_POSITIONS, RETROGRADE_KINDS, retrograde
 from .results import Scored, SearchResult, position, scores_of
+from .retrograde import DEFAULT_MAX_POSITIONS, RETROGRADE_KINDS, retrograde
 from .table import TranspositionTable
 
 __all__ = [

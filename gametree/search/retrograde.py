@@ -41,12 +41,21 @@ from array import array
 from collections import deque
 from collections.abc import Hashable
 from dataclasses import dataclass, replace
+from typing import Generic
 
 from ..game import Game, GameError, GameKind, M, S, win_score
 from .progress import SolveProgress
 from .results import MoveValue, SearchResult, assemble, check_game, start, stats_of
 
-__all__ = ["DEFAULT_MAX_POSITIONS", "RETROGRADE_KINDS", "Solution", "TooManyPositions", "retrograde", "solve_graph"]
+__all__ = [
+    "DEFAULT_MAX_POSITIONS",
+    "RETROGRADE_KINDS",
+    "RetrogradeMover",
+    "Solution",
+    "TooManyPositions",
+    "retrograde",
+    "solve_graph",
+]
 
 #: What retrograde analysis supports beyond the plain game: positions that repeat.
 RETROGRADE_KINDS = frozenset({GameKind.REPEATS})
@@ -193,9 +202,7 @@ def solve_graph(
     _draws(codes, remoteness, preds, starts)
     if progress is not None:
         progress.phase = "moves"
-    return Solution(
-        list(states), index, codes, remoteness, children, offsets, terminals, tuple(per_depth)
-    )
+    return Solution(list(states), index, codes, remoteness, children, offsets, terminals, tuple(per_depth))
 
 
 def _draws(codes: bytearray, remoteness: array[int], preds: array[int], starts: array[int]) -> None:
@@ -328,3 +335,37 @@ def retrograde(
     if progress is not None:
         progress.phase = "done"
     return replace(result, stats=replace(stats, nodes=len(solution.states)))
+
+
+class RetrogradeMover(Generic[S, M]):
+    """The perfect player of a game whose positions repeat: it solves every position reachable from the
+    first one it is asked about, once, then answers each later position from that solution (solving
+    again only from a position outside it).  It wins fastest, loses slowest, and keeps a draw."""
+
+    def __init__(self, game: Game[S, M], max_positions: int = DEFAULT_MAX_POSITIONS) -> None:
+        check_game(game, "retrograde", RETROGRADE_KINDS)
+        self.game = game
+        self.max_positions = max_positions
+        self.solution: Solution | None = None
+
+    def best_moves(self, state: S) -> list[M]:
+        """Every move of ``state`` that is best: the fastest win, else a draw, else the slowest loss.
+
+        Raises:
+            GameOverError: The game is over.
+            TooManyPositions: More positions are reachable than ``max_positions``.
+        """
+        game = self.game
+        root = start(game, state, checked=True)
+        if self.solution is None or game.key(root) not in self.solution.index:
+            self.solution = solve_graph(game, root, self.max_positions)
+        solution = self.solution
+        ranked: list[tuple[tuple[int, int], M]] = []
+        for move in game.legal_moves(root):
+            j = solution.index[game.key(game.play(root, move))]
+            child, near = solution.codes[j], solution.remoteness[j]
+            if child != _DRAW and game.to_move(root) == game.to_move(solution.states[j]):  # type: ignore[arg-type]
+                child = _WIN + _LOSS - child  # (as if for the opponent)
+            ranked.append((_rank(child, near), move))
+        top = max(rank for rank, _ in ranked)
+        return [move for rank, move in ranked if rank == top]
