@@ -70,6 +70,15 @@ class Dodgem(Game[DodgemState, DodgemMove]):
         # No game length bounds a game that repeats: max_plies is only what depth-aware scores would
         # count from, and retrograde analysis does not use them for a game whose positions repeat.
         self.info = GameInfo(max_plies=2 * size**3, player_names=("blue", "red"), repeats=True)
+        # Each car's moves from each cell, forward first: (letter, target cell or -1 for off the board).
+        self._steps = {
+            car: [
+                [(step[0], to) for step in DIRECTIONS[car] if (to := self._target(cell, step, car)) is not None]
+                for cell in range(size * size)
+            ]
+            for car in (BLUE, RED)
+        }
+        self._where = {car: [dict(steps) for steps in self._steps[car]] for car in (BLUE, RED)}
 
     def __repr__(self) -> str:
         return f"Dodgem(size={self.size})"
@@ -108,40 +117,42 @@ class Dodgem(Game[DodgemState, DodgemMove]):
         return -1 if (car == BLUE and c == n) or (car == RED and r == n) else None
 
     def legal_moves(self, state: DodgemState) -> list[DodgemMove]:
-        """Every car's moves, forward moves first (car by car from the bottom-left)."""
+        """Every car's moves, car by car from the bottom-left, each car's forward move first."""
         car = BLUE if state.mover == 0 else RED
         cells = state.cells
-        moves: list[DodgemMove] = []
-        for step in DIRECTIONS[car]:
-            for cell, here in enumerate(cells):
-                if here == car:
-                    to = self._target(cell, step, car)
-                    if to is not None and (to < 0 or cells[to] == EMPTY):
-                        moves.append((cell, step[0]))
-        return moves
+        steps = self._steps[car]
+        return [
+            (cell, letter)
+            for cell, here in enumerate(cells)
+            if here == car
+            for letter, to in steps[cell]
+            if to < 0 or cells[to] == EMPTY
+        ]
 
     def play(self, state: DodgemState, move: DodgemMove) -> DodgemState:
         cell, letter = move
         car = state.cells[cell]
-        step = next(s for s in DIRECTIONS[car] if s[0] == letter)
-        to = self._target(cell, step, car)
+        to = self._where[car][cell][letter]
         cells = list(state.cells)
         cells[cell] = EMPTY
-        if to is not None and to >= 0:
+        if to >= 0:
             cells[to] = car
         return DodgemState(tuple(cells), 1 - state.mover, state.moves + 1)
 
     def outcome(self, state: DodgemState) -> Outcome | None:
         """The player to move wins when they have no legal move (no car left, or all blocked in)."""
-        return None if self.legal_moves(state) else Outcome(state.mover)
+        car = BLUE if state.mover == 0 else RED
+        cells = state.cells
+        steps = self._steps[car]
+        for cell, here in enumerate(cells):
+            if here == car and any(to < 0 or cells[to] == EMPTY for _, to in steps[cell]):
+                return None
+        return Outcome(state.mover)
 
     def key(self, state: DodgemState) -> int:
-        """The cells (two bits each) and the player to move, not the ply: a position that comes back
+        """The cells (a byte each) and the player to move, not the ply: a position that comes back
         is the same position."""
-        code = 0
-        for here in state.cells:
-            code = (code << 2) | here
-        return (code << 1) | state.mover
+        return int.from_bytes(bytes(state.cells), "big") << 1 | state.mover
 
     # -- text ----------------------------------------------------------------------------
     def square(self, cell: int) -> str:
