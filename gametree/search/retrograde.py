@@ -59,8 +59,9 @@ __all__ = [
 
 #: What retrograde analysis supports beyond the plain game: positions that repeat.
 RETROGRADE_KINDS = frozenset({GameKind.REPEATS})
-#: How many positions it enumerates unless told otherwise (about 1 GB of Python objects).
-DEFAULT_MAX_POSITIONS = 5_000_000
+#: How many positions it enumerates unless told otherwise (Dodgem takes about 560 bytes a position:
+#: about 1.1 GB at this limit).
+DEFAULT_MAX_POSITIONS = 2_000_000
 #: The longest principal variation shown of a draw by endless play (it stops where a position repeats).
 PV_LIMIT = 200
 
@@ -129,8 +130,8 @@ def _enumerate(
                     j = len(states)
                     if j >= max_positions:
                         raise TooManyPositions(
-                            f"more than {max_positions:,} positions are reachable: raise --max-positions"
-                            " (each takes about 200 bytes)"
+                            f"more than {max_positions:,} positions are reachable: retrograde analysis"
+                            " holds them all in memory (some hundred bytes each); raise --max-positions to go on"
                         )
                     index[key] = j
                     states.append(child)
@@ -200,8 +201,6 @@ def solve_graph(
                     codes[i], remoteness[i] = _LOSS, far
                     queue.append(i)
     _draws(codes, remoteness, preds, starts)
-    if progress is not None:
-        progress.phase = "moves"
     return Solution(list(states), index, codes, remoteness, children, offsets, terminals, tuple(per_depth))
 
 
