@@ -7,8 +7,10 @@ import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from gametree import IllegalMoveError, MoveParseError, load, play_text
+from gametree.cli import cli
 from gametree.search import search
 from gametree.search.retrograde import retrograde
 
@@ -97,3 +99,17 @@ def test_4x4_is_a_draw_by_endless_play() -> None:
     result = retrograde(dodgem(4))
     assert (result.value, result.plies_to_end) == ("draw", None)
     assert time.perf_counter() - began < 120
+
+
+@pytest.mark.parametrize("strength", ["perfect", "medium"])
+def test_the_computer_plays_dodgem_perfectly(strength: str) -> None:
+    # Blue (first) wins 3x3 with perfect play: a perfect blue beats any red, at every search strength.
+    out = CliRunner().invoke(
+        cli, ["play", "dodgem", "--x", strength, "--o", "random", "--games", "4", "--seed", "3", "--json"]
+    )
+    assert out.exit_code == 0, out.output
+    match = json.loads(out.output)
+    assert match["wins"] == [4, 0]
+    # ... and the perfect red against a perfect blue loses in the fastest win's 20 plies, no sooner.
+    out = CliRunner().invoke(cli, ["play", "dodgem", "--x", "perfect", "--o", "perfect", "--seed", "1", "--json"])
+    assert [len(game["moves"]) for game in json.loads(out.output)["records"]] == [20]
