@@ -113,3 +113,15 @@ def test_the_computer_plays_dodgem_perfectly(strength: str) -> None:
     # ... and the perfect red against a perfect blue loses in the fastest win's 20 plies, no sooner.
     out = CliRunner().invoke(cli, ["play", "dodgem", "--x", "perfect", "--o", "perfect", "--seed", "1", "--json"])
     assert [len(game["moves"]) for game in json.loads(out.output)["records"]] == [20]
+
+
+def test_solve_falls_back_to_retrograde_and_refuses_too_many_positions_in_one_line() -> None:
+    out = CliRunner().invoke(cli, ["solve", "dodgem"])
+    assert out.exit_code == 0, out.output
+    assert "blue wins in 20 plies" in out.output and "Best moves: a3E" in out.output
+    out = CliRunner().invoke(cli, ["solve", "dodgem", "--size", "2"])
+    assert out.exit_code == 0, out.output
+    out = CliRunner().invoke(cli, ["solve", "dodgem", "--max-positions", "100"])
+    assert out.exit_code == 1 and out.output.strip().splitlines()[-1].startswith("Error: more than 100 positions")
+    out = CliRunner().invoke(cli, ["solve", "dodgem", "-a", "solver"])
+    assert out.exit_code == 1 and "positions that repeat" in out.output and "use -a retrograde" in out.output

@@ -116,14 +116,17 @@ def brute_force(game: GraphGame) -> dict[int, tuple[str, int | None]]:
                 new[v] = ("win", k)
             elif all(good_for_other(v, w, k - 1) for w in game.edges[v]):
                 new[v] = ("loss", k)
+        if not new:  # (nothing new within k plies: nothing new within k + 1 either)
+            break
         value.update(new)
     result: dict[int, tuple[str, int | None]] = dict(value)
     drawn = {v for v in range(n) if v not in value}
     distance = {v: 0 for v in range(n) if value.get(v) == ("draw", 0)}
     for k in range(1, n + 1):
-        for v in drawn:
-            if v not in distance and any(distance.get(w) == k - 1 for w in game.edges[v]):
-                distance[v] = k
+        found = {v for v in drawn if v not in distance and any(distance.get(w) == k - 1 for w in game.edges[v])}
+        if not found:
+            break
+        distance.update(dict.fromkeys(found, k))
     for v in drawn:
         result[v] = ("draw", distance.get(v))
     return result
@@ -222,3 +225,40 @@ def test_the_random_graphs_hold_every_kind_of_value() -> None:
             values = brute_force(game)
             kinds |= {(values[v][0], values[v][1] is None) for v in reachable(game)}
     assert kinds == {("win", False), ("loss", False), ("draw", False), ("draw", True)}
+
+
+def graph_of(game: object) -> tuple[GraphGame, list[object]]:
+    """Any game as a :class:`GraphGame` (positions numbered breadth-first from the start), with its states."""
+    start = game.initial_state()  # type: ignore[attr-defined]
+    number = {game.key(start): 0}  # type: ignore[attr-defined]
+    states, movers, edges, winners = [start], [], [], {}
+    i = 0
+    while i < len(states):
+        state = states[i]
+        movers.append(game.to_move(state))  # type: ignore[attr-defined]
+        outcome = game.outcome(state)  # type: ignore[attr-defined]
+        kids = []
+        if outcome is not None:
+            winners[i] = outcome.winner
+        else:
+            for move in game.legal_moves(state):  # type: ignore[attr-defined]
+                child = game.play(state, move)  # type: ignore[attr-defined]
+                kids.append(number.setdefault(game.key(child), len(states)))  # type: ignore[attr-defined]
+                if kids[-1] == len(states):
+                    states.append(child)
+        edges.append(kids)
+        i += 1
+    return GraphGame(movers, edges, winners), states
+
+
+@pytest.mark.parametrize(("name", "options"), [("dodgem", {"size": 3}), ("nim", {"heaps": "2,3"})])
+def test_every_position_of_a_real_game_equals_the_brute_force(name: str, options: dict[str, object]) -> None:
+    game = load().game(name).create(**options)
+    graph, states = graph_of(game)
+    expected = brute_force(graph)
+    solution = solve_graph(game, game.initial_state())
+    assert len(solution.states) == len(states)
+    for v, state in enumerate(states):
+        i = solution.index[game.key(state)]
+        far = solution.remoteness[i]
+        assert (solution.value(i), None if far < 0 else far) == expected[v]
