@@ -262,3 +262,14 @@ def test_every_position_of_a_real_game_equals_the_brute_force(name: str, options
         i = solution.index[game.key(state)]
         far = solution.remoteness[i]
         assert (solution.value(i), None if far < 0 else far) == expected[v]
+
+
+def test_the_mover_loses_slowest() -> None:
+    game = load().game("dodgem").create(size=3)
+    state = game.play(game.initial_state(), game.parse_move(game.initial_state(), "a3E"))  # red to move, lost
+    result = retrograde(game, state)
+    assert result.value == "loss" and all(mv.score == -1 for mv in result.move_values)
+    slowest = max(mv.plies_to_end or 0 for mv in result.move_values)
+    chosen = {game.format_move(state, m) for m in RetrogradeMover(game).best_moves(state)}
+    assert chosen == {mv.move for mv in result.move_values if mv.plies_to_end == slowest} == set(result.best_moves)
+    assert len({mv.plies_to_end for mv in result.move_values}) > 1  # (a real choice between slow and fast losses)

@@ -230,13 +230,24 @@ def _score(game: Game[S, M], ply: int, code: int, plies: int) -> int:
     return won if code == _WIN else -won
 
 
-def _rank(code: int, plies: int) -> tuple[int, int]:
-    """How good a child is for the player who moves to it (higher is better): a win fastest, a loss slowest."""
-    if code == _LOSS:  # (lost for the side to move there: won for the mover)
-        return (2, -plies)
-    if code == _DRAW:
+def _rank(mine: int, plies: int | None) -> tuple[int, int]:
+    """How good a move is for its mover (higher is better), from its value for the mover and its plies
+    to the end: a win, the faster the better; a draw; a loss, the slower the better."""
+    if mine == _WIN:
+        return (2, -(plies or 0))
+    if mine == _DRAW:
         return (1, 0)
-    return (0, plies)
+    return (0, plies or 0)
+
+
+def _after(solution: Solution, game: Game[S, M], state: S, move: M) -> tuple[int, int | None]:
+    """The value of ``move`` at ``state`` for its mover (``_WIN``, ``_DRAW`` or ``_LOSS``) and its plies
+    to the end under perfect play (None: a draw by endless play)."""
+    j = solution.index[game.key(game.play(state, move))]
+    child, near = solution.codes[j], solution.remoteness[j]
+    same = game.to_move(state) == game.to_move(solution.states[j])  # type: ignore[arg-type]
+    mine = child if same or child == _DRAW else _WIN + _LOSS - child
+    return mine, None if near < 0 else near + 1
 
 
 def _best_child(solution: Solution, game: Game[S, M], i: int) -> tuple[M, int] | None:
@@ -304,13 +315,10 @@ def retrograde(
     ply = game.ply(root)
     scored: list[tuple[str, M, int, int | None, tuple[int, int]]] = []
     for move in game.legal_moves(root):
-        j = solution.index[game.key(game.play(root, move))]
-        child, near = solution.codes[j], solution.remoteness[j]
-        same = game.to_move(root) == game.to_move(solution.states[j])  # type: ignore[arg-type]
-        mine = child if same or child == _DRAW else _WIN + _LOSS - child  # (for the mover)
-        plies = None if near < 0 else near + 1
-        rank = _rank(_WIN + _LOSS - mine if mine != _DRAW else _DRAW, plies or 0)
-        scored.append((game.format_move(root, move), move, _score(game, ply, mine, plies or 0), plies, rank))
+        mine, plies = _after(solution, game, root, move)
+        scored.append(
+            (game.format_move(root, move), move, _score(game, ply, mine, plies or 0), plies, _rank(mine, plies))
+        )
     top = max(rank for *_, rank in scored)
     values = tuple(
         MoveValue(text, score, plies, rank == top, game_move=move) for text, move, score, plies, rank in scored
@@ -359,12 +367,6 @@ class RetrogradeMover(Generic[S, M]):
         if self.solution is None or game.key(root) not in self.solution.index:
             self.solution = solve_graph(game, root, self.max_positions)
         solution = self.solution
-        ranked: list[tuple[tuple[int, int], M]] = []
-        for move in game.legal_moves(root):
-            j = solution.index[game.key(game.play(root, move))]
-            child, near = solution.codes[j], solution.remoteness[j]
-            if child != _DRAW and game.to_move(root) == game.to_move(solution.states[j]):  # type: ignore[arg-type]
-                child = _WIN + _LOSS - child  # (as if for the opponent)
-            ranked.append((_rank(child, near), move))
+        ranked = [(_rank(*_after(solution, game, root, move)), move) for move in game.legal_moves(root)]
         top = max(rank for rank, _ in ranked)
         return [move for rank, move in ranked if rank == top]
