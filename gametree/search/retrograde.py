@@ -113,6 +113,7 @@ def _enumerate(
     if progress is not None:
         progress.count = states.__len__
         progress.phase = "root"
+    play, key_of, find, add = game.play, game.key, index.get, children.append  # (the hot loop's lookups)
     i = 0
     while i < len(states):
         state = states[i]
@@ -122,10 +123,12 @@ def _enumerate(
             codes.append(_DRAW if outcome.winner is None else _WIN if outcome.winner == mover else _LOSS)
         else:
             codes.append(_UNKNOWN)
+            d = depth_of[i] + 1
+            before = len(states)
             for move in game.legal_moves(state):
-                child = game.play(state, move)
-                key = game.key(child)
-                j = index.get(key)
+                child = play(state, move)
+                key = key_of(child)
+                j = find(key)
                 if j is None:
                     j = len(states)
                     if j >= max_positions:
@@ -135,12 +138,12 @@ def _enumerate(
                         )
                     index[key] = j
                     states.append(child)
-                    d = depth_of[i] + 1
-                    depth_of.append(d)
-                    if d == len(per_depth):
-                        per_depth.append(0)
-                    per_depth[d] += 1
-                children.append(j)
+                add(j)
+            if len(states) > before:
+                depth_of.extend([d] * (len(states) - before))
+                if d == len(per_depth):
+                    per_depth.append(0)
+                per_depth[d] += len(states) - before
         offsets.append(len(children))
         i += 1
     return states, index, children, offsets, codes, per_depth
