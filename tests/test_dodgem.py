@@ -125,3 +125,12 @@ def test_solve_falls_back_to_retrograde_and_refuses_too_many_positions_in_one_li
     assert out.exit_code == 1 and out.output.strip().splitlines()[-1].startswith("Error: more than 100 positions")
     out = CliRunner().invoke(cli, ["solve", "dodgem", "-a", "solver"])
     assert out.exit_code == 1 and "positions that repeat" in out.output and "use -a retrograde" in out.output
+
+
+@pytest.mark.slow
+def test_two_perfect_players_draw_4x4_by_repetition() -> None:
+    out = CliRunner().invoke(
+        cli, ["play", "dodgem", "--size", "4", "--x", "perfect", "--o", "perfect", "--seed", "1", "--delay", "0"]
+    )
+    assert out.exit_code == 0, out.output
+    assert "a draw by repetition" in out.output and "Draw after" in out.output

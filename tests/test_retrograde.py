@@ -273,3 +273,12 @@ def test_the_mover_loses_slowest() -> None:
     chosen = {game.format_move(state, m) for m in RetrogradeMover(game).best_moves(state)}
     assert chosen == {mv.move for mv in result.move_values if mv.plies_to_end == slowest} == set(result.best_moves)
     assert len({mv.plies_to_end for mv in result.move_values}) > 1  # (a real choice between slow and fast losses)
+
+
+def test_a_played_game_that_goes_round_in_circles_is_a_draw_by_repetition() -> None:
+    from gametree.play import REPETITIONS, play_game
+
+    loop = GraphGame([0, 1], [[1], [0]], {})  # the only moves go round: 0, 1, 0, 1, 0
+    players = [load().players["random"]() for _ in range(2)]
+    record = play_game(loop, players, random.Random(1))  # type: ignore[arg-type]
+    assert (record.winner, len(record.moves)) == (None, 2 * (REPETITIONS - 1))
