@@ -282,3 +282,10 @@ def test_a_played_game_that_goes_round_in_circles_is_a_draw_by_repetition() -> N
     players = [load().players["random"]() for _ in range(2)]
     record = play_game(loop, players, random.Random(1))  # type: ignore[arg-type]
     assert (record.winner, len(record.moves)) == (None, 2 * (REPETITIONS - 1))
+
+
+def test_best_only_lists_the_best_moves() -> None:
+    game = load().game("tictactoe").create(size=3)
+    result = search("retrograde", game, moves="A1 B1 A2", all_moves=False)
+    assert [(mv.move, mv.best) for mv in result.move_values] == [("A3", True)]
+    assert result.best_moves == ("A3",) and result.pv[0] == "A3" and len(result.pv) == result.plies_to_end == 4

@@ -300,8 +300,8 @@ def retrograde(
 ) -> SearchResult:
     """Solve ``state`` (default: the start) by retrograde analysis of every position reachable from it.
 
-    Every root move gets its value and remoteness (``all_moves`` is taken for the command line's
-    sake: scoring them costs nothing more).  ``max_positions`` bounds the positions enumerated
+    Every root move gets its value and remoteness (``all_moves=False``: only the best moves are
+    listed, as the other algorithms do; the analysis costs the same).  ``max_positions`` bounds the positions enumerated
     (default :data:`DEFAULT_MAX_POSITIONS`).
 
     Raises:
@@ -324,7 +324,9 @@ def retrograde(
         )
     top = max(rank for *_, rank in scored)
     values = tuple(
-        MoveValue(text, score, plies, rank == top, game_move=move) for text, move, score, plies, rank in scored
+        MoveValue(text, score, plies, rank == top, game_move=move)
+        for text, move, score, plies, rank in scored
+        if all_moves or rank == top
     )
     code, far = solution.codes[0], solution.remoteness[0]
     plies_to_end = None if far < 0 else far
