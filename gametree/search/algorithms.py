@@ -80,6 +80,24 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             takes=frozenset({"depth", "all_moves", "pv", "progress", "trace"}),
             supports=ENGINE_KINDS,
         ),
+        # (before the chance algorithms: solve's fallback is the first exact algorithm that can, and
+        # a game without chance whose positions repeat is retrograde analysis's)
+        AlgorithmSpec(
+            "retrograde",
+            retrograde,
+            "retrograde analysis of every reachable position: games whose positions repeat (draws by endless play)",
+            takes=frozenset({"all_moves", "pv", "progress"}),
+            options=(
+                Option(
+                    "max_positions",
+                    int,
+                    None,
+                    f"Refuse a game with more reachable positions (default {DEFAULT_MAX_POSITIONS:,}).",
+                ),
+            ),
+            supports=RETROGRADE_KINDS,
+            exact=True,
+        ),
         AlgorithmSpec(
             "mcts",
             mcts,
@@ -135,22 +153,6 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             "paranoid search: alpha-beta on the mover's payoff, all other players against it",
             takes=_MULTIPLAYER,
             supports=MULTIPLAYER_SUPPORTS,
-            exact=True,
-        ),
-        AlgorithmSpec(
-            "retrograde",
-            retrograde,
-            "retrograde analysis of every reachable position: games whose positions repeat (draws by endless play)",
-            takes=frozenset({"all_moves", "pv", "progress"}),
-            options=(
-                Option(
-                    "max_positions",
-                    int,
-                    None,
-                    f"Refuse a game with more reachable positions (default {DEFAULT_MAX_POSITIONS:,}).",
-                ),
-            ),
-            supports=RETROGRADE_KINDS,
             exact=True,
         ),
     )
