@@ -47,6 +47,8 @@ def describe(game: Game[S, M], result: SearchResult) -> str:
     if result.margin is not None:  # a margin game: by how much, for the side to move
         who = "draw" if result.winner is None else f"{names[result.winner]} wins by {abs(result.margin)}"
         return f"{who}{plies} (margin {result.margin:+d} for {names[result.to_move]}, to move)"
+    if result.winner is None and game.info.repeats and result.plies_to_end is None:
+        return "draw by endless play"  # (retrograde analysis: no drawn line ends)
     if result.winner is None:
         return f"draw{plies}"
     return f"{names[result.winner]} wins{plies} (score {result.score:+d} for {names[result.to_move]}, to move)"

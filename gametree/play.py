@@ -55,7 +55,22 @@ __all__ = [
     "record_payoffs",
     "play_game",
     "play_match",
+    "REPETITIONS",
+    "repetition_end",
 ]
+
+#: A game whose positions repeat (``GameInfo.repeats``) ends in a draw when a position comes back for
+#: this many times in a game (two computers keeping a draw by endless play would go on for ever).
+REPETITIONS = 3
+
+
+def repetition_end(game: Game[S, M], history: Sequence[S]) -> Outcome | None:
+    """A draw (``Outcome(None)``) when the last of ``history``'s positions, in a game whose positions
+    repeat, has now come :data:`REPETITIONS` times; None otherwise."""
+    if not game.info.repeats or len(history) < 2 * REPETITIONS - 1:
+        return None
+    last = game.key(history[-1])
+    return Outcome(None) if sum(game.key(s) == last for s in history) >= REPETITIONS else None
 
 
 @runtime_checkable
@@ -153,7 +168,8 @@ def play_game(game: Game[S, M], players: Sequence[Player], rng: random.Random, s
     state = game.initial_state() if state is None else state
     moves = []
     seconds = []
-    while (out := game.outcome(state)) is None:
+    history = [state]
+    while (out := game.outcome(state) or repetition_end(game, history)) is None:
         side = game.to_move(state)
         if side == CHANCE:
             move = chance_move(game, state, rng)
@@ -165,6 +181,7 @@ def play_game(game: Game[S, M], players: Sequence[Player], rng: random.Random, s
         seconds.append(round(time.perf_counter() - started, 6))
         moves.append(game.format_move(state, move))
         state = apply_move(game, state, move, type(players[side]).__name__)
+        history.append(state)
     return GameRecord(tuple(moves), out.winner, tuple(seconds), record_payoffs(game, out))
 
 

@@ -24,7 +24,17 @@ from typing import TYPE_CHECKING, Generic, Literal
 
 from .display import bounds_verdict
 from .game import CHANCE, Game, GameError, M, Outcome, Payoff, S, capabilities, checked_play
-from .play import GameRecord, MatchResult, Player, apply_move, chance_move, record_payoffs
+from .play import (
+    REPETITIONS,
+    GameRecord,
+    MatchResult,
+    Player,
+    apply_move,
+    chance_move,
+    number_word,
+    record_payoffs,
+    repetition_end,
+)
 from .plugin.registry import AlgorithmSpec
 from .search import SearchResult, Solver
 from .search.algorithms import ALGORITHMS
@@ -204,6 +214,8 @@ class Session(Generic[S, M]):
         while True:
             state = history[-1]
             out = game.outcome(state)
+            if out is None and (out := repetition_end(game, history)) is not None:
+                ui.say(f"The same position has occurred {number_word(REPETITIONS)} times: a draw by repetition.")
             if out is not None:
                 record = GameRecord(tuple(self._texts(history, moves)), out.winner, payoffs=record_payoffs(game, out))
                 self.show_end(state, history, moves, out, number)

@@ -33,6 +33,11 @@ In a game the exact solver cannot search but max^n can (three or more
 players: gametree.search.multiplayer), medium, hard and perfect search with
 max^n instead, each player for itself, 2 and 4 plies deep or to the end.
 
+In a game whose positions repeat (Dodgem), every search strength plays
+perfectly: depth-first search cannot search such a game, so the player solves
+every position reachable from where it first moves by retrograde analysis
+(gametree.search.retrograde), once, and reads each move from that solution.
+
 Search players pick at random among equally good moves, with the generator
 the game loop passes in (seeded by ``--seed``).  Each keeps one
 transposition table for the whole game, so later moves reuse the work of
@@ -50,7 +55,7 @@ A plugin adds its own player the same way::
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gametree import Game, TranspositionTable, alphabeta, hookimpl
 from gametree.game import CHANCE, M, S
@@ -58,6 +63,7 @@ from gametree.search import ALGORITHMS
 from gametree.search.compiled import EngineChoice
 from gametree.search.multiplayer import maxn, paranoid
 from gametree.search.perfect import PERFECT_SECONDS, Choice, PerfectMover
+from gametree.search.retrograde import RetrogradeMover
 
 if TYPE_CHECKING:
     import random  # the players get their generator from the game loop
@@ -164,6 +170,7 @@ class SearchPlayer:
         self._mover: PerfectMover | None = None
         #: Value iteration's values, for a game whose positions repeat (kept while the game is the same).
         self._values: ValueTable | None = None
+        self._looping: RetrogradeMover[Any, Any] | None = None  # a game whose positions repeat: its solution, kept
 
     def table_for(self, game: Game[S, M]) -> TranspositionTable:
         """The transposition table kept for ``game`` (a fresh one for a new game object)."""
@@ -171,6 +178,7 @@ class SearchPlayer:
             self._game = game
             self._table = TranspositionTable(self.table_entries)
             self._mover = None
+            self._looping = None
         return self._table
 
     def best_moves(self, game: Game[S, M], state: S) -> list[M]:
@@ -178,13 +186,23 @@ class SearchPlayer:
         moves keeping the proven value; see :mod:`gametree.search.perfect`), or alpha-beta's."""
         table = self.table_for(game)
         texts: tuple[str, ...]
-        if ALGORITHMS["star1"].refusal(game) is not None and ALGORITHMS["value-iteration"].refusal(game) is None:
+        if (
+            not game.info.deterministic
+            and ALGORITHMS["star1"].refusal(game) is not None
+            and ALGORITHMS["value-iteration"].refusal(game) is None
+        ):
             # Dice whose positions repeat (Pig): every position's value by value iteration, kept for the game.
             texts = self._iterated(game, state)
         elif not game.info.deterministic:  # dice: Star1 to the depth (exact expected payoffs without one)
             from gametree.search.chance import star1
 
             texts = star1(game, state, depth=self.depth, pv=False).best_moves
+        elif game.info.repeats and ALGORITHMS["retrograde"].refusal(game) is None:
+            # Positions repeat (Dodgem): retrograde analysis, at every strength (a depth-limited search
+            # would refuse the game): the whole game solved once, then each move read from it.
+            if self._looping is None:
+                self._looping = RetrogradeMover(game)
+            return self._looping.best_moves(state)
         elif ALGORITHMS["solver"].refusal(game) is not None and ALGORITHMS["maxn"].refusal(game) is None:
             # A game of more players: max^n, each player for itself, to the depth (None: to the end).
             search = paranoid if self.coalition else maxn

@@ -120,7 +120,7 @@ def test_search_by_name_runs_each_algorithm(ttt3):
 
 
 def test_unknown_algorithm_lists_the_choices(ttt3):
-    choices = "alphabeta, expectiminimax, maxn, mcts, minimax, paranoid, solver, star1"
+    choices = "alphabeta, expectiminimax, maxn, mcts, minimax, paranoid, retrograde, solver, star1"
     with pytest.raises(ValueError, match=rf"unknown algorithm 'nope' \(choose from {choices}"):
         search("nope", ttt3)
     with pytest.raises(ValueError, match="choose from"):

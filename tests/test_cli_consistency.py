@@ -163,14 +163,16 @@ def test_a_misspelt_or_missing_game_is_one_line(gametree_cli):
     one_line_error(
         gametree_cli("solve", "--size", "4", "tictactoee"),
         "unknown game 'tictactoee'",
-        "installed: connect4, dice, nim, othello, pig, textbook, tictactoe",
+        "installed: connect4, dice, dodgem, nim, othello, pig, textbook, tictactoe",
     )
     one_line_error(gametree_cli("tree", "--moves", "B2", "--depth", "2", "tictactoee"), "unknown game 'tictactoee'")
     one_line_error(gametree_cli("solve", "--moves", "B2"), "no game named", "tictactoe")
     one_line_error(gametree_cli("learn", "-n", "5"), "no game named")
     out = gametree_cli("-p", "no:tictactoe", "play", "--x", "random", "--o", "random", "--json")
     one_line_error(
-        out, "the default, tictactoe, is not installed", "installed: connect4, dice, nim, othello, pig, textbook"
+        out,
+        "the default, tictactoe, is not installed",
+        "installed: connect4, dice, dodgem, nim, othello, pig, textbook",
     )
 
 

@@ -29,6 +29,7 @@ from .multiplayer import SUPPORTS as MULTIPLAYER_SUPPORTS
 from .multiplayer import maxn, paranoid
 from .options import SearchOptions
 from .results import Scored, SearchResult, position, scores_of
+from .retrograde import DEFAULT_MAX_POSITIONS, RETROGRADE_KINDS, retrograde
 from .table import TranspositionTable
 from .valueiteration import SUPPORTS as VALUE_ITERATION_KINDS
 from .valueiteration import value_iteration
@@ -80,6 +81,24 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             "plain minimax: every node, no pruning (the teaching baseline)",
             takes=frozenset({"depth", "all_moves", "pv", "progress", "trace"}),
             supports=ENGINE_KINDS,
+        ),
+        # (before the chance algorithms: solve's fallback is the first exact algorithm that can, and
+        # a game without chance whose positions repeat is retrograde analysis's)
+        AlgorithmSpec(
+            "retrograde",
+            retrograde,
+            "retrograde analysis of every reachable position: games whose positions repeat (draws by endless play)",
+            takes=frozenset({"all_moves", "pv", "progress"}),
+            options=(
+                Option(
+                    "max_positions",
+                    int,
+                    None,
+                    f"Refuse a game with more reachable positions (default {DEFAULT_MAX_POSITIONS:,}).",
+                ),
+            ),
+            supports=RETROGRADE_KINDS,
+            exact=True,
         ),
         AlgorithmSpec(
             "mcts",
