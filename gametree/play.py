@@ -59,15 +59,17 @@ __all__ = [
     "repetition_end",
 ]
 
-#: A game whose positions repeat (``GameInfo.repeats``) ends in a draw when a position comes back for
-#: this many times in a game (two computers keeping a draw by endless play would go on for ever).
+#: A game without chance whose positions repeat (``GameInfo.repeats``) ends in a draw when a position
+#: comes back for this many times in a game (two computers keeping a draw by endless play would go on
+#: for ever).  Not a game with dice: there a position comes back by the dice (two busts in a row in
+#: Pig), and play goes on, as its rules say.
 REPETITIONS = 3
 
 
 def repetition_end(game: Game[S, M], history: Sequence[S]) -> Outcome | None:
-    """A draw (``Outcome(None)``) when the last of ``history``'s positions, in a game whose positions
-    repeat, has now come :data:`REPETITIONS` times; None otherwise."""
-    if not game.info.repeats or len(history) < 2 * REPETITIONS - 1:
+    """A draw (``Outcome(None)``) when the last of ``history``'s positions, in a game without chance whose
+    positions repeat, has now come :data:`REPETITIONS` times; None otherwise."""
+    if not game.info.repeats or not game.info.deterministic or len(history) < 2 * REPETITIONS - 1:
         return None
     last = game.key(history[-1])
     return Outcome(None) if sum(game.key(s) == last for s in history) >= REPETITIONS else None

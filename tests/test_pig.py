@@ -341,3 +341,22 @@ def test_endless_play_without_chance_is_a_draw() -> None:
     expected = {"R": 1, "A": 0, "B": 0, "C": 0, "D": 0, "E": 0, "F": 0, "G": 1, "H": 1}
     assert {node: table.values[table.index(node)] for node in expected} == expected  # (the first player's)
     assert value_iteration(Loops()).best_moves == ("G",)
+
+
+def test_a_position_that_comes_back_by_the_dice_is_no_draw() -> None:
+    """Two busts in a row bring Pig's start back: play goes on however often it happens (a draw by
+    repetition is for games without chance whose positions repeat, such as Dodgem)."""
+    from gametree.play import REPETITIONS, repetition_end
+
+    game = Pig(20)
+    start = game.initial_state()
+    history = [start]
+    state = start
+    for _ in range(REPETITIONS):
+        for _ in range(2):  # each player rolls and busts
+            state = game.play(state, game.parse_move(state, "roll"))
+            history.append(state)
+            state = game.play(state, game.parse_move(state, "rolled 1"))
+            history.append(state)
+    assert sum(game.key(s) == game.key(start) for s in history) > REPETITIONS  # (the same position, later)
+    assert repetition_end(game, history) is None
