@@ -19,11 +19,11 @@ So it never gives away a value, and it never takes a slower win (or a faster
 loss) than one an exact solve proves within ``seconds``: a stored move that only
 keeps the value is played only where exact scores take longer than that.  While
 the compiled engine is not compiled yet (``auto``), a position with nothing stored
-first gets exact scores within ``seconds`` on the Python engine while the engine
-compiles in a background thread (:mod:`gametree.search.background`): one they settle
-is played as above; else the move is the best guess of a search with the game's
-heuristic (``how="guess"``: not proven, it may give the value away), so a move never
-waits on numba's compile.  Once the compile is done, moves are perfect as above.
+first gets exact scores within ``seconds`` on the Python engine: one they settle is
+played as above; else the engine starts compiling in a background thread
+(:mod:`gametree.search.background`) and the move is the best guess of a search with
+the game's heuristic (``how="guess"``: not proven, it may give the value away), so a
+move never waits on numba's compile.  Once the compile is done, moves are perfect as above.
 
 >>> from gametree import load
 >>> game = load().game("tictactoe").create(size=3)
@@ -202,13 +202,14 @@ class PerfectMover:
         started = time.perf_counter()
         weak = None
         if stored is None and self._would_compile(state) and background.failure(game) is None:
-            # No waiting on numba: the engine compiles in a background thread while exact scores are tried
-            # within its time on the Python engine; a position they do not settle gets the heuristic's guess.
-            background.compile_in_background(game)
+            # No waiting on numba: exact scores within its time on the Python engine first (a position they
+            # settle needs no compile); else the engine compiles in a background thread (for the moves to
+            # come) and this move is the heuristic's guess.
             exact = self.solver.solve(state, all_moves=True, pv=False, time_limit=self.seconds)
             took = time.perf_counter() - started
             if exact.proven and exact.best_moves:
                 return Choice(tuple(exact.best_moves), int(exact.score), True, "exact", took)
+            background.compile_in_background(game)
             moves = exact.best_moves or tuple(game.format_move(state, m) for m in game.legal_moves(state))[:1]
             return Choice(tuple(moves), _sign(exact.score), False, "guess", took)
         if stored is None:  # the value, proven however long it takes
