@@ -89,3 +89,28 @@ def test_a_position_python_settles_in_time_is_still_played_exactly(slow_compile:
     truth = PerfectMover(game, seconds=60.0, engine="python").choose(state)
     assert (choice.how, choice.exact) == ("exact", True) and truth.exact
     assert (choice.value, set(choice.moves)) == (truth.value, set(truth.moves))
+
+
+def test_gametree_play_with_a_fresh_cache_moves_at_once_and_says_which_moves_are_guesses(
+    gametree_cli, tmp_path: Path
+) -> None:
+    """The command of issue 34 on a 6x5 board: nothing compiled (fresh cache folders), the perfect
+    player's first moves come within its time (0.5 s here) while the engine compiles in the
+    background, each marked as a guess; on main the first move waited for the whole compile."""
+    started = time.perf_counter()
+    done = gametree_cli(
+        *("play", "connect4", "--width", "6", "--height", "5", "--x", "random", "--o", "perfect"),
+        *("--seed", "3", "--delay", "0", "--no-store"),
+        env={
+            "GAMETREE_CACHE_DIR": str(tmp_path / "gametree"),
+            "XDG_CACHE_HOME": str(tmp_path / "xdg"),
+            "GAMETREE_PERFECT_SECONDS": "0.5",
+        },
+        timeout=120,
+        check=True,
+    )
+    took = time.perf_counter() - started
+    assert "Yellow (perfect) plays" in done.stdout and "wins after" in done.stdout
+    assert "(a guess, not proven: the engine is still compiling)" in done.stdout
+    assert "compiling the engine for 6x5 Connect Four" in done.stderr + done.stdout
+    assert took < 40, f"the game took {took:.0f} s: a move waited on the compile"
