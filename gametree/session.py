@@ -37,7 +37,7 @@ from .terminal import EMPTY, LABEL, LAST, WIN, Terminal, board_rows, player_styl
 
 #: After a perfect player's move that is a guess (its compiled engine still compiling; see
 #: :mod:`gametree.search.perfect`).
-GUESS_NOTE = " (a guess, not proven: the engine is still compiling)"
+_GUESS_NOTE = " (a guess, not proven: the engine is still compiling)"
 
 if TYPE_CHECKING:
     from .search.known import KnownValues
@@ -45,17 +45,7 @@ if TYPE_CHECKING:
 #: What gives hints where the exact solver cannot search the game, in order of preference (those registered).
 HINT_ALGORITHMS = ("maxn", "expectiminimax")
 
-__all__ = [
-    "GUESS_NOTE",
-    "HINT_ALGORITHMS",
-    "NO_WORDS",
-    "chance_text",
-    "QUIT_WORDS",
-    "YES_WORDS",
-    "Ended",
-    "Seat",
-    "Session",
-]
+__all__ = ["HINT_ALGORITHMS", "NO_WORDS", "chance_text", "QUIT_WORDS", "YES_WORDS", "Ended", "Seat", "Session"]
 
 #: What a person types to leave; to play again; not to.
 QUIT_WORDS = frozenset({"quit", "q", "x", "exit"})
@@ -265,7 +255,7 @@ class Session(Generic[S, M]):
                 if self.show_boards:
                     last = getattr(player, "last", None)  # (the perfect player's Choice: how it chose)
                     guess = isinstance(last, Choice) and last.how == "guess"
-                    note = GUESS_NOTE if guess else ""
+                    note = _GUESS_NOTE if guess else ""
                     ui.say(f"{self.label(side)} plays {game.format_move(state, move)}{note}")
             history.append(new)
             moves.append(move)
