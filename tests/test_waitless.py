@@ -114,3 +114,15 @@ def test_gametree_play_with_a_fresh_cache_moves_at_once_and_says_which_moves_are
     assert "(a guess, not proven: the engine is still compiling)" in done.stdout
     assert "compiling the engine for 6x5 Connect Four" in done.stderr + done.stdout
     assert took < 40, f"the game took {took:.0f} s: a move waited on the compile"
+
+
+def test_nothing_before_the_compile_notice_imports_numpy() -> None:
+    """The first-compile notice comes before numba's and numpy's imports (numpy alone took 47-80 ms
+    of the ~0.2 s before it, imported by the pig plugin and value iteration at load): loading gametree,
+    its CLI and every installed plugin imports no numpy."""
+    import subprocess
+    import sys
+
+    code = "import sys, gametree.cli; from gametree import load; load(); print('numpy' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert done.stdout.strip() == "False", done.stderr
