@@ -126,3 +126,16 @@ def test_nothing_before_the_compile_notice_imports_numpy() -> None:
     code = "import sys, gametree.cli; from gametree import load; load(); print('numpy' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert done.stdout.strip() == "False", done.stderr
+
+
+def test_the_live_line_shows_a_compile_only_to_a_search_that_waits_on_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the engine compiles in the background, a hint's search on Python shows its own progress;
+    a search waiting for the compiled engine shows the compile."""
+    from gametree.live import solve_text
+    from gametree.search.progress import SolveProgress
+
+    monkeypatch.setattr(compile_state, "_now", compile_state.Compiling("6x5 Connect Four", 20.0, time.perf_counter()))
+    waiting, on_python = SolveProgress(), SolveProgress()
+    on_python.engine = "python"
+    assert solve_text(waiting).startswith("compiling the engine for 6x5 Connect Four, once: ")
+    assert "compiling" not in solve_text(on_python) and "nodes" in solve_text(on_python)
