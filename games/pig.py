@@ -24,9 +24,10 @@ array indexed by it.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import numpy as np
+if TYPE_CHECKING:  # (imported in ranked_moves: loading the plugin does not import numpy)
+    import numpy as np
 
 from gametree import GameInfo, GameSpec, IllegalMoveError, MoveParseError, Option, Outcome, hookimpl
 from gametree.game import CHANCE, FINISHED
@@ -155,6 +156,8 @@ class Pig:
     def ranked_moves(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Every rank's mover, payoff and children at once (:class:`gametree.game.RankedMoves`),
         computed with numpy from the ranks, as :meth:`rank` numbers them."""
+        import numpy as np
+
         g, pairs = self.goal, self._pairs
         ranks = np.arange(2, self.position_count(), dtype=np.int64)
         rest, other = np.divmod(ranks - 2, g)

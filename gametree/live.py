@@ -145,7 +145,7 @@ def solve_text(progress: SolveProgress) -> str:
     from .search import compile_state
 
     compile_now = compile_state.now()
-    if compile_now is not None:
+    if compile_now is not None and progress.engine != "python":  # (a search on Python does not wait on it)
         return compile_now.text()
     if phase == "moves":
         what = f"scoring moves {len(progress.scored)}/{progress.total}" + (

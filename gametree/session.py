@@ -39,11 +39,15 @@ from .plugin.registry import AlgorithmSpec
 from .search import SearchResult, Solver
 from .search.algorithms import ALGORITHMS
 from .search.compiled import EngineChoice
-from .search.perfect import stored_choice
+from .search.perfect import Choice, stored_choice
 from .search.progress import SolveProgress
 from .search.table import TranspositionTable
 from .search.values import margin_text
 from .terminal import EMPTY, LABEL, LAST, WIN, Terminal, board_rows, player_style
+
+#: After a perfect player's move that is a guess (its compiled engine still compiling; see
+#: :mod:`gametree.search.perfect`).
+_GUESS_NOTE = " (a guess, not proven: the engine is still compiling)"
 
 if TYPE_CHECKING:
     from .search.known import KnownValues
@@ -261,7 +265,10 @@ class Session(Generic[S, M]):
                     continue
                 new = apply_move(game, state, move, seat.kind)
                 if self.show_boards:
-                    ui.say(f"{self.label(side)} plays {game.format_move(state, move)}")
+                    last = getattr(player, "last", None)  # (the perfect player's Choice: how it chose)
+                    guess = isinstance(last, Choice) and last.how == "guess"
+                    note = _GUESS_NOTE if guess else ""
+                    ui.say(f"{self.label(side)} plays {game.format_move(state, move)}{note}")
             history.append(new)
             moves.append(move)
 

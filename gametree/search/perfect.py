@@ -19,8 +19,11 @@ So it never gives away a value, and it never takes a slower win (or a faster
 loss) than one an exact solve proves within ``seconds``: a stored move that only
 keeps the value is played only where exact scores take longer than that.  While
 the compiled engine is not compiled yet (``auto``), a position with nothing stored
-first gets exact scores within ``seconds`` on the Python engine: one they settle
-is played without waiting on numba's compile.
+first gets exact scores within ``seconds`` on the Python engine: one they settle is
+played as above; else the engine starts compiling in a background thread
+(:mod:`gametree.search.background`) and the move is the best guess of a search with
+the game's heuristic (``how="guess"``: not proven, it may give the value away), so a
+move never waits on numba's compile.  Once the compile is done, moves are perfect as above.
 
 >>> from gametree import load
 >>> game = load().game("tictactoe").create(size=3)
@@ -38,7 +41,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..game import Game, M, S, State, capabilities, end_score
-from . import compile_state
+from . import background, compile_state
 from .compiled import EngineChoice, use_compiled
 from .known import Known, KnownValues, StoreKey, canonical_keyer, known_bounds
 from .solver import Solver
@@ -49,7 +52,7 @@ __all__ = ["Choice", "PERFECT_SECONDS", "PerfectMover", "moves_to", "stored_choi
 #: Seconds a perfect move may take for exact scores once the value is proven (see the module).
 PERFECT_SECONDS = 1.5
 
-How = Literal["store", "exact", "keeps"]
+How = Literal["store", "exact", "keeps", "guess"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +61,10 @@ class Choice:
 
     ``value``: the position's exact score when ``exact``, else its sign (+1 a win,
     0 a draw, -1 a loss), which every move of ``moves`` keeps.  ``how``: from the
-    store, by exact scores, or by a weak proof (a move keeping the value).
+    store, by exact scores, or by a weak proof (a move keeping the value); ``"guess"``
+    (while the compiled engine compiles in the background, see the module): nothing is
+    proven, ``moves`` are the heuristic's best guess and ``value`` the sign of its
+    estimate.
     """
 
     moves: tuple[str, ...]
@@ -195,12 +201,17 @@ class PerfectMover:
             return stored
         started = time.perf_counter()
         weak = None
-        if stored is None and self._would_compile(state):
-            # Exact scores within its time on the Python engine first: a position they settle needs no compile.
+        if stored is None and self._would_compile(state) and background.failure(game) is None:
+            # No waiting on numba: exact scores within its time on the Python engine first (a position they
+            # settle needs no compile); else the engine compiles in a background thread (for the moves to
+            # come) and this move is the heuristic's guess.
             exact = self.solver.solve(state, all_moves=True, pv=False, time_limit=self.seconds)
+            took = time.perf_counter() - started
             if exact.proven and exact.best_moves:
-                return Choice(tuple(exact.best_moves), int(exact.score), True, "exact", time.perf_counter() - started)
-            started = time.perf_counter()
+                return Choice(tuple(exact.best_moves), int(exact.score), True, "exact", took)
+            background.compile_in_background(game)
+            moves = exact.best_moves or tuple(game.format_move(state, m) for m in game.legal_moves(state))[:1]
+            return Choice(tuple(moves), _sign(exact.score), False, "guess", took)
         if stored is None:  # the value, proven however long it takes
             weak = self.solver.solve(state, weak=True, all_moves=False, pv=False)
         # Exact scores in the time left: a stored move keeping the value may win slower (or lose

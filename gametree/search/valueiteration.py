@@ -43,9 +43,10 @@ import time
 from array import array
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import numpy as np
+if TYPE_CHECKING:  # (numpy is imported where values are computed: not on gametree's import path)
+    import numpy as np
 
 from ..game import (
     CHANCE,
@@ -136,6 +137,8 @@ class _Graph:
 
 def _enumerate(game: Game[Any, Any], numbering: _Numbering, progress: SolveProgress | None) -> _Graph:
     """Every position of ``numbering`` (growing as new ones are met) with its children."""
+    import numpy as np
+
     from .sweep_kernel import AVERAGE, FIXED, MAX, MIN
 
     stochastic: Stochastic[Any, Any] | None = capabilities(game).stochastic
@@ -184,6 +187,8 @@ def _enumerate(game: Game[Any, Any], numbering: _Numbering, progress: SolveProgr
 
 def _from_arrays(game: RankedMoves) -> _Graph:
     """The graph of a game that gives every rank's moves as arrays (:class:`gametree.game.RankedMoves`)."""
+    import numpy as np
+
     from .sweep_kernel import AVERAGE, FIXED, MAX, MIN
 
     mover, payoff, start, child, prob = game.ranked_moves()
@@ -373,6 +378,8 @@ def _result(table: ValueTable, state: Any, pv: bool, seconds: float) -> SearchRe
     verdict: Value = "win" if score > near else "loss" if score < -near else "draw"
     player = 0 if mover == CHANCE else mover
     winner = None if verdict == "draw" else player if verdict == "win" else 1 - player
+    import numpy as np
+
     from .sweep_kernel import FIXED  # (numba is imported by now: the values were swept)
 
     finished = int(np.count_nonzero(table._graph.kind == FIXED))
