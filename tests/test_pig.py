@@ -229,7 +229,9 @@ def test_result_moves_and_refusals() -> None:
         search("star2", game)
     with pytest.raises(UnsupportedGameError, match="value-iteration cannot search.*more than two players"):
         search("value-iteration", load().game("trio").create())
-    plain = search("value-iteration", load().game("tictactoe").create(size=3))  # (no chance, no loops: a draw)
+    with pytest.raises(UnsupportedGameError, match="value-iteration is for games with chance nodes .* has none"):
+        search("value-iteration", load().game("tictactoe").create(size=3))  # (no chance, no loops: the solver's)
+    plain = value_iteration(load().game("tictactoe").create(size=3))  # (called directly, it still answers: a draw)
     assert plain.score == 0 and plain.value == "draw" and len(plain.best_moves) == 9
     with pytest.raises(ValueError, match="tolerance"):
         solve_values(game, tolerance=0)

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeGuard
 
-from ..game import Game, GameInfo, GameKind, IncompleteCapabilityError, capabilities, refusal
+from ..game import Game, GameInfo, GameKind, IncompleteCapabilityError, capabilities, game_kinds, game_name, refusal
 
 if TYPE_CHECKING:
     from ..search.results import Scored, SearchResult
@@ -207,12 +207,19 @@ class AlgorithmSpec:
     prepare_scores: Callable[..., PreparedScores] | None = None
     exact: bool = False
     supports: frozenset[GameKind] = frozenset()
+    #: The kinds of game it is for, of which a game must have one (empty: any game): value iteration's
+    #: win probabilities are for games with dice or repeated positions, not for tic-tac-toe.
+    needs: frozenset[GameKind] = frozenset()
     #: Filled in by the registry: which plugin registered it.
     source: str = ""
 
     def refusal(self, game: Game[Any, Any]) -> str | None:
         """Why this algorithm cannot search ``game``, in one line naming the property; None if it can."""
-        return refusal(self.name, self.supports, game)
+        why = refusal(self.name, self.supports, game)
+        if why is None and self.needs and not self.needs & game_kinds(game.info):
+            wanted = " or ".join(sorted(self.needs))
+            why = f"{self.name} is for games with {wanted}; {game_name(game)} has none"
+        return why
 
 
 @dataclass(frozen=True, slots=True)

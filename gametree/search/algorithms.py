@@ -149,6 +149,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
             options=(Option("tolerance", float, None, "Sweep until no value changes by more than this (1e-9)"),),
             exact=True,
             supports=VALUE_ITERATION_KINDS,
+            needs=VALUE_ITERATION_KINDS,
         ),
         AlgorithmSpec(
             "maxn",

@@ -12,7 +12,15 @@ from __future__ import annotations
 from typing import Final
 
 import numpy as np
-from numba import njit
+
+from . import numba_support
+from .compile_state import cache_folder
+
+# numba's cache goes where the compiled engine's goes (not into the package's __pycache__, which
+# every process of a machine would share), set before numba is first imported here.
+numba_support.use_cache_folder(cache_folder())
+
+from numba import njit  # noqa: E402  (after the cache folder is set)
 
 __all__ = ["AVERAGE", "FIXED", "MAX", "MIN", "sweep"]
 
