@@ -39,10 +39,18 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from ..game import BoardConstants, RuleSet
 from . import numba_support
+from .compile_state import cache_folder
+
+# numba's cache goes to gametree's folder before numba is first imported here: this module's own
+# compiled functions (rehash, the probe) would otherwise be cached in the package's __pycache__,
+# which every process shares, where two processes adding different signatures at once can number
+# their files alike (a pytest run imports this module for its doctests, in every worker).
+numba_support.use_cache_folder(cache_folder())
+
+from numba import njit  # noqa: E402  (after the cache folder is set)
 
 __all__ = [
     "ARRAY_WORDS",

@@ -9,6 +9,8 @@ is over: its value stays).
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Final
 
 import numpy as np
@@ -16,13 +18,7 @@ import numpy as np
 from . import numba_support
 from .compile_state import cache_folder
 
-# numba's cache goes where the compiled engine's goes (not into the package's __pycache__, which
-# every process of a machine would share), set before numba is first imported here.
-numba_support.use_cache_folder(cache_folder())
-
-from numba import njit  # noqa: E402  (after the cache folder is set)
-
-__all__ = ["AVERAGE", "FIXED", "MAX", "MIN", "sweep"]
+__all__ = ["AVERAGE", "FIXED", "MAX", "MIN", "compiled_sweep"]
 
 MAX: Final = 0
 MIN: Final = 1
@@ -30,12 +26,26 @@ AVERAGE: Final = 2
 FIXED: Final = 3
 
 
-@njit(cache=True)
+@functools.cache
+def compiled_sweep() -> Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], float]:
+    """:func:`sweep` compiled (loaded from numba's cache in gametree's folder, once a process).
+
+    numba is imported and the function compiled here, when value iteration first runs, not when
+    this module is imported: importing it (as pytest's doctest collection does in every process)
+    must leave numba's state alone: with the dispatcher made at import, the compiled tic-tac-toe
+    search later gave wrong values in the same pytest process (seen, not yet understood)."""
+    numba_support.use_cache_folder(cache_folder())
+    from numba import njit
+
+    compiled: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], float] = njit(cache=True)(sweep)
+    return compiled
+
+
 def sweep(
     kind: np.ndarray, start: np.ndarray, child: np.ndarray, prob: np.ndarray, value: np.ndarray
 ) -> float:  # pragma: no cover - compiled (its results are tested through value iteration)
     """One Gauss-Seidel sweep over the positions, from the last to the first, each given the
-    value its children have now; the largest change of a value."""
+    value its children have now; the largest change of a value (compiled: :func:`compiled_sweep`)."""
     worst = 0.0
     for i in range(kind.shape[0] - 1, -1, -1):
         k = kind[i]

@@ -283,8 +283,9 @@ def _counter(count: int) -> Callable[[], int]:
 
 def _iterate(graph: _Graph, tolerance: float, progress: SolveProgress | None) -> tuple[np.ndarray, int, float]:
     """Sweep until the largest change is at most ``tolerance``: the values, the sweeps, the last change."""
-    from .sweep_kernel import sweep
+    from .sweep_kernel import compiled_sweep
 
+    sweep = compiled_sweep()
     values = graph.fixed.copy()
     for sweeps in range(1, MAX_SWEEPS + 1):
         change = float(sweep(graph.kind, graph.start, graph.child, graph.prob, values))
