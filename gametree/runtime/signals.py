@@ -31,8 +31,8 @@ class SignalWatch:
     def __init__(self) -> None:
         #: How many stop signals the watch has seen.
         self.count = 0
-        #: None: not started; False: it could not start (not the main thread, or the wake-up file is
-        #: someone else's); True: watching.
+        #: None: not started; False: it could not start (the wake-up file is someone else's); True:
+        #: watching.
         self.watching: bool | None = None
         self._stops: list[Callable[[], None]] = []
         self._lock = threading.Lock()
@@ -41,9 +41,9 @@ class SignalWatch:
         """Start watching, once (later calls do nothing); whether the watch runs."""
         if self.watching is not None:
             return self.watching
-        self.watching = False
         if threading.current_thread() is not threading.main_thread():
-            return False
+            return False  # (not decided: the main thread may start it later)
+        self.watching = False
         read, write = os.pipe()
         os.set_blocking(write, False)
         try:

@@ -82,12 +82,27 @@ class RootReport:
 
 
 class StopFlag:
-    """Set from any thread to stop a search at its next node (it raises :class:`SearchTimeout`)."""
+    """Set from any thread to stop a search at its next node: it raises :class:`SearchTimeout`, or
+    ``KeyboardInterrupt`` when a stop signal (Ctrl-C) set it (``signalled``).
 
-    __slots__ = ("set",)
+    Python raises ``KeyboardInterrupt`` itself on Ctrl-C, but drops it when it lands in a callback
+    (a garbage collector's, a weak reference's): the flag, set by the runtime's signal watch, stops
+    the search then too."""
+
+    __slots__ = ("set", "signalled")
 
     def __init__(self) -> None:
         self.set = False
+        self.signalled = False
+
+    def signal(self) -> None:
+        """A stop signal came (called from the signal watch's thread)."""
+        self.signalled = True
+        self.set = True
+
+    def stopped(self) -> BaseException:
+        """What the search raises at a node once the flag is set."""
+        return KeyboardInterrupt() if self.signalled else SearchTimeout()
 
 
 class SearchEngine(Protocol):

@@ -35,13 +35,16 @@ solver.  What differs between them is chosen once, when the engine is built:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
+import threading
 import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, Generic, Literal, NamedTuple, NoReturn, ParamSpec, Protocol, TypeVar
 
 from ..game import Game, M, Move, Outcome, Payoff, S, State, ThreatAware, capabilities, payoffs, win_score
+from ..runtime.signals import watch
 from .contract import Counters, EngineName, RootReport, SearchTimeout, StopFlag
 from .frames import SPACIOUS_PLIES, spacious, too_deep
 from .margins import estimate_range, margin_bound
@@ -343,8 +346,9 @@ class Engine:
             if (threats and bounds and prune and depth is None and caps.threats and self.margin is None)
             else None
         )
-        #: Set by :meth:`halt` (from any thread); every node looks at it.
+        #: Set by :meth:`halt` (from any thread) or a stop signal; every node looks at it.
         self.stop = StopFlag()
+        self._halted = False
         self.root = RootReport()
         #: The ply at height 0 and the ply down to which the search looks (what a table entry
         #: records, so that it serves any later search that looks no deeper), set by each search.
@@ -355,11 +359,11 @@ class Engine:
     def halt(self) -> None:
         """Make the search running now, and every later one, stop with :class:`SearchTimeout`
         at its next node (until :meth:`resume`); safe to call from another thread."""
-        self.stop.set = True
+        self._halted = self.stop.set = True
 
     def resume(self) -> None:
         """Let searches run again after :meth:`halt`."""
-        self.stop.set = False
+        self._halted = self.stop.set = self.stop.signalled = False
 
     def nodes_now(self) -> int:
         """Nodes counted so far, while a search runs too (for a live display in another thread)."""
@@ -415,10 +419,18 @@ class Engine:
                     state, height, alpha, beta, out.winner if out is not None else None, out is None
                 )
         plies = self._aim(p - height, height)  # the recursion's depth at most: one node frame per ply
+        stop = self.stop
+        if stop.signalled:  # a signal that came after the last search ended is not this one's
+            stop.signalled, stop.set = False, self._halted
+        signals = watch()
+        # Ctrl-C stops a search of the main thread even when Python drops its KeyboardInterrupt
+        # (see StopFlag); a search in another thread is halted by whoever runs it.
+        on_signal = threading.current_thread() is threading.main_thread() and signals.start()
         try:
-            if plies > SPACIOUS_PLIES:
-                return self.with_room(plies, self._node, state, alpha, beta, height)
-            return self._node(state, alpha, beta, height)
+            with signals.stopping(stop.signal) if on_signal else contextlib.nullcontext():
+                if plies > SPACIOUS_PLIES:
+                    return self.with_room(plies, self._node, state, alpha, beta, height)
+                return self._node(state, alpha, beta, height)
         except RecursionError:
             # One frame per ply: a line of play longer than Python allows.  Searched until it
             # happens, as most long games are decided far above their longest line.
@@ -569,7 +581,7 @@ class Engine:
         def node(state: State, alpha: float, beta: float, height: int) -> float:
             per_depth[height] += 1
             if stop.set:
-                raise SearchTimeout
+                raise stop.stopped()
             if obs is not None:
                 obs.enter(state, height, alpha if prune else None, beta if prune else None)
             p = reach.base + height
