@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import threading
 import time
@@ -36,6 +37,9 @@ class SignalWatch:
         self.watching: bool | None = None
         self._stops: list[Callable[[], None]] = []
         self._lock = threading.Lock()
+        #: The wake-up file's reading end, once watching; True while the watch passes a signal on.
+        self._read = -1
+        self._passing = False
 
     def start(self) -> bool:
         """Start watching, once (later calls do nothing); whether the watch runs."""
@@ -56,13 +60,17 @@ class SignalWatch:
             os.close(read)
             os.close(write)
             return False
+        self._read = read
         threading.Thread(target=self._run, args=(read,), name="gametree-stop", daemon=True).start()
         self.watching = True
         return True
 
     @contextlib.contextmanager
     def stopping(self, stop: Callable[[], None]) -> Iterator[None]:
-        """While the block runs, a stop signal calls ``stop()`` (from the watching thread)."""
+        """While the block runs, a stop signal calls ``stop()`` (from the watching thread).  A signal
+        that came before the block is not passed on to ``stop`` (Python raised its own
+        KeyboardInterrupt for it then): the watch is let catch up first."""
+        self._catch_up()
         with self._lock:
             self._stops.append(stop)
         try:
@@ -81,13 +89,26 @@ class SignalWatch:
             time.sleep(0.01)
         return self.count != seen
 
+    def _catch_up(self, wait: float = 1.0) -> None:
+        """Wait (up to ``wait`` seconds) until the watching thread has passed on every signal that
+        came before now: on a loaded machine it may run long after the signal."""
+        if not self.watching:
+            return
+        deadline = time.monotonic() + wait
+        while (self._passing or select.select([self._read], [], [], 0)[0]) and time.monotonic() < deadline:
+            time.sleep(0.001)
+
     def _run(self, fd: int) -> None:
         while True:
             try:
+                select.select([fd], [], [])
+                self._passing = True  # (before the bytes leave the file: catching up sees one or the other)
                 received = os.read(fd, 64)
             except OSError:
+                self._passing = False
                 return
             if not received:
+                self._passing = False
                 return
             if any(number in STOP_SIGNALS for number in received):
                 self.count += 1
@@ -95,6 +116,7 @@ class SignalWatch:
                     stops = list(self._stops)
                 for stop in stops:
                     stop()
+            self._passing = False
 
 
 _WATCH = SignalWatch()
