@@ -1,0 +1,270 @@
+"""The web application of ``gametree serve``: a Starlette app with a JSON API and the page.
+
+Routes (all answers JSON but the page, its assets and the explorer):
+
+==========================  ===============================================================
+``GET /``                   the page (``gametree/serve/static``; no network, no CDN)
+``GET /health``             ``{"status": "ok", ...}`` at once, whatever the searches do
+``GET /api/games``          the installed games with their options, and the computer players
+``GET /api/position``       ``?game=&options=&moves=``: board (SVG) or text, legal moves, turn, outcome
+``POST /api/analyse``       ``{game, options, moves, budget}``: every legal move's value
+``POST /api/move``          ``{game, options, moves, player, budget, seed}``: a computer's move
+``GET /api/tree``           ``?game=&options=&moves=``: the search-tree explorer of the position
+==========================  ===============================================================
+
+A bad request is a 4xx with ``{"error": "one line"}``; an unexpected error a 500 with one line,
+never a traceback.  Searches run in worker processes (:mod:`gametree.serve.pool`) within the
+request's ``budget``; a request whose page went away stops its search.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any
+
+from anyio import to_thread
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..plugin.manager import load
+from .pool import Busy, SearchPool, WorkerGone
+from .positions import Catalogue, error_of
+from .requests import BadRequest, PositionRequest, one_line, parse_analyse, parse_move, parse_position
+from .work import (
+    AnalyseJob,
+    Analysis,
+    Answer,
+    ComputerMove,
+    Failure,
+    Job,
+    MoveJob,
+    MoveReport,
+    TreeJob,
+    TreePage,
+    WorkerSetup,
+)
+
+__all__ = ["GRACE", "MAX_BODY", "TREE_SECONDS", "make_app"]
+
+#: Seconds past its budget a worker has to answer before it is killed.
+GRACE = 0.6
+#: The time a search keeps for building its answer and sending it (taken off the budget).
+MARGIN = 0.15
+#: Seconds a tree page may take.
+TREE_SECONDS = 10.0
+#: The largest request body accepted, in bytes.
+MAX_BODY = 64 * 1024
+#: The page's content security policy: its own scripts and styles only (no inline script runs).
+PAGE_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; connect-src 'self'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+#: The explorer's policy: it is one self-contained page (inline d3, script and styles), reaching nothing.
+TREE_POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
+
+
+def _error(message: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": one_line(message)}, status_code=status, headers={"Cache-Control": "no-store"})
+
+
+def _json(data: object) -> JSONResponse:
+    return JSONResponse(data, headers={"Cache-Control": "no-store"})
+
+
+async def _body(request: Request) -> Mapping[str, object]:
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+        raise BadRequest(f"the request body is over {MAX_BODY // 1024} KB", 413)
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY:
+            raise BadRequest(f"the request body is over {MAX_BODY // 1024} KB", 413)
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        raise BadRequest("the body is not JSON") from None
+    if not isinstance(data, dict):
+        raise BadRequest("the body is not a JSON object")
+    return data
+
+
+async def _until_disconnected(request: Request) -> None:
+    while not await request.is_disconnected():
+        await asyncio.sleep(0.1)
+
+
+class _Server:
+    """The routes' shared state: the catalogue of games and the pool of search workers."""
+
+    def __init__(self, setup: WorkerSetup, workers: int) -> None:
+        self.catalogue = Catalogue(load(extra=setup.plugins))
+        self.pool = SearchPool(setup, workers)
+        self.searches = 0
+
+    async def _in_worker(self, request: Request, make_job: Callable[[float], Job], deadline: float) -> Answer | None:
+        """The answer of a job (None: the page went away, and the search was stopped)."""
+        work = asyncio.ensure_future(self.pool.run(make_job, deadline, GRACE))
+        watch = asyncio.ensure_future(_until_disconnected(request))
+        self.searches += 1
+        try:
+            done, _ = await asyncio.wait({work, watch}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self.searches -= 1
+            watch.cancel()
+        if work not in done:
+            work.cancel()
+            with contextlib.suppress(BaseException):
+                await work
+            return None
+        return work.result()
+
+    def _unsearched(self, position: PositionRequest, source: str, text: str) -> Analysis:
+        made = self.catalogue.make(position)
+        game, state = made.game, made.state
+        moves = tuple(
+            MoveReport(game.format_move(state, m), "unknown", "?", text, False) for m in game.legal_moves(state)
+        )
+        return Analysis(moves, "unknown", text, False, source, "", 0.0, game.to_move(state))  # type: ignore[arg-type]
+
+    async def analyse(self, request: Request) -> Response:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        parsed = parse_analyse(await _body(request))
+        await to_thread.run_sync(self.catalogue.make, parsed.position)  # (a bad position is a 4xx at once)
+        deadline = started + parsed.budget - MARGIN
+        try:
+            answer = await self._in_worker(request, lambda seconds: AnalyseJob(parsed, seconds), deadline)
+        except Busy:
+            answer = self._unsearched(parsed.position, "busy", "not searched: every search worker was busy")
+        except TimeoutError:
+            answer = self._unsearched(parsed.position, "timeout", f"not proven in {parsed.budget:g} s")
+        except WorkerGone as exc:
+            return _error(str(exc), 503)
+        return self._answer(answer)
+
+    async def move(self, request: Request) -> Response:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        parsed = parse_move(await _body(request))
+        await to_thread.run_sync(self.catalogue.make, parsed.position)
+        try:
+            answer = await self._in_worker(request, lambda s: MoveJob(parsed, s), started + parsed.budget)
+        except Busy:
+            return _error("every search worker is busy: try again", 503)
+        except TimeoutError:
+            return _error(f"player {parsed.player} did not move within {parsed.budget + GRACE:g} s", 503)
+        except WorkerGone as exc:
+            return _error(str(exc), 503)
+        return self._answer(answer)
+
+    async def tree(self, request: Request) -> Response:
+        loop = asyncio.get_running_loop()
+        position = parse_position(dict(request.query_params))
+        await to_thread.run_sync(self.catalogue.make, position)
+        try:
+            answer = await self._in_worker(request, lambda s: TreeJob(position, s), loop.time() + TREE_SECONDS)
+        except Busy:
+            return _error("every search worker is busy: try again", 503)
+        except TimeoutError:
+            return _error(f"the tree took longer than {TREE_SECONDS:g} s", 503)
+        except WorkerGone as exc:
+            return _error(str(exc), 503)
+        if isinstance(answer, TreePage):
+            return HTMLResponse(answer.html, headers={"Content-Security-Policy": TREE_POLICY})
+        return self._answer(answer)
+
+    @staticmethod
+    def _answer(answer: Answer | None) -> Response:
+        if answer is None:
+            return Response(status_code=499)  # (the page is gone: nobody reads this)
+        if isinstance(answer, Failure):
+            return _error(answer.message, answer.status)
+        if isinstance(answer, Analysis | ComputerMove):
+            return _json(dataclasses.asdict(answer))
+        return _error("unexpected answer", 500)
+
+    async def position(self, request: Request) -> Response:
+        parsed = parse_position(dict(request.query_params))
+        return _json(await to_thread.run_sync(self.catalogue.report, parsed))
+
+    async def games(self, request: Request) -> Response:
+        return _json({"games": self.catalogue.games(), "players": self.catalogue.players()})
+
+    async def health(self, request: Request) -> Response:
+        pool = self.pool
+        return _json({"status": "ok", "workers": len(pool.workers), "busy": pool.busy, "queued": pool.queued})
+
+
+def _page_file(name: str) -> Callable[[Request], Awaitable[Response]]:
+    from importlib import resources
+
+    async def page(request: Request) -> Response:
+        text = resources.files("gametree.serve").joinpath("static", name).read_text(encoding="utf-8")
+        return HTMLResponse(text, headers={"Content-Security-Policy": PAGE_POLICY, "Cache-Control": "no-cache"})
+
+    return page
+
+
+async def _bad_request(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, BadRequest)
+    return _error(exc.message, exc.status)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    return _error(str(exc.detail), exc.status_code)
+
+
+async def _unexpected(request: Request, exc: Exception) -> Response:
+    return _error(f"unexpected {error_of(exc)}", 500)
+
+
+class _Static(StaticFiles):
+    """The page's assets, with the headers the page's own have."""
+
+    async def get_response(self, path: str, scope: Any) -> Response:
+        response = await super().get_response(path, scope)
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Cache-Control"] = "no-cache"
+        return response
+
+
+def make_app(setup: WorkerSetup, *, workers: int = 2) -> Starlette:
+    """The application: ``setup`` for the worker processes (plugins, store), at most ``workers`` of them."""
+    server = _Server(setup, workers)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        warming = asyncio.ensure_future(server.pool.warm(min(2, workers)))
+        try:
+            yield
+        finally:
+            warming.cancel()
+            server.pool.close()
+
+    routes = [
+        Route("/", _page_file("index.html")),
+        Route("/health", server.health),
+        Route("/api/games", server.games),
+        Route("/api/position", server.position),
+        Route("/api/analyse", server.analyse, methods=["POST"]),
+        Route("/api/move", server.move, methods=["POST"]),
+        Route("/api/tree", server.tree),
+        Mount("/static", _Static(packages=[("gametree.serve", "static")]), name="static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={BadRequest: _bad_request, HTTPException: _http_error, Exception: _unexpected},
+    )
+    app.state.server = server
+    return app
