@@ -214,6 +214,10 @@ def _page_file(name: str) -> Callable[[Request], Awaitable[Response]]:
     return page
 
 
+async def _no_icon(request: Request) -> Response:
+    return Response(status_code=204)
+
+
 async def _bad_request(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, BadRequest)
     return _error(exc.message, exc.status)
@@ -254,6 +258,7 @@ def make_app(setup: WorkerSetup, *, workers: int = 2) -> Starlette:
     routes = [
         Route("/", _page_file("index.html")),
         Route("/health", server.health),
+        Route("/favicon.ico", _no_icon),
         Route("/api/games", server.games),
         Route("/api/position", server.position),
         Route("/api/analyse", server.analyse, methods=["POST"]),

@@ -24,7 +24,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from ..game import Game, GameError, game_kinds
+from ..game import CHANCE, Game, GameError, game_kinds
+from ..play import chance_move
 from ..plugin.manager import load
 from ..plugin.registry import AlgorithmSpec, Registry
 from ..search import SearchResult, search
@@ -67,7 +68,7 @@ TABLE_ENTRIES = 500_000
 TREE_NODES = 1500
 
 Value = Literal["win", "draw", "loss", "unknown"]
-Source = Literal["store", "search", "guess", "busy", "timeout", "over"]
+Source = Literal["store", "search", "guess", "busy", "timeout", "over", "chance"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +269,8 @@ def _analyse(context: WorkerContext, job: AnalyseJob) -> Analysis:
     game, state = made.game, made.state
     if game.outcome(state) is not None:
         return Analysis((), "unknown", "the game is over", True, "over", "", 0.0, game.to_move(state))
+    if game.to_move(state) == CHANCE:
+        return Analysis((), "unknown", "chance is to move: the dice decide", True, "chance", "", 0.0, CHANCE)
     spec = analyser_for(context.registry, game)
     if spec is None:
         raise BadRequest(f"no installed algorithm can analyse {made.spec.name}", 422)
@@ -302,6 +305,10 @@ def _move(context: WorkerContext, job: MoveJob) -> ComputerMove:
     game, state = made.game, made.state
     if game.outcome(state) is not None:
         raise BadRequest("the game is over", 409)
+    started = time.perf_counter()
+    if game.to_move(state) == CHANCE:  # (the dice roll, whoever is asked: drawn with its probability)
+        rolled = chance_move(game, state, random.Random(request.seed))
+        return ComputerMove(game.format_move(state, rolled), "chance", time.perf_counter() - started)
     seconds = f"{max(0.05, job.seconds / 2):.3f}"
     os.environ["GAMETREE_MCTS_SECONDS"] = seconds  # (read when the player is made)
     os.environ["GAMETREE_PERFECT_SECONDS"] = seconds
@@ -311,7 +318,6 @@ def _move(context: WorkerContext, job: MoveJob) -> ComputerMove:
         raise BadRequest(f"player {request.player}: {exc}", 422) from None
     if isinstance(player, _Solving):
         player.store = context.entries(made)
-    started = time.perf_counter()
     move = player.choose(game, state, random.Random(request.seed))
     text = game.format_move(state, move)
     return ComputerMove(text, request.player, time.perf_counter() - started)
