@@ -52,7 +52,7 @@ from .work import (
     WorkerSetup,
 )
 
-__all__ = ["GRACE", "MAX_BODY", "TREE_SECONDS", "make_app"]
+__all__ = ["GRACE", "MAX_BODY", "SafeJSON", "TREE_SECONDS", "make_app"]
 
 #: Seconds past its budget a worker has to answer before it is killed.
 GRACE = 0.6
@@ -71,12 +71,24 @@ PAGE_POLICY = (
 TREE_POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
 
 
+class SafeJSON(JSONResponse):
+    """JSON with ``<``, ``>`` and ``&`` written as ``\\u003c``...: a game's name or a move carrying HTML
+    stays inert even where a browser would sniff the answer as HTML."""
+
+    def render(self, content: object) -> bytes:
+        text = json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").encode("utf-8")
+
+
+_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+
+
 def _error(message: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": one_line(message)}, status_code=status, headers={"Cache-Control": "no-store"})
+    return SafeJSON({"error": one_line(message)}, status_code=status, headers=_HEADERS)
 
 
 def _json(data: object) -> JSONResponse:
-    return JSONResponse(data, headers={"Cache-Control": "no-store"})
+    return SafeJSON(data, headers=_HEADERS)
 
 
 async def _body(request: Request) -> Mapping[str, object]:

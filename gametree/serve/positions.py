@@ -99,7 +99,9 @@ class Catalogue:
             state = play_text(game, request.moves)
         except GameError as exc:
             raise BadRequest(f"moves: {exc}", 422) from None
-        return Made(self.spec(request.game), game, state, tuple(request.moves.split()))
+        splitter = capabilities(game).splitter
+        moves = splitter.split_moves(request.moves) if splitter is not None else request.moves.split()
+        return Made(self.spec(request.game), game, state, tuple(moves))
 
     def games(self) -> list[dict[str, object]]:
         """Every installed game with its options (``/api/games``; not those naming files on the server)."""

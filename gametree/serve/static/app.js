@@ -62,7 +62,7 @@ function writeAddress() {
     game: page.game.name, options: JSON.stringify(page.options), moves: page.moves.join(" "),
     seats: page.seats.join(","), budget: String(page.budget),
   });
-  if (page.redo.length) query.set("redo", page.redo.join(" "));
+  if (page.redo.length) query.set("redo", JSON.stringify(page.redo));
   history.replaceState(null, "", "?" + query.toString());
 }
 
@@ -75,7 +75,10 @@ function readAddress() {
     page.options = options && typeof options === "object" && !Array.isArray(options) ? options : {};
   } catch (e) { page.options = {}; }
   page.moves = (query.get("moves") || "").split(/\s+/).filter(Boolean);
-  page.redo = (query.get("redo") || "").split(/\s+/).filter(Boolean);
+  try {
+    const redo = JSON.parse(query.get("redo") || "[]");
+    page.redo = Array.isArray(redo) ? redo.filter((m) => typeof m === "string") : [];
+  } catch (e) { page.redo = []; }
   page.seats = (query.get("seats") || "").split(",").filter(Boolean);
   const budget = Number(query.get("budget"));
   if (budget >= 0.1 && budget <= 60) page.budget = budget;
@@ -333,6 +336,7 @@ async function refresh() {
   }
   if (!current()) return;
   page.position = position;
+  page.moves = position.moves; // (as the game splits them: a move may hold a space, "rolled 3")
   page.toMove.set(page.moves.join(" "), position.to_move);
   $("undo").disabled = !page.moves.length;
   $("redo").disabled = !page.redo.length;
