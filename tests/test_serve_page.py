@@ -19,8 +19,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import poll_until
 
+from conftest import poll_until
 from gametree import load, play_text
 from gametree.search import search
 from gametree.tree.headless import CHROMIUM_FLAGS, chromium
