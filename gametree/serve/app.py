@@ -151,7 +151,7 @@ class _Server:
         loop = asyncio.get_running_loop()
         started = loop.time()
         parsed = parse_analyse(await _body(request))
-        await to_thread.run_sync(self.catalogue.make, parsed.position)  # (a bad position is a 4xx at once)
+        self.catalogue.make(parsed.position)  # (a bad position is a 4xx at once; quick: games are kept made)
         deadline = started + parsed.budget - MARGIN
         try:
             answer = await self._in_worker(request, lambda seconds: AnalyseJob(parsed, seconds), deadline)
@@ -167,7 +167,7 @@ class _Server:
         loop = asyncio.get_running_loop()
         started = loop.time()
         parsed = parse_move(await _body(request))
-        await to_thread.run_sync(self.catalogue.make, parsed.position)
+        self.catalogue.make(parsed.position)
         try:
             answer = await self._in_worker(request, lambda s: MoveJob(parsed, s), started + parsed.budget)
         except Busy:
@@ -181,7 +181,7 @@ class _Server:
     async def tree(self, request: Request) -> Response:
         loop = asyncio.get_running_loop()
         position = parse_position(dict(request.query_params))
-        await to_thread.run_sync(self.catalogue.make, position)
+        self.catalogue.make(position)
         try:
             answer = await self._in_worker(request, lambda s: TreeJob(position, s), loop.time() + TREE_SECONDS)
         except Busy:
@@ -260,7 +260,7 @@ def make_app(setup: WorkerSetup, *, workers: int = 2) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        warming = asyncio.ensure_future(server.pool.warm(min(2, workers)))
+        warming = asyncio.ensure_future(server.pool.warm(workers))
         try:
             yield
         finally:

@@ -7,7 +7,8 @@ descriptors are watched by the loop), so the health route and the other pages an
 while searches run.
 
 - At most ``size`` workers run; more requests wait for one until their deadline, then get
-  :class:`Busy` (the application answers without a search).
+  :class:`Busy` (the application answers without a search).  A job taken up while others wait
+  gets a fair share of its time, so that a crowd of requests all get a (shorter) search.
 - A job has a deadline: a worker that has not answered by then is killed (a search past
   its time, a plugin stuck in C code) and a fresh one is started when needed; the wait
   raises :class:`TimeoutError`.
@@ -35,10 +36,18 @@ if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
     from multiprocessing.process import BaseProcess
 
-__all__ = ["Busy", "PRELOAD", "SearchPool", "WorkerGone", "worker_main"]
+__all__ = ["Busy", "GATHER", "PRELOAD", "SearchPool", "WorkerGone", "worker_main"]
 
 #: The modules the fork server imports once for all the workers.
 PRELOAD = ("gametree.serve.work", "gametree.search.solver", "gametree.search.perfect")
+
+
+#: Seconds a job waits once it has a worker, for a crowd of requests arriving at once to be counted.
+GATHER = 0.05
+
+
+#: Seconds a job takes beyond its search (sent, made, answered), kept off each share in a crowd.
+OVERHEAD = 0.05
 
 
 class Busy(Exception):
@@ -125,6 +134,8 @@ class SearchPool:
         self.waiting: collections.deque[asyncio.Future[_Worker]] = collections.deque()
         self.starting = 0
         self.closed = False
+        #: Requests in :meth:`run` now: searching, or waiting for a worker.
+        self.pending = 0
         self.tasks: set[asyncio.Task[None]] = set()  # (kept: the loop holds tasks weakly)
 
     @property
@@ -203,17 +214,30 @@ class SearchPool:
 
     async def run(self, make_job: Callable[[float], Job], deadline: float, grace: float) -> Answer:
         """The answer of the job ``make_job(seconds)`` makes, where ``seconds`` is what is left until
-        ``deadline`` (the loop's clock) once a worker takes it up.  :class:`Busy` if no worker is free
+        ``deadline`` (the loop's clock) once a worker takes it up, shared fairly with the requests
+        in line with it (``size / pending`` of it once more requests than workers are pending: many pages
+        at once each get a shorter search rather than most getting none).  :class:`Busy` if no worker is free
         before the deadline; :class:`TimeoutError` (the worker killed) if it has not answered ``grace``
         seconds after it; a cancelled wait kills the worker too."""
         loop = asyncio.get_running_loop()
-        worker = await self._acquire(deadline - loop.time())
+        self.pending += 1
         try:
-            seconds = deadline - loop.time()
-            answer = await worker.ask(make_job(seconds), seconds + grace)
-        except BaseException:
-            self._discard(worker)
-            raise
+            waited = self.queued > 0 or not self.idle
+            worker = await self._acquire(deadline - loop.time())
+            try:
+                if not waited:  # (the first of a crowd arriving at once waits for the others to be counted)
+                    await asyncio.sleep(GATHER)
+                left = deadline - loop.time()
+                # A fair share of what is left when others are in line: each gets an answer in its time.
+                seconds = left * self.size / max(self.size, self.pending) - (
+                    OVERHEAD if self.pending > self.size else 0
+                )
+                answer = await worker.ask(make_job(seconds), left + grace)
+            except BaseException:
+                self._discard(worker)
+                raise
+        finally:
+            self.pending -= 1
         self._release(worker)
         return answer
 
