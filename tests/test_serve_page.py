@@ -213,3 +213,15 @@ def test_hostile_addresses_run_no_script(server, browser, query):
     error = page.page.text_content("#error") or ""
     if "onerror" in query and "redo" not in query:
         assert "<img" in error  # (shown as text)
+
+
+def test_a_request_whose_page_leaves_stops_its_search(server):
+    def health() -> dict:
+        with urllib.request.urlopen(server + "/health", timeout=5) as answer:
+            return json.load(answer)
+
+    body = json.dumps({"game": "connect4", "moves": "4", "budget": 30}).encode()
+    request = urllib.request.Request(server + "/api/analyse", data=body, headers={"Content-Type": "application/json"})
+    with pytest.raises(OSError):  # (the client gives up after 1 s: a timeout)
+        urllib.request.urlopen(request, timeout=1)
+    poll_until(lambda: health()["busy"] == 0, "the search of the page that left to stop", bound=5)

@@ -388,6 +388,28 @@ async function refresh() {
     return;
   }
   ready();
+  backfill(generation, controller.signal);
+}
+
+// The value history of positions the page did not analyse (a game opened from its address), one at a time,
+// while the page waits for a person; a new position stops it.
+async function backfill(generation, signal) {
+  if (!page.analyse) return;
+  for (let ply = 0; ply < page.moves.length; ply++) {
+    const moves = page.moves.slice(0, ply).join(" ");
+    if (page.values.has(moves)) continue;
+    let analysis;
+    try {
+      analysis = await api("/api/analyse", { ...positionQuery(), moves, budget: Math.min(page.budget, 1) }, signal);
+    } catch (error) {
+      return;
+    }
+    if (generation !== page.generation) return;
+    const value = positionValue(analysis);
+    if (value) page.values.set(moves, value);
+    page.toMove.set(moves, analysis.to_move);
+    drawChart();
+  }
 }
 
 // What a test (or a screen reader's user) can wait for: the page is settled on this position.
