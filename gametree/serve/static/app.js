@@ -349,6 +349,11 @@ async function refresh() {
   drawChart();
   const computer = !position.outcome && (position.chance || page.seats[position.to_move] !== "human");
   $("resume").hidden = !(computer && page.paused);
+  // The computer's move is asked for at once, beside the analysis (shown before the move is played).
+  const moving = computer && !page.paused ? api("/api/move", {
+    ...positionQuery(), player: position.chance ? "random" : page.seats[position.to_move], budget: page.budget,
+    seed: Math.floor(Math.random() * 2 ** 31),
+  }, controller.signal).then((answer) => ({ answer }), (error) => ({ error })) : null;
   let analysis = null;
   if (page.analyse && !position.outcome) {
     try {
@@ -367,20 +372,14 @@ async function refresh() {
     }
   }
   drawStatus(position, analysis);
-  if (computer && !page.paused) {
-    const seat = position.chance ? "random" : page.seats[position.to_move];
-    let answer;
-    try {
-      answer = await api("/api/move", {
-        ...positionQuery(), player: seat, budget: page.budget, seed: Math.floor(Math.random() * 2 ** 31),
-      }, controller.signal);
-    } catch (error) {
-      if (!current()) return;
+  if (moving) {
+    const { answer, error } = await moving;
+    if (!current()) return;
+    if (error) {
       showError(error.message);
       ready();
       return;
     }
-    if (!current()) return;
     page.moves.push(answer.move);
     page.redo = [];
     writeAddress();
