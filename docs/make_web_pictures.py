@@ -26,8 +26,13 @@ IMG = Path(__file__).parent / "img"
 PICTURES = (
     (
         "web-connect4.png",
-        {"game": "connect4", "options": json.dumps({"width": 6, "height": 5}), "moves": "3 4 3 3 4",
-         "seats": "human,perfect", "budget": "3"},
+        {
+            "game": "connect4",
+            "options": json.dumps({"width": 6, "height": 5}),
+            "moves": "3 4 3 3 4",
+            "seats": "human,perfect",
+            "budget": "3",
+        },
         (1000, 560),
     ),
     ("web-nim.png", {"game": "nim", "moves": "1:2 3:1", "seats": "human,perfect"}, (1000, 440)),
