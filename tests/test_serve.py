@@ -304,3 +304,34 @@ def test_a_cancelled_or_late_job_kills_its_worker_and_a_full_pool_says_busy():
             pool.close()
 
     asyncio.run(scenario())
+
+
+# ---------------------------------------------------------------------------------------------
+# The store, and every computer player
+
+
+def test_the_store_answers_what_a_search_proved_and_the_shipped_book_is_added(tmp_path):
+    store = str(tmp_path / "solutions.sqlite")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with TestClient(make_app(WorkerSetup(store=store), workers=1)) as client:
+            body = {"game": "tictactoe", "moves": "A1 B2 C3", "budget": 5}
+            first = client.post("/api/analyse", json=body).json()
+            second = client.post("/api/analyse", json=body).json()
+            opening = client.post("/api/analyse", json={"game": "connect4", "budget": 5}).json()
+    assert first["source"] == "search" and second["source"] == "store"
+    assert [(m["move"], m["value"], m["plies"]) for m in second["moves"]] == [
+        (m["move"], m["value"], m["plies"]) for m in first["moves"]
+    ]
+    # 7x6 Connect Four's start, a first-player win (Allis 1988; Tromp's table): from the shipped book in 5 s.
+    assert opening["value"] == "win" and opening["exact"]
+    assert {m["move"]: m["value"] for m in opening["moves"]}["4"] == "win"
+
+
+@pytest.mark.parametrize("player", ["random", "easy", "medium", "hard", "perfect", "mcts", "paranoid"])
+def test_every_computer_player_moves(client, player):
+    game = load().game("tictactoe").create(size=3)
+    state = play_text(game, "A1 B2")
+    answer = client.post("/api/move", json={"game": "tictactoe", "moves": "A1 B2", "player": player, "budget": 1})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["move"] in {game.format_move(state, m) for m in game.legal_moves(state)}

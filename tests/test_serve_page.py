@@ -225,3 +225,12 @@ def test_a_request_whose_page_leaves_stops_its_search(server):
     with pytest.raises(OSError):  # (the client gives up after 1 s: a timeout)
         urllib.request.urlopen(request, timeout=1)
     poll_until(lambda: health()["busy"] == 0, "the search of the page that left to stop", bound=5)
+
+
+def test_computer_against_computer_plays_to_the_end(server, browser):
+    page = Page(browser, f"{server}/?game=tictactoe&seats=perfect,mcts&budget=0.5")
+    page.page.wait_for_selector("body[data-ready=true][data-outcome]:not([data-outcome=''])", timeout=60_000)
+    game = load().game("tictactoe").create(size=3)
+    state = play_text(game, page.moves())  # (every move legal)
+    assert game.outcome(state) is not None and page.attr("outcome") in ("a draw", "X wins")  # (perfect never loses)
+    assert not page.errors

@@ -50,6 +50,7 @@ from .work import (
     TreeJob,
     TreePage,
     WorkerSetup,
+    add_books,
 )
 
 __all__ = ["GRACE", "MAX_BODY", "SafeJSON", "TREE_SECONDS", "make_app"]
@@ -260,6 +261,7 @@ def make_app(setup: WorkerSetup, *, workers: int = 2) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await to_thread.run_sync(add_books, setup.store, server.catalogue.registry)
         warming = asyncio.ensure_future(server.pool.warm(workers))
         try:
             yield

@@ -53,6 +53,7 @@ __all__ = [
     "TreePage",
     "WorkerContext",
     "WorkerSetup",
+    "add_books",
     "analyser_for",
     "move_report",
     "run_job",
@@ -185,21 +186,36 @@ class WorkerContext:
         self._store: SolutionStore | None = None
 
     def entries(self, made: Made) -> KnownValues | None:
-        """The store's entries for ``made``'s game and board, with the books shipped for it (None: no store)."""
+        """The store's entries for ``made``'s game and board (None: no store); the books games ship are
+        added by the server as it starts (:func:`add_books`), not by each worker."""
         from ..game import Configurable
 
         if self.setup.store is None or not isinstance(made.game, Configurable):
             return None
-        from ..default_store import add_shipped_books
         from ..store import SolutionStore
 
         if self._store is None:
             self._store = SolutionStore(self.setup.store)
-        options = dict(made.game.options())
-        book = self._store.entries_of(made.spec.name, options)
-        if not self._store.readonly:
-            add_shipped_books(self._store, book, made.spec, options)
-        return book
+        return self._store.entries_of(made.spec.name, dict(made.game.options()))
+
+
+def add_books(path: str | None, registry: Registry) -> None:
+    """Add to the store at ``path`` the books the installed games ship, each once (what the commands do on
+    a board's first use), before the workers read it; nothing without a store or where it is read-only."""
+    if path is None:
+        return
+    from ..default_store import add_shipped_books, book_board
+    from ..store import SolutionStore
+
+    store = SolutionStore(path)
+    try:
+        for spec in registry.games.values():
+            for shipped in spec.books:
+                board = book_board(shipped)
+                if board is not None and board[0] == spec.name and not store.readonly:
+                    add_shipped_books(store, store.entries_of(spec.name, board[1]), spec, board[1])
+    finally:
+        store.close()
 
 
 def analyser_for(registry: Registry, game: Game[Any, Any]) -> AlgorithmSpec | None:
