@@ -335,3 +335,14 @@ def test_every_computer_player_moves(client, player):
     answer = client.post("/api/move", json={"game": "tictactoe", "moves": "A1 B2", "player": player, "budget": 1})
     assert answer.status_code == 200, answer.text
     assert answer.json()["move"] in {game.format_move(state, m) for m in game.legal_moves(state)}
+
+
+@pytest.mark.parametrize(
+    ("game", "options", "algorithm"),
+    [("othello", {"size": 4}, "alphabeta"), ("dice", {"target": 6}, "expectiminimax"), ("trio", {}, "maxn")],
+)
+def test_tree_pages_by_kind_of_game(client, game, options, algorithm):
+    response = client.get("/api/tree", params={"game": game, "options": json.dumps(options)})
+    assert response.status_code == 200 and f'"algorithm": "{algorithm}"' in response.text.replace('":"', '": "')
+    refused = client.get("/api/tree", params={"game": "dodgem"})
+    assert refused.status_code == 422 and "repeat" in refused.json()["error"]

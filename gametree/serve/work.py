@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from ..game import CHANCE, Game, GameError, game_kinds
+from ..game import CHANCE, Game, GameError, GameKind, game_kinds
 from ..play import chance_move
 from ..plugin.manager import load
 from ..plugin.registry import AlgorithmSpec, Registry
@@ -339,24 +339,41 @@ def _move(context: WorkerContext, job: MoveJob) -> ComputerMove:
     return ComputerMove(text, request.player, time.perf_counter() - started)
 
 
+#: Depths a tree page tries, deepest first, until the tree fits in :data:`TREE_NODES` (None: to the end).
+TREE_DEPTHS = (None, 8, 6, 4, 3, 2, 1)
+
+
 def _tree(context: WorkerContext, job: TreeJob) -> TreePage:
-    from ..tree import TreeTooLargeError, capture, capture_mcts
+    from ..tree import TreeTooLargeError, capture
     from ..tree.explorer import explorer_html
+    from ..tree.general import OBSERVED, capture_search, observed_search
 
     made = context.catalogue.make(job.position)
     game, state = made.game, made.state
     if game.outcome(state) is not None:
         raise BadRequest("the game is over: there is no tree to search", 409)
     title = f"{made.spec.name} after {' '.join(made.moves) or 'no moves'}"
-    if not game_kinds(game.info) or game.info.margin and game.info.deterministic:
-        for depth in (None, 6, 4, 3, 2, 1):
+    kinds = game_kinds(game.info)
+    if not kinds or kinds == {GameKind.MARGIN}:  # (alpha-beta's: the engine's tree)
+        for depth in TREE_DEPTHS:
             try:
                 tree = capture(game, state, algorithm="alphabeta", depth=depth, max_nodes=TREE_NODES)
             except TreeTooLargeError:
                 continue
             return TreePage(explorer_html(tree, title=title), "alphabeta", tree.graph.number_of_nodes())
-    tree = capture_mcts(game, state, iterations=200, seed=0, max_nodes=TREE_NODES)
-    return TreePage(explorer_html(tree, title=title), "mcts", tree.graph.number_of_nodes())
+        raise BadRequest("even a one-ply search tree of this position is too large to show", 422)
+    for name in ("expectiminimax", "maxn"):  # (games with dice; games of more players)
+        spec = context.registry.algorithms.get(name)
+        if name not in OBSERVED or spec is None or spec.refusal(game) is not None:
+            continue
+        for depth in TREE_DEPTHS:
+            search = observed_search(game, state, name, depth=depth)
+            try:
+                tree = capture_search(game, search, max_nodes=TREE_NODES, options={"depth": depth, "cache": False})
+            except TreeTooLargeError:
+                continue
+            return TreePage(explorer_html(tree, title=title), name, tree.graph.number_of_nodes())
+    raise BadRequest(f"the explorer has no search tree for {made.spec.name}: " + ", ".join(sorted(kinds)), 422)
 
 
 def run_job(context: WorkerContext, job: Job) -> Answer:
