@@ -17,6 +17,7 @@ probability, the payoff of the player moving in a game of more players.
 
 from __future__ import annotations
 
+import collections
 import os
 import random
 import sys
@@ -65,6 +66,8 @@ __all__ = [
 ANALYSERS = ("solver", "retrograde", "value-iteration", "expectiminimax", "maxn")
 #: Entries of an analysis's transposition table (a worker keeps no table between jobs).
 TABLE_ENTRIES = 500_000
+#: Computer players a worker keeps between moves (with their tables).
+KEPT_PLAYERS = 4
 #: The most nodes a tree page shows.
 TREE_NODES = 1500
 
@@ -184,6 +187,8 @@ class WorkerContext:
         self.registry: Registry = load(extra=setup.plugins)
         self.catalogue = Catalogue(self.registry)
         self._store: SolutionStore | None = None
+        #: Computer players kept between moves (by game, options, player and seconds), oldest first.
+        self.players: collections.OrderedDict[tuple[object, ...], Any] = collections.OrderedDict()
 
     def entries(self, made: Made) -> KnownValues | None:
         """The store's entries for ``made``'s game and board (None: no store); the books games ship are
@@ -325,15 +330,21 @@ def _move(context: WorkerContext, job: MoveJob) -> ComputerMove:
     if game.to_move(state) == CHANCE:  # (the dice roll, whoever is asked: drawn with its probability)
         rolled = chance_move(game, state, random.Random(request.seed))
         return ComputerMove(game.format_move(state, rolled), "chance", time.perf_counter() - started)
-    seconds = f"{max(0.05, job.seconds / 2):.3f}"
-    os.environ["GAMETREE_MCTS_SECONDS"] = seconds  # (read when the player is made)
-    os.environ["GAMETREE_PERFECT_SECONDS"] = seconds
-    try:
-        player: Any = factory()
-    except (ValueError, GameError) as exc:
-        raise BadRequest(f"player {request.player}: {exc}", 422) from None
-    if isinstance(player, _Solving):
-        player.store = context.entries(made)
+    seconds = f"{max(0.05, job.seconds / 2):.2f}"
+    key = (request.position.game, request.position.options, request.player, seconds)
+    player = context.players.pop(key, None)
+    if player is None:
+        os.environ["GAMETREE_MCTS_SECONDS"] = seconds  # (read when the player is made)
+        os.environ["GAMETREE_PERFECT_SECONDS"] = seconds
+        try:
+            player = factory()
+        except (ValueError, GameError) as exc:
+            raise BadRequest(f"player {request.player}: {exc}", 422) from None
+        if isinstance(player, _Solving):
+            player.store = context.entries(made)
+    context.players[key] = player  # (kept, the last few: its tables serve the game's next moves)
+    while len(context.players) > KEPT_PLAYERS:
+        context.players.popitem(last=False)
     move = player.choose(game, state, random.Random(request.seed))
     text = game.format_move(state, move)
     return ComputerMove(text, request.player, time.perf_counter() - started)
