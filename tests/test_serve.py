@@ -18,6 +18,7 @@ from fractions import Fraction
 
 import pytest
 
+from conftest import poll_until
 from gametree import load, play_text
 from gametree.search import search
 from gametree.serve import WorkerSetup, make_app
@@ -35,6 +36,7 @@ def client():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         with TestClient(make_app(WorkerSetup(), workers=2)) as client:
+            poll_until(lambda: client.get("/health").json()["workers"] == 2, "the workers to start", bound=60)
             yield client
 
 
@@ -346,3 +348,20 @@ def test_tree_pages_by_kind_of_game(client, game, options, algorithm):
     assert response.status_code == 200 and f'"algorithm": "{algorithm}"' in response.text.replace('":"', '": "')
     refused = client.get("/api/tree", params={"game": "dodgem"})
     assert refused.status_code == 422 and "repeat" in refused.json()["error"]
+
+
+def test_requests_for_the_same_analysis_at_once_share_one_search():
+    async def scenario():
+        import httpx
+
+        app = make_app(WorkerSetup(), workers=2)
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://serve") as client:
+                body = {"game": "connect4", "moves": "4 4", "budget": 1.0}
+                answers = await asyncio.gather(*(client.post("/api/analyse", json=body) for _ in range(6)))
+                return [a.json() for a in answers], app.state.server.shared
+
+    answers, shared = asyncio.run(scenario())
+    assert all(a == answers[0] for a in answers)  # (one search's answer, the same seconds and all)
+    assert not shared  # (forgotten once answered)

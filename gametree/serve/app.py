@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
@@ -115,30 +116,57 @@ async def _until_disconnected(request: Request) -> None:
         await asyncio.sleep(0.1)
 
 
+@dataclasses.dataclass
+class _Shared:
+    """A job under way and how many requests wait for it."""
+
+    task: asyncio.Future[Answer]
+    waiters: int = 0
+
+
 class _Server:
     """The routes' shared state: the catalogue of games and the pool of search workers."""
 
     def __init__(self, setup: WorkerSetup, workers: int) -> None:
         self.catalogue = Catalogue(load(extra=setup.plugins))
         self.pool = SearchPool(setup, workers)
-        self.searches = 0
+        #: Jobs under way that requests with the same key share.
+        self.shared: dict[object, _Shared] = {}
 
-    async def _in_worker(self, request: Request, make_job: Callable[[float], Job], deadline: float) -> Answer | None:
-        """The answer of a job (None: the page went away, and the search was stopped)."""
-        work = asyncio.ensure_future(self.pool.run(make_job, deadline, GRACE))
+    async def _in_worker(
+        self, request: Request, make_job: Callable[[float], Job], deadline: float, key: object = None
+    ) -> Answer | None:
+        """The answer of a job (None: the page went away, and the search was stopped if nobody else
+        waits for it).  Requests with the same ``key`` (not None) at the same time share one job: a
+        class opening the same position gets one whole search rather than thirty slivers."""
+        shared = self.shared.get(key) if key is not None else None
+        if shared is None:
+            shared = _Shared(asyncio.ensure_future(self.pool.run(make_job, deadline, GRACE)))
+            if key is not None:
+                self.shared[key] = shared
+                shared.task.add_done_callback(lambda _: self._forget(key, shared))
+        shared.waiters += 1
         watch = asyncio.ensure_future(_until_disconnected(request))
-        self.searches += 1
+        waited: set[asyncio.Future[Any]] = {shared.task, watch}
         try:
-            done, _ = await asyncio.wait({work, watch}, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(waited, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            done = set()
+            raise
         finally:
-            self.searches -= 1
+            shared.waiters -= 1
             watch.cancel()
-        if work not in done:
-            work.cancel()
+            if shared.task not in done and shared.waiters == 0:
+                shared.task.cancel()  # (nobody waits for it any more: its worker is ended)
+        if shared.task not in done:
             with contextlib.suppress(BaseException):
-                await work
+                await shared.task
             return None
-        return work.result()
+        return shared.task.result()
+
+    def _forget(self, key: object, shared: _Shared) -> None:
+        if self.shared.get(key) is shared:
+            del self.shared[key]
 
     def _unsearched(self, position: PositionRequest, source: str, text: str) -> Analysis:
         made = self.catalogue.make(position)
@@ -155,7 +183,8 @@ class _Server:
         self.catalogue.make(parsed.position)  # (a bad position is a 4xx at once; quick: games are kept made)
         deadline = started + parsed.budget - MARGIN
         try:
-            answer = await self._in_worker(request, lambda seconds: AnalyseJob(parsed, seconds), deadline)
+            job = functools.partial(AnalyseJob, parsed)
+            answer = await self._in_worker(request, job, deadline, key=("analyse", parsed))
         except Busy:
             answer = self._unsearched(parsed.position, "busy", "not searched: every search worker was busy")
         except TimeoutError:
