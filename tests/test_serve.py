@@ -365,3 +365,28 @@ def test_requests_for_the_same_analysis_at_once_share_one_search():
     answers, shared = asyncio.run(scenario())
     assert all(a == answers[0] for a in answers)  # (one search's answer, the same seconds and all)
     assert not shared  # (forgotten once answered)
+
+
+# ---------------------------------------------------------------------------------------------
+# The command
+
+
+def test_the_command_refuses_bad_arguments_in_one_line(gametree_cli):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        in_use = gametree_cli("serve", "--port", port, "--no-store", timeout=60)
+    assert (
+        in_use.returncode == 1
+        and in_use.stderr.strip() == f"Error: cannot listen on 127.0.0.1 port {port}: Address already in use"
+    )
+    for args, code in (
+        (("serve", "--port", "70000"), 2),
+        (("serve", "-p", "no_such_plugin_module"), 1),
+        (("serve", "--store", "x.sqlite", "--no-store"), 2),
+    ):
+        result = gametree_cli(*args, timeout=60)
+        assert result.returncode == code and len(result.stderr.strip().splitlines()) == 1, result.stderr

@@ -37,14 +37,11 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server():
+def server(gametree_cli):
     """The base address of a ``gametree serve`` running for this module's tests."""
     port = free_port()
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(EXAMPLE), os.environ.get("PYTHONPATH", "")]))
-    command = [sys.executable, "-m", "gametree", "-p", "gametree_hexapawn", "serve", "--port", str(port)]
-    process = subprocess.Popen(
-        [*command, "--no-store", "--workers", "2"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
+    args = ("-p", "gametree_hexapawn", "serve", "--port", str(port), "--no-store", "--workers", "2")
+    process = gametree_cli.popen(*args, path=EXAMPLE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
 
     def up() -> bool:
@@ -52,12 +49,12 @@ def server():
             raise AssertionError(f"gametree serve ended: {process.stdout.read().decode()}")
         try:
             with urllib.request.urlopen(url + "/health", timeout=1) as answer:
-                return json.load(answer)["status"] == "ok"
+                return json.load(answer)["workers"] == 2
         except OSError:
             return False
 
     try:
-        poll_until(up, "the server to answer /health", bound=60)
+        poll_until(up, "the server and its workers to start", bound=60)
         yield url
     finally:
         process.terminate()

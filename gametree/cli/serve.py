@@ -8,12 +8,17 @@ browser.  Ctrl-C stops the server and its search workers.
 from __future__ import annotations
 
 import ipaddress
+import socket
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 import click
 
 from .common import check_workers, echo_message, number_option, registry_of, store_options
+
+if TYPE_CHECKING:
+    import uvicorn
 
 __all__ = ["serve"]
 
@@ -28,6 +33,19 @@ def _loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host`` and ``port`` (0: a free port), or a one-line error."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind((host, port))
+    except OSError as exc:
+        listening.close()
+        raise click.ClickException(f"cannot listen on {host} port {port}: {exc.strerror or exc}") from None
+    return listening
 
 
 def _store_path(store_path: str | None, no_store: bool) -> str | None:
@@ -91,6 +109,8 @@ def serve(
     except ImportError as exc:
         raise click.ClickException(f"gametree serve needs {exc.name}: pip install starlette uvicorn") from None
     setup = WorkerSetup(tuple(root.params["plugins"]), _store_path(store_path, no_store), tuple(sys.path))
+    listening = _listen(host, port)  # (bound here: a port in use is a one-line error before anything starts)
+    port = listening.getsockname()[1]
     app = make_app(setup, workers=workers or DEFAULT_WORKERS)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
@@ -101,15 +121,16 @@ def serve(
     echo_message(f"gametree serve: {url} (Ctrl-C stops)")
     if open_browser:
         threading.Thread(target=_open_when_up, args=(server, url), daemon=True).start()
-    server.run()
+    server.run(sockets=[listening])
 
 
-def _open_when_up(server: object, url: str) -> None:
+def _open_when_up(server: uvicorn.Server, url: str) -> None:
+    """Open ``url`` in the default browser once ``server`` has started (within 10 s)."""
     import time
     import webbrowser
 
     for _ in range(200):
-        if getattr(server, "started", False):
+        if server.started:
             webbrowser.open(url)
             return
         time.sleep(0.05)

@@ -48,6 +48,7 @@ from .work import (
     Job,
     MoveJob,
     MoveReport,
+    Source,
     TreeJob,
     TreePage,
     WorkerSetup,
@@ -168,13 +169,13 @@ class _Server:
         if self.shared.get(key) is shared:
             del self.shared[key]
 
-    def _unsearched(self, position: PositionRequest, source: str, text: str) -> Analysis:
+    def _unsearched(self, position: PositionRequest, source: Source, text: str) -> Analysis:
         made = self.catalogue.make(position)
         game, state = made.game, made.state
         moves = tuple(
             MoveReport(game.format_move(state, m), "unknown", "?", text, False) for m in game.legal_moves(state)
         )
-        return Analysis(moves, "unknown", text, False, source, "", 0.0, game.to_move(state))  # type: ignore[arg-type]
+        return Analysis(moves, "unknown", text, False, source, "", 0.0, game.to_move(state))
 
     async def analyse(self, request: Request) -> Response:
         loop = asyncio.get_running_loop()

@@ -50,6 +50,7 @@ __all__ = [
     "Job",
     "MoveJob",
     "MoveReport",
+    "Source",
     "TreeJob",
     "TreePage",
     "WorkerContext",
