@@ -141,8 +141,8 @@ def test_a_whole_tictactoe_game_against_the_perfect_player(server, browser):
 
 
 def test_a_whole_connect4_game_against_the_perfect_player(server, browser):
-    game = load().game("connect4").create(width=5, height=4)
-    options = json.dumps({"width": 5, "height": 4})
+    game = load().game("connect4").create(width=4, height=4)
+    options = json.dumps({"width": 4, "height": 4})
     page = Page(browser, f"{server}/?game=connect4&options={options}&seats=human,perfect")
     value = sign(search("solver", game, engine="python").score)
     outcome = play_against_perfect(page, game)
