@@ -34,6 +34,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import Scope
 
 from ..plugin.manager import load
 from .pool import Busy, SearchPool, WorkerGone
@@ -278,7 +279,7 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
 class _Static(StaticFiles):
     """The page's assets, with the headers the page's own have."""
 
-    async def get_response(self, path: str, scope: Any) -> Response:
+    async def get_response(self, path: str, scope: Scope) -> Response:
         response = await super().get_response(path, scope)
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["Cache-Control"] = "no-cache"

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from ..game import CHANCE, Game, GameError, GameKind, game_kinds
-from ..play import chance_move
+from ..play import Player, chance_move
 from ..plugin.manager import load
 from ..plugin.registry import AlgorithmSpec, Registry
 from ..search import SearchResult, search
@@ -189,7 +189,7 @@ class WorkerContext:
         self.catalogue = Catalogue(self.registry)
         self._store: SolutionStore | None = None
         #: Computer players kept between moves (by game, options, player and seconds), oldest first.
-        self.players: collections.OrderedDict[tuple[object, ...], Any] = collections.OrderedDict()
+        self.players: collections.OrderedDict[tuple[object, ...], Player] = collections.OrderedDict()
 
     def entries(self, made: Made) -> KnownValues | None:
         """The store's entries for ``made``'s game and board (None: no store); the books games ship are
@@ -338,9 +338,12 @@ def _move(context: WorkerContext, job: MoveJob) -> ComputerMove:
         os.environ["GAMETREE_MCTS_SECONDS"] = seconds  # (read when the player is made)
         os.environ["GAMETREE_PERFECT_SECONDS"] = seconds
         try:
-            player = factory()
+            made_player = factory()
         except (ValueError, GameError) as exc:
             raise BadRequest(f"player {request.player}: {exc}", 422) from None
+        if not isinstance(made_player, Player) or made_player.human:
+            raise BadRequest(f"player {request.player} (from {factory.source}) is no computer player", 422)
+        player = made_player
         if isinstance(player, _Solving):
             player.store = context.entries(made)
     context.players[key] = player  # (kept, the last few: its tables serve the game's next moves)
