@@ -181,6 +181,7 @@ HOSTILE = [
     ("/api/position", {"game": "nim", "options": '{"heaps": "' + "9," * 90 + '9"}'}),
     ("/api/position", {"game": "nim", "options": '{"heaps": "3000,3000"}'}),  # (too many moves to show)
     ("/api/position", {"game": "tictactoe", "evil": "1"}),
+    ("/api/position", {"game": "connect4", "options": "[" * 700}),
     ("/api/tree", {"game": "<script>"}),
 ]
 
@@ -209,6 +210,8 @@ def test_hostile_queries_get_a_one_line_4xx(client, path, params):
         json.dumps({"game": "tictactoe", "moves": "A1 B2 C3 A2 B1 A3 ZZ"}).encode(),
         json.dumps({"game": 7}).encode(),
         b"{" + b'"a":1,' * 20000 + b'"b":2}',
+        b"[" * 60000,
+        json.dumps({"game": "nim", "options": {"heaps": "1000000,1000000"}}).encode(),  # (2,000,000 moves)
     ],
 )
 def test_hostile_analysis_bodies_get_a_one_line_4xx(client, body):

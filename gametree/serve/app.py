@@ -106,8 +106,8 @@ async def _body(request: Request) -> Mapping[str, object]:
             raise BadRequest(f"the request body is over {MAX_BODY // 1024} KB", 413)
     try:
         data = json.loads(raw)
-    except ValueError:
-        raise BadRequest("the body is not JSON") from None
+    except (ValueError, RecursionError):  # (RecursionError: nested too deep)
+        raise BadRequest("the body is not JSON (or nested too deep)") from None
     if not isinstance(data, dict):
         raise BadRequest("the body is not a JSON object")
     return data
@@ -182,7 +182,8 @@ class _Server:
         loop = asyncio.get_running_loop()
         started = loop.time()
         parsed = parse_analyse(await _body(request))
-        self.catalogue.make(parsed.position)  # (a bad position is a 4xx at once; quick: games are kept made)
+        # A bad position is a 4xx at once (in a thread: a huge one, a million legal moves, takes a while).
+        await to_thread.run_sync(self.catalogue.checked, parsed.position)
         deadline = started + parsed.budget - MARGIN
         try:
             job = functools.partial(AnalyseJob, parsed)
@@ -199,7 +200,7 @@ class _Server:
         loop = asyncio.get_running_loop()
         started = loop.time()
         parsed = parse_move(await _body(request))
-        self.catalogue.make(parsed.position)
+        await to_thread.run_sync(self.catalogue.checked, parsed.position)
         try:
             answer = await self._in_worker(request, lambda s: MoveJob(parsed, s), started + parsed.budget)
         except Busy:
@@ -213,7 +214,7 @@ class _Server:
     async def tree(self, request: Request) -> Response:
         loop = asyncio.get_running_loop()
         position = parse_position(dict(request.query_params))
-        self.catalogue.make(position)
+        await to_thread.run_sync(self.catalogue.checked, position)
         try:
             answer = await self._in_worker(request, lambda s: TreeJob(position, s), loop.time() + TREE_SECONDS)
         except Busy:

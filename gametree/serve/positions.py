@@ -103,6 +103,14 @@ class Catalogue:
         moves = splitter.split_moves(request.moves) if splitter is not None else request.moves.split()
         return Made(self.spec(request.game), game, state, tuple(moves))
 
+    def checked(self, request: PositionRequest) -> Made:
+        """:meth:`make`, refusing a position with more than :data:`MAX_LEGAL` legal moves (a search's
+        answer lists them all)."""
+        made = self.make(request)
+        if len(list(itertools.islice(made.game.legal_moves(made.state), MAX_LEGAL + 1))) > MAX_LEGAL:
+            raise BadRequest(f"this position has more than {MAX_LEGAL} legal moves: too many to show in the page")
+        return made
+
     def games(self) -> list[dict[str, object]]:
         """Every installed game with its options (``/api/games``; not those naming files on the server)."""
         listed: list[dict[str, object]] = []
@@ -127,11 +135,9 @@ class Catalogue:
 
     def report(self, request: PositionRequest) -> dict[str, object]:
         """The position ``request`` names as plain data (``/api/position``)."""
-        made = self.make(request)
+        made = self.checked(request)
         game, state = made.game, made.state
-        legal = list(itertools.islice(game.legal_moves(state), MAX_LEGAL + 1))
-        if len(legal) > MAX_LEGAL:
-            raise BadRequest(f"this position has more than {MAX_LEGAL} legal moves: too many to show in the page")
+        legal = list(game.legal_moves(state))
         over = game.outcome(state) is not None
         if over:
             legal = []

@@ -147,7 +147,7 @@ def _options(raw: object) -> tuple[OptionItem, ...]:
             raise BadRequest("options: too long")
         try:
             raw = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise BadRequest('options: not a JSON object such as {"size": 3}') from None
     if not isinstance(raw, dict):
         raise BadRequest(f'options: expected an object such as {{"size": 3}}, not {_kind(raw)}')
