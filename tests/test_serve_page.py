@@ -36,12 +36,79 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+#: A plugin whose game carries markup everywhere a game's text goes: its summary, player names, moves,
+#: board cells, labels and text picture.  The page must show all of it as text and run none of it.
+EVIL = '<img src=x onerror="alert(1)">'
+HOSTILE_PLUGIN = f"""
+from gametree import GameInfo, GameSpec, MoveParseError, Outcome, hookimpl
+
+EVIL = {EVIL!r}
+
+
+class Evil:
+    info = GameInfo(max_plies=4, player_names=(EVIL, "<script>alert(2)</script>"))
+    row_labels = ("<i>row</i>",)
+    column_labels = ("<svg onload=alert(3)>", "<b>c</b>")
+
+    def initial_state(self):
+        return ()
+
+    def to_move(self, state):
+        return len(state) % 2
+
+    def ply(self, state):
+        return len(state)
+
+    def legal_moves(self, state):
+        return [] if len(state) >= 4 else [0, 1]
+
+    def play(self, state, move):
+        return (*state, move)
+
+    def outcome(self, state):
+        return None if len(state) < 4 else Outcome(0 if sum(state) % 2 else None)
+
+    def key(self, state):
+        return state
+
+    def parse_move(self, state, text):
+        for move in self.legal_moves(state):
+            if text == self.format_move(state, move):
+                return move
+        raise MoveParseError("no move " + text)
+
+    def format_move(self, state, move):
+        return "<b>" + str(move) + "</b>"
+
+    def render(self, state):
+        return EVIL + repr(state)
+
+    def board_cells(self, state):
+        return [[EVIL if state.count(c) % 2 else "" for c in (0, 1)]]
+
+    def move_cell(self, state, move):
+        return (0, move)
+
+    def winning_cells(self, state):
+        return ()
+
+
+@hookimpl
+def gametree_register_games(registry):
+    registry.add_game(GameSpec(name="evil", factory=Evil, summary=EVIL))
+"""
+
+
 @pytest.fixture(scope="module")
-def server(gametree_cli):
-    """The base address of a ``gametree serve`` running for this module's tests."""
+def server(gametree_cli, tmp_path_factory):
+    """The base address of a ``gametree serve`` running for this module's tests, with the tutorial's
+    plugin and the hostile one."""
     port = free_port()
-    args = ("-p", "gametree_hexapawn", "serve", "--port", str(port), "--no-store", "--workers", "2")
-    process = gametree_cli.popen(*args, path=EXAMPLE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    plugins = tmp_path_factory.mktemp("plugins")
+    (plugins / "gametree_evil_test.py").write_text(HOSTILE_PLUGIN)
+    args = ("-p", "gametree_hexapawn", "-p", "gametree_evil_test", "serve", "--port", str(port), "--no-store")
+    env = {"PYTHONPATH": os.pathsep.join([str(plugins), str(EXAMPLE), os.environ.get("PYTHONPATH", "")])}
+    process = gametree_cli.popen(*args, "--workers", "2", env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
 
     def up() -> bool:
@@ -231,3 +298,16 @@ def test_computer_against_computer_plays_to_the_end(server, browser):
     state = play_text(game, page.moves())  # (every move legal)
     assert game.outcome(state) is not None and page.attr("outcome") in ("a draw", "X wins")  # (perfect never loses)
     assert not page.errors
+
+
+def test_a_plugin_game_full_of_markup_shows_it_as_text(server, browser):
+    page = Page(browser, f"{server}/?game=evil&seats=human,human")
+    page.settled(0)
+    assert EVIL in page.page.text_content("#status")  # (its player's name, as text)
+    for ply in range(4):
+        page.page.click("#legal button >> nth=0")
+        page.settled(ply + 1)
+    assert page.attr("outcome") and page.moves().split() == ["<b>0</b>"] * 4
+    assert not page.dialogs and not page.errors
+    assert len(page.page.query_selector_all("img")) == 1  # (the board, an image of its SVG: no other img)
+    assert len(page.page.query_selector_all("script")) == 1 and not page.page.query_selector_all("b, i, svg b")
