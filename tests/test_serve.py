@@ -393,3 +393,29 @@ def test_the_command_refuses_bad_arguments_in_one_line(gametree_cli):
     ):
         result = gametree_cli(*args, timeout=60)
         assert result.returncode == code and len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_workers_write_one_store_at_once(tmp_path):
+    store = str(tmp_path / "shared.sqlite")
+    openings = [a + b for a in "ABC" for b in "123" if a + b != "B2"][:6]
+
+    async def scenario():
+        import httpx
+
+        app = make_app(WorkerSetup(store=store), workers=3)
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://serve", timeout=60) as client:
+
+                async def analyse(moves):
+                    body = {"game": "tictactoe", "moves": f"B2 {moves}", "budget": 10}
+                    return (await client.post("/api/analyse", json=body)).json()
+
+                first = await asyncio.gather(*(analyse(m) for m in openings))
+                again = await asyncio.gather(*(analyse(m) for m in openings))
+                return first, again
+
+    first, again = asyncio.run(scenario())
+    assert all(a["exact"] for a in first)
+    assert [a["source"] for a in again] == ["store"] * len(openings)
+    assert [[m["value"] for m in a["moves"]] for a in again] == [[m["value"] for m in a["moves"]] for a in first]
