@@ -324,7 +324,7 @@ def test_the_store_answers_what_a_search_proved_and_the_shipped_book_is_added(tm
             first = client.post("/api/analyse", json=body).json()
             second = client.post("/api/analyse", json=body).json()
             opening = client.post("/api/analyse", json={"game": "connect4", "budget": 5}).json()
-    assert first["source"] == "search" and second["source"] == "store"
+    assert first["source"] == "search" and second["source"] == "store" and second["algorithm"] == "store"
     assert [(m["move"], m["value"], m["plies"]) for m in second["moves"]] == [
         (m["move"], m["value"], m["plies"]) for m in first["moves"]
     ]

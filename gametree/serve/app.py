@@ -20,12 +20,13 @@ request's ``budget``; a request whose page went away stops its search.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import dataclasses
 import functools
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anyio import to_thread
 from starlette.applications import Starlette
@@ -54,7 +55,11 @@ from .work import (
     TreePage,
     WorkerSetup,
     add_books,
+    stored_analysis,
 )
+
+if TYPE_CHECKING:
+    from ..store import SolutionStore
 
 __all__ = ["GRACE", "MAX_BODY", "SafeJSON", "TREE_SECONDS", "make_app"]
 
@@ -118,6 +123,45 @@ async def _until_disconnected(request: Request) -> None:
         await asyncio.sleep(0.1)
 
 
+class _StoreReader:
+    """The server's own reads of the store, in one thread of their own (a SQLite connection is used
+    by the thread that opened it): positions whose every move is proven are answered at once."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="gametree-store")
+        self.opened: SolutionStore | None = None
+
+    def _read(self, catalogue: Catalogue, position: PositionRequest) -> Analysis | None:
+        from ..game import Configurable
+        from ..store import SolutionStore
+
+        made = catalogue.make(position)
+        if self.path is None or not isinstance(made.game, Configurable):
+            return None
+        if self.opened is None:
+            self.opened = SolutionStore(self.path)
+        found = stored_analysis(made, self.opened.entries_of(made.spec.name, dict(made.game.options())))
+        return None if found is None else dataclasses.replace(found, algorithm="store")
+
+    async def lookup(self, catalogue: Catalogue, position: PositionRequest) -> Analysis | None:
+        if self.path is None:
+            return None
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self.thread, self._read, catalogue, position)
+        except Exception:  # noqa: BLE001 (a store that cannot be read now: the workers search)
+            return None
+
+    def close(self) -> None:
+        def close() -> None:
+            if self.opened is not None:
+                self.opened.close()
+
+        self.thread.submit(close)
+        self.thread.shutdown(wait=True)
+
+
 @dataclasses.dataclass
 class _Shared:
     """A job under way and how many requests wait for it."""
@@ -132,6 +176,7 @@ class _Server:
     def __init__(self, setup: WorkerSetup, workers: int) -> None:
         self.catalogue = Catalogue(load(extra=setup.plugins))
         self.pool = SearchPool(setup, workers)
+        self.store = _StoreReader(setup.store)
         #: Jobs under way that requests with the same key share.
         self.shared: dict[object, _Shared] = {}
 
@@ -184,6 +229,9 @@ class _Server:
         parsed = parse_analyse(await _body(request))
         # A bad position is a 4xx at once (in a thread: a huge one, a million legal moves, takes a while).
         await to_thread.run_sync(self.catalogue.checked, parsed.position)
+        stored = await self.store.lookup(self.catalogue, parsed.position)
+        if stored is not None:  # (proven before: at once, without waiting for a worker)
+            return self._answer(stored)
         deadline = started + parsed.budget - MARGIN
         try:
             job = functools.partial(AnalyseJob, parsed)
@@ -300,6 +348,7 @@ def make_app(setup: WorkerSetup, *, workers: int = 2) -> Starlette:
         finally:
             warming.cancel()
             server.pool.close()
+            server.store.close()
 
     routes = [
         Route("/", _page_file("index.html")),

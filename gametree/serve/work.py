@@ -57,6 +57,8 @@ __all__ = [
     "WorkerSetup",
     "add_books",
     "analyser_for",
+    "analysis_of",
+    "stored_analysis",
     "move_report",
     "run_job",
 ]
@@ -306,13 +308,28 @@ def _analyse(context: WorkerContext, job: AnalyseJob) -> Analysis:
     if "cache" in spec.takes:
         options["cache"] = TranspositionTable(TABLE_ENTRIES)
     result = search(spec.name, game, state, **options)
+    return analysis_of(game, result, time.perf_counter() - started)
+
+
+def analysis_of(game: Game[Any, Any], result: SearchResult, seconds: float) -> Analysis:
+    """The :class:`Analysis` a search's ``result`` gives."""
     moves = tuple(move_report(game, result, mv) for mv in result.move_values)
     exact = result.proven and not result.unscored
     source: Source = "store" if result.from_store else "search" if result.proven else "guess"
-    seconds = time.perf_counter() - started
-    return Analysis(
-        moves, result.value, _position_text(game, result), exact, source, spec.name, seconds, result.to_move
-    )
+    text = _position_text(game, result)
+    return Analysis(moves, result.value, text, exact, source, result.algorithm, seconds, result.to_move)
+
+
+def stored_analysis(made: Made, known: KnownValues) -> Analysis | None:
+    """The analysis of ``made``'s position from the store alone (every move's exact value stored), else None."""
+    from ..search.known import stored_result
+
+    game, state = made.game, made.state
+    if game.outcome(state) is not None or game.to_move(state) == CHANCE or game_kinds(game.info) - {GameKind.MARGIN}:
+        return None
+    started = time.perf_counter()
+    result = stored_result(game, state, known)
+    return None if result is None else analysis_of(game, result, time.perf_counter() - started)
 
 
 def _move(context: WorkerContext, job: MoveJob) -> ComputerMove:
