@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import os
 import signal
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -46,6 +47,9 @@ PRELOAD = ("gametree.serve.work", "gametree.search.solver", "gametree.search.per
 GATHER = 0.05
 
 
+#: How much lower the workers' scheduling priority is than the server's (``nice``): with every CPU
+#: searching, the event loop still gets one at once.
+WORKER_NICENESS = 5
 #: Seconds a job takes beyond its search (sent, made, answered), kept off each share in a crowd.
 OVERHEAD = 0.05
 
@@ -62,6 +66,8 @@ def worker_main(connection: Connection, setup: WorkerSetup) -> None:
     """A worker process: jobs from ``connection``, answers back, until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the process group: the server ends us
     die_with_parent()
+    with contextlib.suppress(OSError, AttributeError):  # (no os.nice on Windows)
+        os.nice(WORKER_NICENESS)  # the server's event loop goes first: pages and /health answer at once
     context = WorkerContext(setup)
     while True:
         try:
