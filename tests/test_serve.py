@@ -65,6 +65,9 @@ def test_health_and_games(client):
     names = {g["name"] for g in listed["games"]}
     assert {"tictactoe", "connect4", "othello", "dice", "trio"} <= names
     assert "perfect" in listed["players"] and "mcts" in listed["players"] and "human" not in listed["players"]
+    kinds = {g["name"]: g["kinds"] for g in listed["games"]}
+    assert kinds["tictactoe"] == [] and kinds["othello"] == ["margin"] and "chance" in kinds["dice"]
+    assert "players" in kinds["trio"] and "repeats" in kinds["dodgem"]
     textbook = next(g for g in listed["games"] if g["name"] == "textbook")
     assert "file" not in {o["name"] for o in textbook["options"]}  # (a file on the server: not offered)
 

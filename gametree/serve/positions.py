@@ -112,7 +112,8 @@ class Catalogue:
         return made
 
     def games(self) -> list[dict[str, object]]:
-        """Every installed game with its options (``/api/games``; not those naming files on the server)."""
+        """Every installed game with its options (not those naming files on the server), its kinds beyond
+        the plain game (``margin``, ``chance``, ``players``, ...) and its players' names (``/api/games``)."""
         listed: list[dict[str, object]] = []
         for spec in self.registry.games.values():
             options: list[dict[str, object]] = [
@@ -126,8 +127,22 @@ class Catalogue:
                 for o in spec.options
                 if o.name not in FILE_OPTIONS
             ]
-            listed.append({"name": spec.name, "summary": spec.summary, "source": spec.source, "options": options})
+            entry: dict[str, object] = {"name": spec.name, "summary": spec.summary, "source": spec.source}
+            entry.update(options=options, **self._kinds(spec.name))
+            listed.append(entry)
         return listed
+
+    def _kinds(self, name: str) -> dict[str, object]:
+        """The kinds and player names of ``name``'s game made with its default options (none if it
+        cannot be made so)."""
+        try:
+            game = self._make(name, ())
+        except BadRequest:
+            return {"kinds": [], "player_names": []}
+        return {
+            "kinds": sorted(kind.name.lower() for kind in game_kinds(game.info)),
+            "player_names": list(game.info.player_names),
+        }
 
     def players(self) -> list[str]:
         """The computer players the page offers."""
