@@ -15,10 +15,11 @@ True
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 
 from .game import Game, M, S, capabilities
 
-__all__ = ["CELL", "board_svg"]
+__all__ = ["CELL", "BoardLayout", "board_layout", "board_svg"]
 
 #: A cell's side, in SVG pixels.
 CELL = 36
@@ -54,6 +55,33 @@ def _piece(text: str, names: tuple[str, ...], x: float, y: float) -> str:
         f'<text x="{x}" y="{y}" text-anchor="middle" dominant-baseline="central" font-family="sans-serif" '
         f'font-size="{size:g}" font-weight="bold">{_esc(text)}</text>'
     )
+
+
+@dataclass(frozen=True, slots=True)
+class BoardLayout:
+    """Where :func:`board_svg` draws the cells: cell (r, c)'s top left corner is at
+    (``left + c * cell + 1``, ``top + r * cell + 1``) in a picture ``width`` by ``height``."""
+
+    rows: int
+    columns: int
+    left: float
+    top: float
+    cell: int
+    width: float
+    height: float
+
+
+def board_layout(game: Game[S, M], state: S) -> BoardLayout | None:
+    """The geometry of ``state``'s picture by :func:`board_svg` (None for a game with no board view):
+    what a page needs to put something over a cell (the web application's clickable moves)."""
+    board = capabilities(game).board
+    if board is None:
+        return None
+    cells = board.board_cells(state)
+    rows, columns = len(cells), max((len(row) for row in cells), default=0)
+    left = CELL * 0.7 if len(board.row_labels) == rows else 0.0
+    bottom = CELL * 0.7 if len(board.column_labels) == columns else 0.0
+    return BoardLayout(rows, columns, left, 0.0, CELL, left + columns * CELL + 2, rows * CELL + bottom + 2)
 
 
 def board_svg(game: Game[S, M], state: S) -> str | None:

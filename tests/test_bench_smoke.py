@@ -86,3 +86,12 @@ def test_othello_line_quick() -> None:
     assert [m.group(1) for m in CHECK.finditer(proc.stdout)] == ["before", "after"]
     rows = [line.split() for line in proc.stdout.splitlines() if re.match(r"\s+\d+\s+\d+\s+[+-]", line)]
     assert [(row[0], row[2], row[3]) for row in rows] == [("24", "-4", "ok"), ("20", "-4", "ok")]
+
+
+def test_serve_load_test_accounts_for_every_request() -> None:
+    pytest.importorskip("httpx")
+    proc = run("bench_serve.py", "--requests", "6", "--budget", "0.5", "--workers", "2", "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    figures = json.loads(proc.stdout.splitlines()[-1])
+    assert figures["requests"] == figures["answered"] == 6 == sum(figures["sources"].values())
+    assert figures["health_probes"] > 0 and figures["slowest"] > 0

@@ -24,6 +24,7 @@ from .compile import compile_engines
 from .games import list_games
 from .learn import learn
 from .play import play
+from .serve import serve
 from .show import show
 from .solve import solve
 from .tree import tree
@@ -53,6 +54,7 @@ cli.add_command(play)
 cli.add_command(learn)
 cli.add_command(book)
 cli.add_command(compile_engines)
+cli.add_command(serve)
 
 
 def _skip_exit_collections() -> None:
