@@ -211,7 +211,17 @@ def bench_sets(step: int, repeat: int, time_limit: float) -> int:
         lines = [line for line in (DATA / file).read_text().splitlines() if line.strip()][::step]
         path = write_lines(lines)
         commands = {
-            f"gametree {e}": [*gametree_command(), "solve", "connect4", "--engine", e, "--batch", path, "--json"]
+            f"gametree {e}": [
+                *gametree_command(),
+                "solve",
+                "connect4",
+                "--engine",
+                e,
+                "--batch",
+                path,
+                "--json",
+                "--no-store",
+            ]
             for e in ENGINES
         }
         commands["BitBully"] = bitbully_command(path, fresh=False)
@@ -430,6 +440,7 @@ def board_command(game: str, width: int, height: int, k: int) -> list[str]:
         "compiled",
         "--best-only",
         "--json",
+        "--no-store",  # (the default store would answer from what an earlier run proved)
     ]
 
 
@@ -520,7 +531,7 @@ def main(argv: list[str] | None = None) -> int:
     path = write_lines([end, warm])
     try:
         run_measured(
-            [*gametree_command(), "solve", "connect4", "--engine", "compiled", "--batch", path, "--json"],
+            [*gametree_command(), "solve", "connect4", "--engine", "compiled", "--batch", path, "--json", "--no-store"],
             args.time_limit,
         )
         run_measured(bitbully_command(path, fresh=False), args.time_limit)
