@@ -4,9 +4,30 @@
     python benchmarks/compare.py --quick      # the small cases (under a minute)
     python benchmarks/compare.py --case 4x4k4 --engine gametree-solver --engine openspiel-alphabeta
     python benchmarks/compare.py --list       # the cases and engines, and what each engine runs
+    python benchmarks/compare.py --references --pons https://github.com/PascalPons/connect4
+    python benchmarks/compare.py --references --pons ~/src/connect4 --medium ~/Test_L2_R2
 
-easyAI and OpenSpiel are optional: `pip install -e '.[compare]'`.  An engine
-whose package is missing is reported in one line and the others still run.
+easyAI, OpenSpiel and BitBully are optional: `pip install -e '.[compare]'`.  An
+engine whose package is missing is reported in one line and the others still run.
+
+``--references``: gametree's compiled engine beside the two C++ Connect Four
+solvers, Pascal Pons's and BitBully, on his end-easy and middle-easy sets (all
+1000 positions of each), his middle-medium set if given (``--medium FILE``,
+his Test_L2_R2, the first 200 positions: it is neither in his repository nor
+here) and 200 random 7x6 positions of 12 to 24 stones (``--seed``).  Pons's
+solver is built at run time from ``--pons`` (a folder of his sources or
+anything ``git clone`` takes) with our driver, benchmarks/pons_driver.cpp,
+``g++ -O3 -march=native``, in a temporary folder: his code is never copied
+here.  These three engines keep one table for the whole set (no opening book)
+and time each search call alone (gametree ``Solver(game,
+engine="compiled").score``, Pons's ``Solver::solve``, BitBully's ``mtdf``);
+the table under the main one gives, per set, ours over each engine: total
+search time, the median of the per-position time ratios, total nodes, and the
+whole process (start-up included; for Pons, his driver's process).  The
+compiled engine is run once first, unmeasured, so that numba's cache holds it;
+its process then warms it up on one position, outside the clock.  Random
+positions have no published score: the engines' scores are compared, and a
+disagreement is printed.
 
 Every engine runs each case in its own subprocess (so peak memory is its own),
 with a time cap: the child stops itself with a timer signal at the cap and
@@ -35,6 +56,8 @@ What each engine runs (see --list):
 - openspiel-minimax-solver: ``open_spiel.python.algorithms.minimax_solver.
   MinimaxSolver`` (memoised full minimax over every reachable state, keyed by
   the state string): win/draw/loss; from the empty board only.
+- gametree-compiled, pons, bitbully: see ``--references`` above (Connect
+  Four sets only; run when named or with ``--references``).
 
 For m,n,k boards and 7x6 Connect Four easyAI gets small bitboard adapters
 written here (centre-first move order, undo by ``unmake_move``, an int position
@@ -882,15 +905,17 @@ def list_all() -> None:
     for case in CASES.values():
         if case.kind == "mnk":
             what = f"empty {case.width}x{case.height} board, {case.k} in a row (first player: {case.expected})"
+        elif case.file == RANDOM:
+            what = f"Connect Four 7x6, {case.count} random positions of {STONES[0]} to {STONES[1]} stones (--seed)"
+        elif case.file == MEDIUM:
+            what = f"Connect Four 7x6, the first {case.count} positions of Pons's Test_L2_R2 (--medium FILE)"
         else:
             what = f"Connect Four 7x6, the first {case.count} positions of {case.file}"
-        print(f"  {case.name:13} {'quick ' if case.quick else '      '}{what}")
+        print(f"  {case.name:16} {'quick ' if case.quick else '      '}{what}")
     print("engines (what each runs: see the top of benchmarks/compare.py):")
     for engine, (package, exact) in ENGINES.items():
-        print(
-            f"  {engine:25} {'depth-aware score' if exact else 'win/draw/loss'}"
-            f"{'' if package else ' (always available)'}"
-        )
+        needs = " (always available)" if package is None else " (needs g++ and --pons)" if engine == "pons" else ""
+        print(f"  {engine:25} {'depth-aware score' if exact else 'win/draw/loss'}{needs}")
 
 
 def main() -> None:
