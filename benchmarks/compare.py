@@ -892,7 +892,7 @@ def versions() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     parts = [f"Python {platform.python_version()}"]
-    for dist in ("gametree", "easyAI", "open_spiel"):
+    for dist in ("gametree", "easyAI", "open_spiel", "numba", "bitbully"):
         try:
             parts.append(f"{dist} {version(dist)}")
         except PackageNotFoundError:
