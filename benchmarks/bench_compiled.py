@@ -10,7 +10,8 @@ It needs numba (the compiled engine) and ``bitbully`` (PyPI; in the
 ``compare`` extra), and measures three things:
 
 1. Pons's 7x6 test sets, whole process.  ``gametree solve connect4 --batch FILE
-   --json`` with ``--engine compiled``, with the default ``auto`` and, as it is
+   --json --no-store`` (the default solution store would answer from what an
+   earlier run proved) with ``--engine compiled``, with the default ``auto`` and, as it is
    quick there, with ``--engine python``; beside it a BitBully process (a small
    script run with ``sys.executable -c``) reading the same file and solving each
    position with ``mtdf``.  Both keep their table for the whole set (BitBully's

@@ -194,3 +194,25 @@ def test_random_positions_are_legal_open_and_distinct() -> None:
         assert game.outcome(state) is None
         # No win at once for the side to move (checked move by move, by the game's own rules).
         assert all(game.outcome(game.play(state, m)) is None for m in game.legal_moves(state)), moves
+
+
+@pytest.mark.slow  # (numba compiles the engine into the test run's own cache first: tens of seconds)
+def test_startup_steps_and_cache_loads() -> None:
+    pytest.importorskip("numba")
+    proc = run("bench_startup.py", "--repeat", "1", "--skip-commands")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [m.group(1) for m in CHECK.finditer(proc.stdout)] == ["before", "after"]
+    steps = re.findall(r"^(\S.*?)\s+(-?\d+)\s+(\d+)$", proc.stdout, re.MULTILINE)
+    assert [name for name, *_ in steps] == [
+        "import gametree",
+        "plugins loaded, Connect Four made",
+        "import numba",
+        "a one-line numba function, from its cache",
+        "gametree's compiled engine built",
+        "first search (its table allocated)",
+    ]
+    assert all(int(peak) > 0 for *_, peak in steps)
+    loads = re.findall(
+        r"^   (\S+)\s+[\d.]+ ms  (from the cache|NOT in the cache: compiled)$", proc.stdout, re.MULTILINE
+    )
+    assert loads and all(where == "from the cache" for _, where in loads), proc.stdout  # (the warm-up filled it)
