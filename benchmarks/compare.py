@@ -700,9 +700,16 @@ def build_pons(source: str, folder: Path) -> Path:
     sources = Path(source)
     if not (sources / "Solver.hpp").is_file():
         sources = folder / "connect4"
-        clone = subprocess.run(
-            ["git", "clone", "--quiet", "--depth", "1", source, str(sources)], capture_output=True, text=True
-        )
+        try:
+            clone = subprocess.run(
+                ["git", "clone", "--quiet", "--depth", "1", source, str(sources)],
+                capture_output=True,
+                text=True,
+                timeout=600,
+                env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},  # fail, not ask, when it would need a password
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise ValueError(f"cannot get Pons's solver from {source}: {exc}") from None
         if clone.returncode or not (sources / "Solver.hpp").is_file():
             why = (clone.stderr.strip().splitlines() or ["no Solver.hpp in it"])[-1]
             raise ValueError(f"cannot get Pons's solver from {source}: {why}")
