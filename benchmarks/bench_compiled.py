@@ -10,7 +10,8 @@ It needs numba (the compiled engine) and ``bitbully`` (PyPI; in the
 ``compare`` extra), and measures three things:
 
 1. Pons's 7x6 test sets, whole process.  ``gametree solve connect4 --batch FILE
-   --json`` with ``--engine compiled``, with the default ``auto`` and, as it is
+   --json --no-store`` (the default solution store would answer from what an
+   earlier run proved) with ``--engine compiled``, with the default ``auto`` and, as it is
    quick there, with ``--engine python``; beside it a BitBully process (a small
    script run with ``sys.executable -c``) reading the same file and solving each
    position with ``mtdf``.  Both keep their table for the whole set (BitBully's
@@ -211,7 +212,17 @@ def bench_sets(step: int, repeat: int, time_limit: float) -> int:
         lines = [line for line in (DATA / file).read_text().splitlines() if line.strip()][::step]
         path = write_lines(lines)
         commands = {
-            f"gametree {e}": [*gametree_command(), "solve", "connect4", "--engine", e, "--batch", path, "--json"]
+            f"gametree {e}": [
+                *gametree_command(),
+                "solve",
+                "connect4",
+                "--engine",
+                e,
+                "--batch",
+                path,
+                "--json",
+                "--no-store",
+            ]
             for e in ENGINES
         }
         commands["BitBully"] = bitbully_command(path, fresh=False)
@@ -430,6 +441,7 @@ def board_command(game: str, width: int, height: int, k: int) -> list[str]:
         "compiled",
         "--best-only",
         "--json",
+        "--no-store",  # (the default store would answer from what an earlier run proved)
     ]
 
 
@@ -520,7 +532,7 @@ def main(argv: list[str] | None = None) -> int:
     path = write_lines([end, warm])
     try:
         run_measured(
-            [*gametree_command(), "solve", "connect4", "--engine", "compiled", "--batch", path, "--json"],
+            [*gametree_command(), "solve", "connect4", "--engine", "compiled", "--batch", path, "--json", "--no-store"],
             args.time_limit,
         )
         run_measured(bitbully_command(path, fresh=False), args.time_limit)

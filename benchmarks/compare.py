@@ -4,9 +4,30 @@
     python benchmarks/compare.py --quick      # the small cases (under a minute)
     python benchmarks/compare.py --case 4x4k4 --engine gametree-solver --engine openspiel-alphabeta
     python benchmarks/compare.py --list       # the cases and engines, and what each engine runs
+    python benchmarks/compare.py --references --pons https://github.com/PascalPons/connect4
+    python benchmarks/compare.py --references --pons ~/src/connect4 --medium ~/Test_L2_R2
 
-easyAI and OpenSpiel are optional: `pip install -e '.[compare]'`.  An engine
-whose package is missing is reported in one line and the others still run.
+easyAI, OpenSpiel and BitBully are optional: `pip install -e '.[compare]'`.  An
+engine whose package is missing is reported in one line and the others still run.
+
+``--references``: gametree's compiled engine beside the two C++ Connect Four
+solvers, Pascal Pons's and BitBully, on his end-easy and middle-easy sets (all
+1000 positions of each), his middle-medium set if given (``--medium FILE``,
+his Test_L2_R2, the first 200 positions: it is neither in his repository nor
+here) and 200 random 7x6 positions of 12 to 24 stones (``--seed``).  Pons's
+solver is built at run time from ``--pons`` (a folder of his sources or
+anything ``git clone`` takes) with our driver, benchmarks/pons_driver.cpp,
+``g++ -O3 -march=native``, in a temporary folder: his code is never copied
+here.  These three engines keep one table for the whole set (no opening book)
+and time each search call alone (gametree ``Solver(game,
+engine="compiled").score``, Pons's ``Solver::solve``, BitBully's ``mtdf``);
+the table under the main one gives, per set, ours over each engine: total
+search time, the median of the per-position time ratios, total nodes, and the
+whole process (start-up included; for Pons, his driver's process).  The
+compiled engine is run once first, unmeasured, so that numba's cache holds it;
+its process then warms it up on one position, outside the clock.  Random
+positions have no published score: the engines' scores are compared, and a
+disagreement is printed.
 
 Every engine runs each case in its own subprocess (so peak memory is its own),
 with a time cap: the child stops itself with a timer signal at the cap and
@@ -35,6 +56,8 @@ What each engine runs (see --list):
 - openspiel-minimax-solver: ``open_spiel.python.algorithms.minimax_solver.
   MinimaxSolver`` (memoised full minimax over every reachable state, keyed by
   the state string): win/draw/loss; from the empty board only.
+- gametree-compiled, pons, bitbully: see ``--references`` above (Connect
+  Four sets only; run when named or with ``--references``).
 
 For m,n,k boards and 7x6 Connect Four easyAI gets small bitboard adapters
 written here (centre-first move order, undo by ``unmake_move``, an int position
@@ -56,10 +79,14 @@ import importlib.util
 import json
 import os
 import platform
+import random
 import resource
+import shutil
 import signal
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -69,8 +96,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "connect4"  # Pons's sets, sources in tests/data/README.md
 CAP = 60.0
+#: Case.file of the two sets that are not files in DATA.
+MEDIUM, RANDOM = "<--medium>", "<random>"
+#: Stones of the random positions (inclusive), as in bench_compiled.py.
+STONES = (12, 24)
 #: Seconds the parent waits past the cap before killing a child that does not stop.
 GRACE = 30.0
+#: Seed of the random positions (--seed), the middle-medium file (--medium) and the built Pons driver (--pons).
+SEED = 2024
+MEDIUM_FILE: Path | None = None
+PONS_BINARY: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -99,8 +134,19 @@ CASES = {
         Case("c4-end-20", "c4", file="pons_end_easy.txt", count=20, quick=True),
         Case("c4-end-1000", "c4", file="pons_end_easy.txt", count=1000),
         Case("c4-middle-20", "c4", file="pons_middle_easy.txt", count=20),
+        Case("c4-middle-1000", "c4", file="pons_middle_easy.txt", count=1000),
+        # Pons's middle-medium set (his "Test_L2_R2"): not in his repository nor here; given by --medium FILE.
+        Case("c4-middle-medium", "c4", file=MEDIUM, count=200),
+        # Random 7x6 positions, 12 to 24 stones (random_positions, seed --seed): no published scores,
+        # the engines' scores are checked against each other.
+        Case("c4-random", "c4", file=RANDOM, count=200),
     )
 }
+#: The cases and engines of --references: gametree's compiled engine beside the two C++ solvers.
+REFERENCE_CASES = ("c4-end-1000", "c4-middle-1000", "c4-middle-medium", "c4-random")
+REFERENCE_ENGINES = ("gametree-compiled", "pons", "bitbully")
+#: Cases run only when named (--case) or with --references.
+EXTRA_CASES = ("c4-middle-1000", "c4-middle-medium", "c4-random")
 
 #: Engine name -> (package it needs or None, whether its answer is depth-aware).
 ENGINES: dict[str, tuple[str | None, bool]] = {
@@ -111,8 +157,13 @@ ENGINES: dict[str, tuple[str | None, bool]] = {
     "easyai-dfs": ("easyAI", False),
     "openspiel-alphabeta": ("pyspiel", False),
     "openspiel-minimax-solver": ("pyspiel", False),
+    "gametree-compiled": ("numba", True),
+    "pons": ("g++", True),
+    "bitbully": ("bitbully", True),
 }
-PACKAGES = {"easyAI": "easyAI", "pyspiel": "open_spiel"}
+PACKAGES = {"easyAI": "easyAI", "pyspiel": "open_spiel", "numba": "numba", "bitbully": "bitbully"}
+#: Engines that solve Connect Four positions only, each position timed on its own.
+POSITION_ENGINES = ("gametree-compiled", "pons", "bitbully")
 #: The engine the "ours/theirs" column divides by.
 OURS = "gametree-solver"
 
@@ -132,6 +183,10 @@ class Row:
     seconds: float | None = None
     peak_mb: float | None = None
     note: str = ""
+    #: Connect Four engines timed per position: [moves, score, nodes, search seconds] of each position solved.
+    positions: list[tuple[str, int, int, float]] | None = None
+    #: Wall seconds of the engine's whole process (start-up, set-up and warm-up included), when measured.
+    process_seconds: float | None = None
 
 
 def win_score(cells: int, played_before: int) -> int:
@@ -149,10 +204,59 @@ def wdl(score: float) -> str:
     return "win" if score > 0 else "loss" if score < 0 else "draw"
 
 
-def c4_positions(case: Case) -> list[tuple[str, int]]:
-    lines = (DATA / case.file).read_text().split("\n")
-    rows = [line.split() for line in lines if line.strip()][: case.count]
-    return [(moves, int(score)) for moves, score in rows]
+def c4_positions(case: Case) -> list[tuple[str, int | None]]:
+    """The case's positions (moves, columns 1-based) and their published scores (None: not published)."""
+    if case.file == RANDOM:
+        return [(moves, None) for moves in random_positions(case.count, SEED)]
+    path = MEDIUM_FILE if case.file == MEDIUM else DATA / case.file
+    if path is None:
+        raise ValueError("Pons's middle-medium set is not here: give his Test_L2_R2 file with --medium FILE")
+    rows = [line.split() for line in path.read_text().splitlines() if line.strip()][: case.count]
+    return [(fields[0], int(fields[1]) if len(fields) > 1 else None) for fields in rows]
+
+
+# -- random 7x6 positions --------------------------------------------------------------------
+#: Bitboards as in Pons's solver and gametree's plugin: column c in bits 7c to 7c + 5.
+BOTTOM = [1 << (7 * c) for c in range(7)]
+TOP = [1 << (7 * c + 5) for c in range(7)]
+COLUMN = [0b111111 << (7 * c) for c in range(7)]
+
+
+def aligned(stones: int) -> bool:
+    """Four in a row among ``stones`` (one player's bitboard)."""
+    for d in (1, 7, 6, 8):
+        m = stones & (stones >> d)
+        if m & (m >> 2 * d):
+            return True
+    return False
+
+
+def random_positions(count: int, seed: int) -> list[str]:
+    """``count`` distinct 7x6 positions of 12 to 24 stones: random legal moves from the empty board.
+
+    Positions already won and positions where the side to move can win at once
+    are rejected (Pons's solver takes neither).  The same seed gives the same
+    positions as bench_compiled.py's generator (the same draws of the same
+    random generator).
+    """
+    rng = random.Random(seed)
+    found: dict[str, None] = {}
+    while len(found) < count:
+        mask, stones, moves = 0, [0, 0], []
+        for ply in range(rng.randint(*STONES)):
+            c = rng.choice([c for c in range(7) if not mask & TOP[c]])
+            bit = (mask + BOTTOM[c]) & COLUMN[c]
+            mask |= bit
+            stones[ply % 2] |= bit
+            moves.append(str(c + 1))
+            if aligned(stones[ply % 2]):
+                break
+        else:
+            mover = stones[len(moves) % 2]
+            playable = [c for c in range(7) if not mask & TOP[c]]
+            if not any(aligned(mover | (mask + BOTTOM[c]) & COLUMN[c]) for c in playable):
+                found.setdefault("".join(moves))
+    return list(found)
 
 
 # -- easyAI adapters -------------------------------------------------------------------------
@@ -343,6 +447,10 @@ class Progress:
         self.done = 0  # positions finished (Connect Four sets)
         self.right = 0
         self.counter: Callable[[], int | None] = lambda: None
+        #: Per position (engines timed per position): moves, score, nodes, search seconds.
+        self.positions: list[tuple[str, int, int, float]] = []
+        #: Wall seconds of a process the engine runs in (Pons's driver), if any.
+        self.process_seconds: float | None = None
 
 
 #: A prepared run: called with the clock running, returns (result text, agrees with the known value).
@@ -417,6 +525,8 @@ def prepare_c4(engine: str, case: Case, progress: Progress) -> Solve:
         raise ValueError("MinimaxSolver only solves from the initial state")
     positions = c4_positions(case)
     exact = ENGINES[engine][1]
+    if engine in POSITION_ENGINES:
+        return prepare_positions(engine, positions, progress)
 
     def summary() -> tuple[str, bool | None]:
         what = "exact score" if exact else "win/draw/loss"
@@ -471,6 +581,152 @@ def prepare_c4(engine: str, case: Case, progress: Progress) -> Solve:
     return solve
 
 
+# -- the engines timed per position: gametree's compiled engine, Pons's and BitBully's solvers --------------
+def prepare_positions(engine: str, positions: list[tuple[str, int | None]], progress: Progress) -> Solve:
+    """Solve each position with one table kept for them all, timing each search on its own.
+
+    ``progress.positions`` gets (moves, score, nodes, search seconds) of each;
+    the clock runs around the search call alone (gametree's ``Solver.score``,
+    Pons's ``Solver::solve``, BitBully's ``mtdf``), not the replay of the moves.
+    """
+    published = [expected for _, expected in positions]
+
+    def summary() -> tuple[str, bool | None]:
+        done = progress.positions
+        if any(expected is None for expected in published):
+            return f"{len(done)}/{len(positions)} solved (scores compared across engines)", None
+        right = sum(score == expected for (_, score, _, _), expected in zip(done, published))
+        progress.right = right
+        return f"{right}/{len(positions)} right (exact score)", right == len(positions)
+
+    def record(moves: str, score: int, nodes: int, seconds: float) -> None:
+        progress.positions.append((moves, score, nodes, seconds))
+        progress.nodes += nodes
+        progress.done += 1
+
+    if engine == "pons":
+        return prepare_pons(positions, progress, record, summary)
+    clock = time.perf_counter
+    if engine == "bitbully":
+        import bitbully
+
+        solver = bitbully.BitBully(opening_book=None)
+
+        def bitbully_solve() -> tuple[str, bool | None]:
+            for moves, _ in positions:
+                board = bitbully.Board()
+                for ch in moves:
+                    board.play(int(ch) - 1)
+                solver.reset_node_counter()
+                start = clock()
+                score = solver.mtdf(board)
+                seconds = clock() - start
+                record(moves, int(score), int(solver.get_node_counter()), seconds)
+            return summary()
+
+        return bitbully_solve
+    from gametree import load, play_text
+    from gametree.search import Solver
+
+    game = load().game("connect4").create()
+    # Warm-up, outside the clock: numba loads the compiled code at its first search (its own table, thrown away).
+    Solver(game, engine="compiled").score(play_text(game, WARM_UP))
+    ours = Solver(game, engine="compiled")
+
+    def gametree_solve() -> tuple[str, bool | None]:
+        for moves, _ in positions:
+            state = play_text(game, moves)
+            ours.engine_for(state)  # (built at the first position, before its clock)
+            start = clock()
+            result = ours.score(state)
+            seconds = clock() - start
+            record(moves, int(result.score), int(result.nodes), seconds)
+        return summary()
+
+    return gametree_solve
+
+
+#: The warm-up position of gametree's compiled engine: the first of Pons's end-easy set (a few hundred nodes).
+WARM_UP = "2252576253462244111563365343671351441"
+
+
+def prepare_pons(
+    positions: list[tuple[str, int | None]],
+    progress: Progress,
+    record: Callable[[str, int, int, float], None],
+    summary: Callable[[], tuple[str, bool | None]],
+) -> Solve:
+    """Pons's solver, built by :func:`build_pons`: the positions on its standard input, one line out each."""
+    if PONS_BINARY is None:
+        raise ValueError("Pons's solver is not built: give its source with --pons PATH_OR_GIT_URL")
+    binary = PONS_BINARY
+    text = "".join(f"{moves}\n" for moves, _ in positions)
+
+    def read(out: str) -> None:
+        for line in out.splitlines():
+            fields = line.split()
+            if len(fields) != 4:
+                raise ValueError(f"Pons's solver refused a position: {line}")
+            record(fields[0], int(fields[1]), int(fields[2]), float(fields[3]) / 1e6)
+
+    def solve() -> tuple[str, bool | None]:
+        start = time.perf_counter()
+        proc = subprocess.Popen([str(binary)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            out, _ = proc.communicate(text)
+        except Capped:
+            proc.kill()
+            out, _ = proc.communicate()
+            read(out)
+            raise
+        progress.process_seconds = time.perf_counter() - start
+        read(out)
+        return summary()
+
+    return solve
+
+
+def build_pons(source: str, folder: Path) -> Path:
+    """Pons's solver with our driver (benchmarks/pons_driver.cpp), built in ``folder``: the binary's path.
+
+    ``source`` is a folder holding his sources (Solver.hpp, Solver.cpp, ...) or
+    anything ``git clone`` takes (a URL, a local clone or bare repository).
+    Built with ``g++ -O3 -march=native``; raises ValueError with a one-line
+    reason when it cannot be.
+    """
+    compiler = shutil.which("g++")
+    if compiler is None:
+        raise ValueError("g++ is not installed: cannot build Pons's solver")
+    sources = Path(source)
+    if not (sources / "Solver.hpp").is_file():
+        sources = folder / "connect4"
+        try:
+            clone = subprocess.run(
+                ["git", "clone", "--quiet", "--depth", "1", source, str(sources)],
+                capture_output=True,
+                text=True,
+                timeout=600,
+                env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},  # fail, not ask, when it would need a password
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise ValueError(f"cannot get Pons's solver from {source}: {exc}") from None
+        if clone.returncode or not (sources / "Solver.hpp").is_file():
+            why = (clone.stderr.strip().splitlines() or ["no Solver.hpp in it"])[-1]
+            raise ValueError(f"cannot get Pons's solver from {source}: {why}")
+    binary = folder / "pons_driver"
+    driver = Path(__file__).resolve().parent / "pons_driver.cpp"
+    build = subprocess.run(
+        [compiler, "-O3", "-march=native", "-DNDEBUG", "-std=c++11", "-I", str(sources), str(driver),
+         str(sources / "Solver.cpp"), "-o", str(binary)],
+        capture_output=True,
+        text=True,
+    )  # fmt: skip
+    if build.returncode:
+        why = (build.stderr.strip().splitlines() or [f"exit status {build.returncode}"])[0]
+        raise ValueError(f"cannot build Pons's solver: {why}")
+    return binary
+
+
 def nodes_from_traceback(tb: Any) -> int | None:
     """gametree's counters live in the search call: find them in the interrupted frames."""
     while tb is not None:
@@ -506,7 +762,9 @@ def run_child(engine: str, case_name: str, cap: float) -> Row:
     except Capped as exc:
         row.seconds = time.perf_counter() - start
         row.status = "capped"
-        if engine.startswith("gametree"):
+        if engine in POSITION_ENGINES:
+            row.nodes = progress.nodes
+        elif engine.startswith("gametree"):
             current = nodes_from_traceback(exc.__traceback__)
             row.nodes = None if current is None else progress.nodes + current
         else:
@@ -517,12 +775,24 @@ def run_child(engine: str, case_name: str, cap: float) -> Row:
         signal.setitimer(signal.ITIMER_REAL, 0)
         row.status, row.note = "error", f"{type(exc).__name__}: {exc}"
     row.peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if engine in POSITION_ENGINES:
+        row.positions = progress.positions
+        row.process_seconds = progress.process_seconds
+        if engine == "pons":  # the driver's own process, not this Python one around it
+            row.peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+            row.seconds = sum(seconds for *_, seconds in progress.positions)
     return row
 
 
 # -- the parent ------------------------------------------------------------------------------
 def run_in_subprocess(engine: str, case: str, cap: float) -> Row:
     command = [sys.executable, __file__, "--child", engine, case, "--cap", str(cap), "--data", str(DATA)]
+    command += ["--seed", str(SEED)]
+    if MEDIUM_FILE is not None:
+        command += ["--medium", str(MEDIUM_FILE)]
+    if PONS_BINARY is not None:
+        command += ["--pons-binary", str(PONS_BINARY)]
+    start = time.perf_counter()
     try:
         proc = subprocess.run(command, capture_output=True, text=True, timeout=cap + GRACE, cwd=ROOT)
     except subprocess.TimeoutExpired:
@@ -532,16 +802,17 @@ def run_in_subprocess(engine: str, case: str, cap: float) -> Row:
     if proc.returncode:
         last = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
         return Row(case, engine, "error", note=last)
-    return Row(**json.loads(proc.stdout.strip().splitlines()[-1]))
+    wall = time.perf_counter() - start
+    row = Row(**json.loads(proc.stdout.strip().splitlines()[-1]))
+    if row.process_seconds is None:
+        row.process_seconds = wall  # this child's whole life: Python's start, imports, set-up and warm-up
+    if row.positions is not None:
+        row.positions = [(m, score, nodes, seconds) for m, score, nodes, seconds in row.positions]
+    return row
 
 
 def ratio(ours: Row | None, row: Row) -> str:
-    if (
-        ours is None
-        or row.engine == OURS
-        or ours.status not in ("done", "capped")
-        or row.status not in ("done", "capped")
-    ):
+    if ours is None or row is ours or ours.status not in ("done", "capped") or row.status not in ("done", "capped"):
         return ""
     if ours.status == "capped":
         return "> 1" if row.status == "done" else "?"
@@ -568,11 +839,67 @@ def format_row(row: Row, ours: Row | None, cap: float) -> str:
     return f"| {row.case} | {row.engine} | {result} | {nodes} | {seconds} | {peak} | {ratio(ours, row)} |"
 
 
+def print_positions(by_case: dict[str, list[Row]], mine: str) -> None:
+    """Per position, ours against each engine timed per position: ratios of time and nodes, score agreement."""
+    header = False
+    for case, rows in by_case.items():
+        timed = [row for row in rows if row.positions]
+        ours = next((row for row in timed if row.engine == mine), None)
+        if not timed:
+            continue
+        if not header:
+            header = True
+            print(
+                f"\nPer position (search call alone, one table kept across each set; ratios are {mine} / engine,"
+                " above 1: ours slower; 'median' is the median of the per-position time ratios)"
+            )
+            print(
+                "| case | engine | solved | search ms/pos | nodes/pos | time ratio | median | nodes ratio"
+                " | process s | process ratio |"
+            )
+            print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for row in timed:
+            print(position_line(case, row, ours))
+        count = min(len(row.positions or ()) for row in timed)
+        split = [
+            i for i in range(count) if len({row.positions[i][1] for row in timed if row.positions}) > 1
+        ]  # fmt: skip
+        if split:
+            first = split[0]
+            scores = ", ".join(f"{row.engine} {row.positions[first][1]}" for row in timed if row.positions)
+            moves = timed[0].positions[first][0] if timed[0].positions else ""
+            print(f"| {case} | SCORES DISAGREE on {len(split)} of {count} positions, first {moves}: {scores} |")
+
+
+def position_line(case: str, row: Row, ours: Row | None) -> str:
+    done = row.positions or []
+    n = max(len(done), 1)
+    ms = 1000 * sum(p[3] for p in done) / n
+    nodes = sum(p[2] for p in done) / n
+    process = f"{row.process_seconds:.3f}" if row.process_seconds is not None else ""
+    ratios = ["", "", "", ""]
+    if ours is not None and ours is not row and ours.positions:
+        common = min(len(done), len(ours.positions))
+        mine, theirs = ours.positions[:common], done[:common]
+        per = [a[3] / b[3] for a, b in zip(mine, theirs) if b[3] > 0]
+        t_ours, t_theirs = sum(p[3] for p in mine), sum(p[3] for p in theirs)
+        n_ours, n_theirs = sum(p[2] for p in mine), sum(p[2] for p in theirs)
+        ratios[0] = f"x{t_ours / t_theirs:.2f}" if t_theirs else ""
+        ratios[1] = f"x{statistics.median(per):.2f}" if per else ""
+        ratios[2] = f"x{n_ours / n_theirs:.2f}" if n_theirs else ""
+        if ours.process_seconds and row.process_seconds:
+            ratios[3] = f"x{ours.process_seconds / row.process_seconds:.2f}"
+    return (
+        f"| {case} | {row.engine} | {len(done)} | {ms:.3f} | {nodes:,.1f} | {ratios[0]} | {ratios[1]} | {ratios[2]}"
+        f" | {process} | {ratios[3]} |"
+    )
+
+
 def versions() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     parts = [f"Python {platform.python_version()}"]
-    for dist in ("gametree", "easyAI", "open_spiel"):
+    for dist in ("gametree", "easyAI", "open_spiel", "numba", "bitbully"):
         try:
             parts.append(f"{dist} {version(dist)}")
         except PackageNotFoundError:
@@ -585,23 +912,35 @@ def list_all() -> None:
     for case in CASES.values():
         if case.kind == "mnk":
             what = f"empty {case.width}x{case.height} board, {case.k} in a row (first player: {case.expected})"
+        elif case.file == RANDOM:
+            what = f"Connect Four 7x6, {case.count} random positions of {STONES[0]} to {STONES[1]} stones (--seed)"
+        elif case.file == MEDIUM:
+            what = f"Connect Four 7x6, the first {case.count} positions of Pons's Test_L2_R2 (--medium FILE)"
         else:
             what = f"Connect Four 7x6, the first {case.count} positions of {case.file}"
-        print(f"  {case.name:13} {'quick ' if case.quick else '      '}{what}")
+        print(f"  {case.name:16} {'quick ' if case.quick else '      '}{what}")
     print("engines (what each runs: see the top of benchmarks/compare.py):")
     for engine, (package, exact) in ENGINES.items():
-        print(
-            f"  {engine:25} {'depth-aware score' if exact else 'win/draw/loss'}"
-            f"{'' if package else ' (always available)'}"
-        )
+        needs = " (always available)" if package is None else " (needs g++ and --pons)" if engine == "pons" else ""
+        print(f"  {engine:25} {'depth-aware score' if exact else 'win/draw/loss'}{needs}")
 
 
 def main() -> None:
-    global DATA
+    global DATA, SEED, MEDIUM_FILE, PONS_BINARY
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="only the small cases (under a minute overall)")
     parser.add_argument("--case", choices=list(CASES), action="append", help="run only these cases (repeatable)")
     parser.add_argument("--engine", choices=list(ENGINES), action="append", help="run only these engines (repeatable)")
+    parser.add_argument(
+        "--references",
+        action="store_true",
+        help=f"gametree's compiled engine beside Pons's and BitBully's solvers: cases {', '.join(REFERENCE_CASES)}",
+    )
+    parser.add_argument(
+        "--pons", metavar="PATH_OR_GIT_URL", help="Pons's solver source (a folder or a git URL), built with g++"
+    )
+    parser.add_argument("--medium", type=Path, help="Pons's middle-medium set (his Test_L2_R2 file)")
+    parser.add_argument("--seed", type=int, default=SEED, help=f"seed of the random positions (default {SEED})")
     parser.add_argument(
         "--cap", type=float, default=None, help=f"seconds per engine per case (default {CAP:g}; 10 with --quick)"
     )
@@ -609,55 +948,98 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA, help=f"folder of Pons's position files (default {DATA})")
     parser.add_argument("--list", action="store_true", help="list the cases and engines and exit")
     parser.add_argument("--child", nargs=2, metavar=("ENGINE", "CASE"), help=argparse.SUPPRESS)
+    parser.add_argument("--pons-binary", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    DATA = args.data
+    DATA, SEED, MEDIUM_FILE, PONS_BINARY = args.data, args.seed, args.medium, args.pons_binary
     cap = args.cap if args.cap is not None else 10.0 if args.quick else CAP
     if cap <= 0:
         parser.error("--cap must be positive")
+    if args.medium is not None and not args.medium.is_file():
+        parser.error(f"--medium: no file {args.medium}")
     if args.child:
         print(json.dumps(asdict(run_child(args.child[0], args.child[1], cap))))
         return
     if args.list:
         list_all()
         return
+    with tempfile.TemporaryDirectory(prefix="gametree-pons-") as folder:
+        run_all(args, cap, Path(folder))
 
-    cases = args.case or [name for name, case in CASES.items() if case.quick or not args.quick]
-    engines = args.engine or list(ENGINES)
+
+def chosen(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """The cases and engines to run, before dropping those that cannot."""
+    if args.references:
+        cases = list(REFERENCE_CASES)
+    else:
+        cases = [name for name, case in CASES.items() if (case.quick or not args.quick) and name not in EXTRA_CASES]
+    engines = list(REFERENCE_ENGINES) if args.references else [e for e in ENGINES if e not in POSITION_ENGINES]
+    return args.case or cases, args.engine or engines
+
+
+def runnable(args: argparse.Namespace, folder: Path) -> tuple[list[str], list[str]]:
+    """The cases and engines that can run here; a line each for those that cannot."""
+    global PONS_BINARY
+    out = sys.stderr if args.json else sys.stdout
+    cases, engines = chosen(args)
+    if "pons" in engines:
+        try:
+            if args.pons is None:
+                raise ValueError("no source for Pons's solver (--pons PATH_OR_GIT_URL)")
+            PONS_BINARY = build_pons(args.pons, folder)
+        except ValueError as exc:
+            print(f"{exc}: skipping pons", file=out)
+            engines.remove("pons")
     for package in dict.fromkeys(ENGINES[e][0] for e in engines):
-        if package and importlib.util.find_spec(package) is None:
+        if package in PACKAGES and importlib.util.find_spec(package) is None:
             dropped = [e for e in engines if ENGINES[e][0] == package]
             print(
                 f"{PACKAGES[package]} is not installed (pip install -e '.[compare]'): skipping {', '.join(dropped)}",
-                file=sys.stderr if args.json else sys.stdout,
+                file=out,
             )
             engines = [e for e in engines if e not in dropped]
     if any(CASES[c].kind == "c4" for c in cases) and not DATA.is_dir():
-        print(
-            f"Pons's positions not found in {DATA}: skipping the Connect Four cases",
-            file=sys.stderr if args.json else sys.stdout,
-        )
+        print(f"Pons's positions not found in {DATA}: skipping the Connect Four cases", file=out)
         cases = [c for c in cases if CASES[c].kind != "c4"]
+    if "c4-middle-medium" in cases and MEDIUM_FILE is None:
+        print("Pons's middle-medium set not given (--medium FILE, his Test_L2_R2): skipping c4-middle-medium", file=out)
+        cases.remove("c4-middle-medium")
+    return cases, engines
 
+
+def run_all(args: argparse.Namespace, cap: float, folder: Path) -> None:
+    cases, engines = runnable(args, folder)
     if not args.json:
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
         print(f"{versions()}; cap {cap:g} s per engine per case; load average at start {load}")
         print()
         print("| case | engine | result | nodes | seconds | peak MB | ours/theirs |")
         print("|---|---|---|---:|---:|---:|---:|")
-    ordered = sorted(engines, key=lambda e: e != OURS)  # ours first: the ratio needs its time
+    mine = OURS if OURS in engines else "gametree-compiled"
+    if "gametree-compiled" in engines and any(CASES[c].kind == "c4" for c in cases):
+        # Not measured: the first run of the compiled engine compiles it into numba's cache (tens of seconds);
+        # every measured process loads it from there, as an installed gametree does after its first search.
+        warm = run_in_subprocess("gametree-compiled", "c4-end-20", max(cap, 120.0))
+        if warm.status != "done":
+            print(f"warm-up of gametree-compiled failed: {warm.status} {warm.note}", file=sys.stderr)
+    ordered = sorted(engines, key=lambda e: e != mine)  # ours first: the ratio needs its time
+    by_case: dict[str, list[Row]] = {}
     for case in cases:
         ours = None
         for engine in ordered:
             if engine == "openspiel-minimax-solver" and CASES[case].kind != "mnk":
                 continue  # it solves from the initial state only
+            if engine in POSITION_ENGINES and CASES[case].kind != "c4":
+                continue  # Connect Four only
             row = run_in_subprocess(engine, case, cap)
-            if engine == OURS:
+            by_case.setdefault(case, []).append(row)
+            if engine == mine:
                 ours = row
             if args.json:
                 print(json.dumps(asdict(row)), flush=True)
             else:
                 print(format_row(row, ours, cap), flush=True)
     if not args.json:
+        print_positions(by_case, mine)
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
         print(f"\nload average at end {load}")
 

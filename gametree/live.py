@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
+    from rich.spinner import Spinner
 
     from .search.progress import SolveProgress
 
@@ -110,27 +111,40 @@ def elapsed_status(what: str | Callable[[], str]) -> Callable[[], RenderableType
     returns now: the stage of the work) and the seconds."""
     import time
 
-    from rich.spinner import Spinner
-
     began = time.perf_counter()
-    spinner = Spinner("dots")
+    spinner = _spinner()
 
     def render() -> RenderableType:
-        spinner.text = f"{what if isinstance(what, str) else what()} · {time.perf_counter() - began:.1f} s"
-        return spinner
+        shown = spinner()
+        shown.text = f"{what if isinstance(what, str) else what()} · {time.perf_counter() - began:.1f} s"
+        return shown
 
     return render
 
 
+def _spinner() -> Callable[[], Spinner]:
+    """A renderer's spinner, made when first shown: a command that shows no progress (``--json``, not a
+    terminal) does not import rich's spinner and tables (about 20 ms of a short process's start-up)."""
+    made: list[Spinner] = []
+
+    def spinner() -> Spinner:
+        if not made:
+            from rich.spinner import Spinner
+
+            made.append(Spinner("dots"))
+        return made[0]
+
+    return spinner
+
+
 def text_status(text: Callable[[], str]) -> Callable[[], RenderableType]:
     """A renderer of work that says itself what it is doing: a spinner and ``text()``."""
-    from rich.spinner import Spinner
-
-    spinner = Spinner("dots")
+    spinner = _spinner()
 
     def render() -> RenderableType:
-        spinner.text = text()
-        return spinner
+        shown = spinner()
+        shown.text = text()
+        return shown
 
     return render
 
@@ -175,15 +189,13 @@ _PHASES = {
 
 def solve_status(progress: SolveProgress) -> Callable[[], RenderableType]:
     """A renderer of a running solve: a spinner and :func:`solve_text`."""
-    from rich.spinner import Spinner
-
-    spinner = Spinner("dots")
+    spinner = _spinner()
 
     def render() -> RenderableType:
         from rich.table import Table
 
         grid = Table.grid(padding=(0, 1))
-        grid.add_row(spinner, solve_text(progress))
+        grid.add_row(spinner(), solve_text(progress))
         return grid
 
     return render
