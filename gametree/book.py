@@ -337,9 +337,10 @@ def _solve_strong(
         if kept is not None:
             kept(written)
 
-    def stored(key: Hashable) -> int | None:
-        as_stored = storable_key(key)
-        return None if as_stored is None else book.get(as_stored)
+    def stored(keys: list[Hashable]) -> dict[Hashable, int]:
+        by_stored = {storable_key(k): k for k in keys}
+        found = book.scores_of([k for k in by_stored if k is not None])
+        return {by_stored[k]: score for k, score in found.items()}
 
     again = Resume(resume.ply, stored) if resume is not None else None
     solve_strongly(game, progress=counting, keep=keep, resume=again)

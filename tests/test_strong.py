@@ -282,7 +282,7 @@ def test_a_resumed_solve_lists_down_to_the_kept_ply_and_scores_the_rest_as_one_s
         ttt3,
         progress=lambda stage, done, total: calls.append(stage),
         keep=lambda keys, scores, images, at: kept.append((at, [(k, scores[k], images[k]) for k in keys])),
-        resume=Resume(ply, ttt3_solved.scores.get),
+        resume=Resume(ply, lambda keys: {k: ttt3_solved.scores[k] for k in keys}),
     )
     assert solved.per_ply == ttt3_solved.per_ply[: ply + 1]  # (the ply read counted; none deeper)
     assert all(solved.scores[k] == ttt3_solved.scores[k] for k in solved.scores)
@@ -296,4 +296,4 @@ def test_a_resumed_solve_lists_down_to_the_kept_ply_and_scores_the_rest_as_one_s
 
 def test_a_resumed_solve_without_a_kept_score_raises_lookup_error(ttt3) -> None:
     with pytest.raises(LookupError, match="ply 4"):
-        solve_strongly(ttt3, resume=Resume(4, lambda key: None))
+        solve_strongly(ttt3, resume=Resume(4, lambda keys: {}))

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 
 from ..game import Game, M, S, UnsupportedGameError, capabilities, game_name, win_score
@@ -52,11 +52,12 @@ _EVERY = (1 << 14) - 1
 @dataclass(frozen=True, slots=True)
 class Resume:
     """Where a strong solve stopped before goes on from: every finished position and every class
-    from ``ply`` on were proven already (and kept), and ``score(canonical key)`` tells each
-    unfinished class's score at ``ply`` (None: not known, and the solve raises ``LookupError``)."""
+    from ``ply`` on were proven already (and kept), and ``scores(canonical keys)`` tells the scores
+    of the unfinished classes at ``ply`` (all of them at once: one that it leaves out is not known,
+    and the solve raises ``LookupError``)."""
 
     ply: int
-    score: Callable[[Hashable], int | None]
+    scores: Callable[[list[Hashable]], Mapping[Hashable, int]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,10 +245,11 @@ def _read_boundary(
     progress: Progress | None,
 ) -> None:
     """The scores of the positions at ``resume.ply`` (the ``frontier``), proven before: a finished
-    one's from its outcome, the others' from ``resume.score``."""
+    one's from its outcome, the others' from ``resume.scores``."""
     ply = resume.ply
     stage = f"reading ply {ply}"
     magnitude = win_score(game.info.max_plies, ply - 1)
+    wanted: dict[Hashable, None] = {}
     for done, (k, s) in enumerate(frontier.items()):
         if progress is not None and not done & _EVERY:
             progress(stage, done, len(frontier))
@@ -257,11 +259,12 @@ def _read_boundary(
         ended = game.outcome(s)
         if ended is not None:
             scores[c] = _ended_score(ended.winner, game.to_move(s), magnitude)
-            continue
-        value = resume.score(c)
-        if value is None:
-            raise LookupError(f"the score of a position at ply {ply} is not known: it cannot be resumed there")
-        scores[c] = value
+        else:
+            wanted[c] = None
+    known = resume.scores(list(wanted))
+    if any(c not in known for c in wanted):
+        raise LookupError(f"the score of a position at ply {ply} is not known: it cannot be resumed there")
+    scores.update((c, known[c]) for c in wanted)
     if progress is not None:
         progress(stage, len(frontier), len(frontier))
 
