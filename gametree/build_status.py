@@ -131,7 +131,11 @@ class StrongBuildStatus:
         elif self.stage.startswith("scoring"):
             what = f"scoring (2/2) ply {self.ply} ({self.done:,}/{self.total:,}), {self.kept:,} kept in the store"
             seconds = self.left()
-            left = "left: ?" if seconds is None else f"left {_clock(seconds)} for the whole build"
+            left = (
+                "time left: known once the first scores are in"
+                if seconds is None
+                else f"left {_clock(seconds)} for the whole build"
+            )
         else:
             what, left = self.stage, ""
         return " · ".join(part for part in (what, f"{_clock(elapsed)} so far", left) if part)
