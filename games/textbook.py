@@ -198,13 +198,14 @@ def random_tree(
     seed: int | None = None,
     chance: bool = False,
     players: int = 2,
+    ordered: bool = False,
 ) -> TextbookTree:
     """A random tree (:mod:`textbook_random`); the same ``seed`` gives the same tree (None: a seed drawn
-    at random, which :meth:`TextbookTree.options` reports)."""
+    at random, which :meth:`TextbookTree.options` reports); ``ordered``: each player's best move first."""
     if seed is None:
         seed = randomness.SystemRandom().randrange(2**32)
     text = random_tree_text(
-        depth=depth, branching=branching, low=low, high=high, seed=seed, chance=chance, players=players
+        depth=depth, branching=branching, low=low, high=high, seed=seed, chance=chance, players=players, ordered=ordered
     )
     options = {
         "random": True,
@@ -216,6 +217,8 @@ def random_tree(
         "chance": chance,
         "players": players,
     }
+    if ordered:  # (an option that changes nothing is left out: the options of every other tree stay as they were)
+        options["ordered"] = True
     return TextbookTree(parse(text), options)
 
 
@@ -255,6 +258,7 @@ def _make(
     tree_seed: int | None = None,
     chance: bool = False,
     players: int | None = None,
+    ordered: bool = False,
 ) -> TextbookTree:
     """The game of ``--tree``, ``--file`` or ``--random`` (one of them; none: AIMA Figure 5.2)."""
     given = {
@@ -273,7 +277,8 @@ def _make(
             f"the tree comes from one of --tree, --file and --random, not from {sources[0]} and {sources[1]}"
         )
     if not random:
-        stray = [name for name, value in given.items() if value is not None] + (["chance"] if chance else [])
+        stray = [name for name, value in given.items() if value is not None]
+        stray += [name for name, flag in (("chance", chance), ("ordered", ordered)) if flag]
         if stray:
             raise ValueError(f"--{stray[0].replace('_', '-')} makes a random tree: add --random")
     if random:
@@ -293,6 +298,7 @@ def _make(
             seed=settings["tree_seed"],
             chance=chance,
             players=int(settings["players"] or 0),
+            ordered=ordered,
         )
     flag, text = (
         ("--file", read_tree_file(file)) if file is not None else ("--tree", AIMA_FIGURE_5_2 if tree is None else tree)
@@ -322,6 +328,7 @@ def gametree_register_games(registry) -> None:  # type: ignore[no-untyped-def]
                 Option("tree_seed", int, None, "--random: the seed (the same seed, the same tree)."),
                 Option("chance", bool, False, "--random: every second level is a chance node."),
                 Option("players", int, None, "--random: players (3 or more: payoff vectors) [default: 2]."),
+                Option("ordered", bool, False, "--random: each player's best move first (best-first order)."),
             ),
         )
     )

@@ -20,6 +20,9 @@ from .textbook_notation import MAX_DEPTH, MAX_NODES, MAX_PLAYERS, number_text
 
 __all__ = ["MAX_VALUE", "check_random", "random_tree_text"]
 
+#: A subtree's value while a random tree is drawn: MAX's value (two players) or each player's payoff.
+Values = tuple[Fraction, ...]
+
 #: The largest leaf value (by magnitude) of a random tree.
 MAX_VALUE = 10**9
 
@@ -44,26 +47,45 @@ def check_random(depth: int, branching: int, low: int, high: int, players: int) 
 
 
 def random_tree_text(
-    *, depth: int, branching: int, low: int, high: int, seed: int, chance: bool = False, players: int = 2
+    *,
+    depth: int,
+    branching: int,
+    low: int,
+    high: int,
+    seed: int,
+    chance: bool = False,
+    players: int = 2,
+    ordered: bool = False,
 ) -> str:
-    """The text of a random tree (see the module's docstring); the same arguments give the same text."""
+    """The text of a random tree (see the module's docstring); the same arguments give the same text.
+
+    ``ordered``: the same tree with each player's children in best-first order (MAX's highest
+    value first, MIN's lowest; with more players, the mover's highest payoff first), the order
+    that lets alpha-beta and Star2 prune the most; chance outcomes keep their order."""
     check_random(depth, branching, low, high, players)
     rng = random.Random(seed)
+
+    def turn_of(level: int) -> int:
+        return (level // 2 if chance else level) % players
 
     def kind(level: int) -> str:
         if chance and level % 2 == 1:
             return "chance"
-        turn = (level // 2 if chance else level) % players
+        turn = turn_of(level)
         if players == 2:
             return ("max", "min")[turn]
         return f"p{turn + 1}"
 
-    def leaf() -> str:
+    def leaf() -> tuple[str, Values]:
         if players == 2:
-            return str(rng.randint(low, high))
-        return "(" + ",".join(str(rng.randint(low, high)) for _ in range(players)) + ")"
+            value = rng.randint(low, high)
+            return str(value), (Fraction(value),)
+        payoffs = [rng.randint(low, high) for _ in range(players)]
+        return "(" + ",".join(str(v) for v in payoffs) + ")", tuple(Fraction(v) for v in payoffs)
 
-    def node(level: int) -> str:
+    def node(level: int) -> tuple[str, Values]:
+        """A subtree's text and its value (MAX's, or each player's payoff), the values drawn in
+        the same order whether the tree is ordered or not."""
         if level == depth:
             return leaf()
         name = kind(level)
@@ -71,7 +93,21 @@ def random_tree_text(
         if name == "chance":
             odds = [rng.randint(1, 4) for _ in children]
             total = sum(odds)
-            children = [f"{number_text(Fraction(o, total))}: {c}" for o, c in zip(odds, children, strict=True)]
-        return f"{name}({' '.join(children)})"
+            texts = [f"{number_text(Fraction(o, total))}: {text}" for o, (text, _) in zip(odds, children, strict=True)]
+            expected = tuple(
+                sum((Fraction(o, total) * values[i] for o, (_, values) in zip(odds, children)), Fraction(0))
+                for i in range(len(children[0][1]))
+            )
+            return f"{name}({' '.join(texts)})", expected
+        turn = turn_of(level)
+        if players == 2:  # MAX's value: MAX takes the highest, MIN the lowest
+            best = max if turn == 0 else min
+            index, sign = 0, 1 if turn == 0 else -1
+        else:
+            best, index, sign = max, turn, 1
+        if ordered:
+            children.sort(key=lambda child: -sign * child[1][index])  # (stable: ties keep their order)
+        value = best((child[1] for child in children), key=lambda values: values[index])
+        return f"{name}({' '.join(text for text, _ in children)})", value
 
-    return node(0)
+    return node(0)[0]

@@ -29,6 +29,8 @@ from gametree import (
     hookimpl,
 )
 
+from .grid import LetteredGrid, board_sides, grid_lines, permuted, size_options
+
 __all__ = ["TTTBoard", "TTTState", "TicTacToe"]
 
 MAX_SIDE = 26  # row letters A..Z
@@ -91,7 +93,7 @@ class TTTState(NamedTuple):
     ot: int = 0
 
 
-class TicTacToe(Game[TTTState, int]):
+class TicTacToe(LetteredGrid, Game[TTTState, int]):
     """The m,n,k-game on a ``width`` x ``height`` board, ``k`` in a row to win."""
 
     def __init__(self, width: int = 3, height: int = 3, k: int | None = None) -> None:
@@ -107,17 +109,7 @@ class TicTacToe(Game[TTTState, int]):
         self.info = GameInfo(max_plies=n, player_names=("X", "O"))
         self.full = (1 << n) - 1
 
-        lines = []
-        for r in range(height):
-            for c in range(width):
-                for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                    end_r, end_c = r + dr * (k - 1), c + dc * (k - 1)
-                    if 0 <= end_r < height and 0 <= end_c < width:
-                        mask = 0
-                        for i in range(k):
-                            mask |= 1 << ((r + dr * i) * width + c + dc * i)
-                        lines.append(mask)
-        self.lines = tuple(dict.fromkeys(lines))  # k == 1 yields each cell 4 times
+        self.lines = tuple(dict.fromkeys(grid_lines(width, height, k)))  # k == 1 yields each cell 4 times
         self.lines_through = tuple(tuple(m for m in self.lines if m >> cell & 1) for cell in range(n))
 
         # Centre-first: cells on more lines first, then nearer the centre.
@@ -324,16 +316,8 @@ class TicTacToe(Game[TTTState, int]):
         best = min(images, default=code)
         return min(code, best)
 
-    def _permute(self, bits: int, perm: tuple[int, ...]) -> int:
-        out = 0
-        while bits:
-            low = bits & -bits
-            out |= 1 << perm[low.bit_length() - 1]
-            bits ^= low
-        return out
-
     def symmetries(self, state: TTTState) -> list[TTTState]:
-        p = self._permute
+        p = permuted
         return [
             TTTState(p(state.x, perm), p(state.o, perm), state.moves, state.won, p(state.xt, perm), p(state.ot, perm))
             for perm in self._perms
@@ -429,10 +413,6 @@ class TicTacToe(Game[TTTState, int]):
             )
         return r * self.width + c
 
-    def format_move(self, state: TTTState, move: int) -> str:
-        r, c = divmod(move, self.width)
-        return f"{chr(ord('A') + r)}{c + 1}"
-
     def check_move(self, state: TTTState, move: int) -> None:
         """Raise :class:`IllegalMoveError` with the reason a move cannot be played."""
         if not 0 <= move < self.cells:  # (a negative move would also be a ValueError of the shift below)
@@ -453,45 +433,16 @@ class TicTacToe(Game[TTTState, int]):
             rows.append(f"{chr(ord('A') + r)} {cells}")
         return "\n".join(rows)
 
-    # -- board display (optional members used by `gametree play`) -----------------
-    @property
-    def row_labels(self) -> tuple[str, ...]:
-        """Row letters, top row first: ("A", "B", "C") on 3x3."""
-        return tuple(chr(ord("A") + r) for r in range(self.height))
-
-    @property
-    def column_labels(self) -> tuple[str, ...]:
-        """Column numbers, left first: ("1", "2", "3") on 3x3."""
-        return tuple(str(c + 1) for c in range(self.width))
-
-    @property
-    def move_help(self) -> str:
-        """One line on how to type a move (shown by `gametree play`)."""
-        last = f"{chr(ord('A') + self.height - 1)}{self.width}"
-        return f"type a cell as row letter and column number (A1-{last}) or as a cell number 1-{self.cells}, e.g. B2"
-
+    # -- board display (optional members used by `gametree play`; labels, move_cell: LetteredGrid) --
     def board_cells(self, state: TTTState) -> tuple[tuple[str, ...], ...]:
         """Rows top to bottom; each cell "", "X" or "O"."""
-        w, x, o = self.width, state.x, state.o
-        return tuple(
-            tuple("X" if x >> (r * w + c) & 1 else "O" if o >> (r * w + c) & 1 else "" for c in range(w))
-            for r in range(self.height)
-        )
-
-    def move_cell(self, state: TTTState, move: int) -> tuple[int, int]:
-        """(row, column) of the cell ``move`` marks."""
-        return divmod(move, self.width)
+        return self.cells_of((state.x, state.o), ("X", "O"))
 
     def winning_cells(self, state: TTTState) -> tuple[tuple[int, int], ...]:
         """Cells of the completed line(s) of a won game (all lines the last move completed), else ()."""
         if not state.won:
             return ()
-        marks = state.o if state.moves & 1 == 0 else state.x
-        union = 0
-        for line in self.lines:
-            if marks & line == line:
-                union |= line
-        return tuple(divmod(i, self.width) for i in range(self.cells) if union >> i & 1)
+        return self.completed(state.o if state.moves & 1 == 0 else state.x)
 
 
 def _mover_and_opponent(state: TTTState) -> tuple[int, int]:
@@ -511,8 +462,7 @@ def _same_move(state: TTTState, move: int) -> int:
 def _make(size: int | None, width: int | None, height: int | None, k: int | None) -> TicTacToe:
     if size is not None and size < 1:
         raise ValueError(f"--size {_shown(size)}: the board needs at least one cell")
-    side = 3 if size is None else size
-    return TicTacToe(width if width is not None else side, height if height is not None else side, k)
+    return TicTacToe(*board_sides(size, width, height, 3), k)
 
 
 @hookimpl
@@ -523,9 +473,7 @@ def gametree_register_games(registry) -> None:  # type: ignore[no-untyped-def]
             factory=_make,
             summary="m,n,k tic-tac-toe: k in a row on a width x height board",
             options=(
-                Option("size", int, None, "board is SIZE x SIZE (default 3)"),
-                Option("width", int, None, "board width (columns); overrides --size"),
-                Option("height", int, None, "board height (rows); overrides --size"),
+                *size_options(3),
                 Option("k", int, None, "marks in a row to win (default: the longer side)"),
             ),
         )

@@ -26,6 +26,8 @@ from typing import Any, NamedTuple
 
 from gametree import Game, GameInfo, GameSpec, IllegalMoveError, MoveParseError, Option, Outcome, hookimpl
 
+from .grid import LetteredGrid, board_sides, grid_lines, permuted, size_options
+
 __all__ = ["PLAYER_NAMES", "Trio", "TrioState"]
 
 #: The players, in the order they move.
@@ -46,19 +48,7 @@ class TrioState(NamedTuple):
     winner: int | None
 
 
-def _lines(width: int, height: int, k: int) -> list[int]:
-    """Every line of ``k`` cells on the board, as a bit mask."""
-    lines = []
-    for r in range(height):
-        for c in range(width):
-            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                end_r, end_c = r + dr * (k - 1), c + dc * (k - 1)
-                if 0 <= end_r < height and 0 <= end_c < width:
-                    lines.append(sum(1 << ((r + dr * i) * width + c + dc * i) for i in range(k)))
-    return lines
-
-
-class Trio(Game[TrioState, int]):
+class Trio(LetteredGrid, Game[TrioState, int]):
     """Three-player k-in-a-row on a ``width`` x ``height`` board (see the module)."""
 
     def __init__(self, width: int = 4, height: int = 4, k: int = 3) -> None:
@@ -71,7 +61,7 @@ class Trio(Game[TrioState, int]):
         self.width, self.height, self.k = width, height, k
         self.cells = width * height
         self.full = (1 << self.cells) - 1
-        self.lines = _lines(width, height, k)
+        self.lines = grid_lines(width, height, k)
         self.through = [[line for line in self.lines if line >> cell & 1] for cell in range(self.cells)]
         self.info = GameInfo(
             max_plies=self.cells,
@@ -154,19 +144,11 @@ class Trio(Game[TrioState, int]):
             perms.append(tuple(perm))
         return tuple(perms)
 
-    def _permute(self, bits: int, perm: tuple[int, ...]) -> int:
-        out = 0
-        while bits:
-            low = bits & -bits
-            out |= 1 << perm[low.bit_length() - 1]
-            bits ^= low
-        return out
-
     def symmetries(self, state: TrioState) -> list[TrioState]:
         """The position under each symmetry of the board (itself first)."""
         images = []
         for perm in self._permutations:
-            x, o, y = (self._permute(m, perm) for m in state.marks)
+            x, o, y = (permuted(m, perm) for m in state.marks)
             images.append(TrioState((x, o, y), state.moves, state.winner))
         return images
 
@@ -213,10 +195,6 @@ class Trio(Game[TrioState, int]):
             )
         return r * self.width + c
 
-    def format_move(self, state: TrioState, move: int) -> str:
-        r, c = divmod(move, self.width)
-        return f"{chr(ord('A') + r)}{c + 1}"
-
     def check_move(self, state: TrioState, move: int) -> None:
         """Raise :class:`IllegalMoveError` saying why ``move`` cannot be played."""
         if not 0 <= move < self.cells:
@@ -226,59 +204,28 @@ class Trio(Game[TrioState, int]):
         if (state.marks[0] | state.marks[1] | state.marks[2]) >> move & 1:
             raise IllegalMoveError(f"{self.format_move(state, move)} is already taken")
 
-    @property
-    def move_help(self) -> str:
-        """One line on how to type a move (shown by ``gametree play``)."""
-        last = f"{chr(ord('A') + self.height - 1)}{self.width}"
-        return f"type a cell as row letter and column number (A1-{last}) or as a cell number 1-{self.cells}, e.g. B2"
-
     def render(self, state: TrioState) -> str:
         rows = ["  " + " ".join(f"{c + 1:>2}" for c in range(self.width))]
         for r, cells in enumerate(self.board_cells(state)):
             rows.append(f"{chr(ord('A') + r)} " + " ".join(f"{cell or '.':>2}" for cell in cells))
         return "\n".join(rows)
 
-    # -- the board (BoardView) -------------------------------------------------------------
-    @property
-    def row_labels(self) -> tuple[str, ...]:
-        return tuple(chr(ord("A") + r) for r in range(self.height))
-
-    @property
-    def column_labels(self) -> tuple[str, ...]:
-        return tuple(str(c + 1) for c in range(self.width))
-
+    # -- the board (BoardView; labels, move_cell, move_help, format_move: LetteredGrid) ---------------
     def board_cells(self, state: TrioState) -> tuple[tuple[str, ...], ...]:
         """Rows top to bottom; each cell "", "X", "O" or "Y"."""
-        w = self.width
-
-        def mark(cell: int) -> str:
-            for p in range(3):
-                if state.marks[p] >> cell & 1:
-                    return PLAYER_NAMES[p]
-            return ""
-
-        return tuple(tuple(mark(r * w + c) for c in range(w)) for r in range(self.height))
-
-    def move_cell(self, state: TrioState, move: int) -> tuple[int, int]:
-        return divmod(move, self.width)
+        return self.cells_of(state.marks, PLAYER_NAMES)
 
     def winning_cells(self, state: TrioState) -> tuple[tuple[int, int], ...]:
         """The cells of the winner's completed line(s), else ()."""
         if state.winner is None:
             return ()
-        mine = state.marks[state.winner]
-        union = 0
-        for line in self.lines:
-            if mine & line == line:
-                union |= line
-        return tuple(divmod(i, self.width) for i in range(self.cells) if union >> i & 1)
+        return self.completed(state.marks[state.winner])
 
 
 def _make(size: int | None = None, width: int | None = None, height: int | None = None, k: int = 3) -> Trio:
     if size is not None and not 1 <= size <= MAX_SIDE:
         raise ValueError(f"--size {size}: the board's sides are 1 to {MAX_SIDE} cells")
-    side = 4 if size is None else size
-    return Trio(width if width is not None else side, height if height is not None else side, k)
+    return Trio(*board_sides(size, width, height, 4), k)
 
 
 @hookimpl
@@ -289,9 +236,7 @@ def gametree_register_games(registry) -> None:  # type: ignore[no-untyped-def]
             factory=_make,
             summary="three-player tic-tac-toe: X, O and Y, k in a row on a small board (max^n, paranoid)",
             options=(
-                Option("size", int, None, "board is SIZE x SIZE (default 4)"),
-                Option("width", int, None, "board width (columns); overrides --size"),
-                Option("height", int, None, "board height (rows); overrides --size"),
+                *size_options(4),
                 Option("k", int, 3, "marks in a row to win"),
             ),
         )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import re
 import time
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
@@ -30,7 +31,15 @@ if TYPE_CHECKING:
     from .runtime.stops import Halter
     from .search.solver import Solver
 
-__all__ = ["BuildReport", "build_book", "build_play_book", "build_strong", "positions_up_to"]
+__all__ = [
+    "BuildReport",
+    "StrongResume",
+    "build_book",
+    "build_play_book",
+    "build_strong",
+    "positions_up_to",
+    "strong_resume",
+]
 
 #: Positions a worker proves per task (its solver and table are kept from task to task).
 CHUNK = 8
@@ -222,27 +231,94 @@ def prove_chunk(task: Task[S, M], halter: Halter | None = None) -> tuple[int, li
     return len(states), memory.take()
 
 
+#: The note an unfinished strong build leaves in the store's record of it: where a rerun goes on from.
+_RESUME_NOTE = re.compile(r"scored from ply (\d+) on; positions per ply: (\d+(?: \d+)*)")
+
+
+@dataclass(frozen=True, slots=True)
+class StrongResume:
+    """Where a stopped strong build goes on from: every finished position and the classes of every
+    ply from ``ply`` on are in the store (``kept`` entries), and ``per_ply`` counts each ply's
+    positions (mirror images apart), as the stopped build found them."""
+
+    ply: int
+    per_ply: tuple[int, ...]
+    kept: int
+
+    def note(self) -> str:
+        """The note recorded with the build (read back by :func:`strong_resume`)."""
+        return f"scored from ply {self.ply} on; positions per ply: {' '.join(str(n) for n in self.per_ply)}"
+
+
+def strong_resume(book: GameEntries, name: str = "all") -> StrongResume | None:
+    """Where the strong build recorded as ``name`` stopped, or None (never run, finished, or stopped
+    before it kept anything: a build from the start)."""
+    record = book.build(name)
+    if record is None or record[0]:
+        return None
+    found = _RESUME_NOTE.fullmatch(record[3])
+    if found is None:
+        return None
+    return StrongResume(int(found[1]), tuple(int(n) for n in found[2].split()), record[1])
+
+
 def build_strong(
     game: Game[S, M],
     book: GameEntries,
     *,
     progress: Callable[[str, int, int], None] | None = None,
     kept: Callable[[int], None] | None = None,
+    name: str = "all",
 ) -> BuildReport:
     """Prove every reachable position of ``game`` (a strong solution) and keep them all in
     ``book``, each canonical position with how many positions it stands for.
 
     What is proven is written as soon as it is (the finished positions, then each ply's, the last
     ply first), so a build stopped by Ctrl-C, a termination signal or a kill keeps it; ``kept(n)``
-    after each write, ``n`` the entries written so far.  A build run again enumerates the positions
-    again (they are held in memory only) and writes the same entries: the store ends as after one
-    uninterrupted build."""
-    from .search.strong import solve_strongly
-
+    after each write, ``n`` the entries kept so far (by this build and the stopped ones it goes on
+    from).  After each write the build's record ``name`` notes where a rerun goes on from
+    (:func:`strong_resume`): a rerun enumerates the positions only down to the shallowest ply kept,
+    reads that ply's scores from the store, and proves the plies above it.  The store ends as after
+    one uninterrupted build."""
     started = time.perf_counter()
-    written = 0
+    record = book.build(name)
+    before = record[2] if record is not None else 0.0  # (the time the stopped builds took)
+    resume = strong_resume(book, name)
+    try:
+        solved = _solve_strong(game, book, resume, progress, kept, name, (started, before))
+    except LookupError:  # (the store lacks a score the note promises: a build from the start)
+        resume = None
+        solved = _solve_strong(game, book, None, progress, kept, name, (started, before))
+    per_ply, written = solved
+    had = resume.kept if resume is not None else 0
+    return BuildReport(sum(per_ply), written - had, had, time.perf_counter() - started, per_ply)
 
-    def keep(keys: list[Hashable], scores: dict[Hashable, int], images: dict[Hashable, int]) -> None:
+
+def _solve_strong(
+    game: Game[S, M],
+    book: GameEntries,
+    resume: StrongResume | None,
+    progress: Callable[[str, int, int], None] | None,
+    kept: Callable[[int], None] | None,
+    name: str,
+    clock: tuple[float, float],
+) -> tuple[tuple[int, ...], int]:
+    """:func:`build_strong`'s solve, from the start or going on from ``resume``: each ply's count of
+    positions and the entries kept in all."""
+    from .search.strong import Resume, solve_strongly
+
+    written = resume.kept if resume is not None else 0
+    counts: dict[int, int] = dict(enumerate(resume.per_ply)) if resume is not None else {}
+    if kept is not None and written:
+        kept(written)
+
+    def counting(stage: str, done: int, total: int) -> None:
+        if done == total and stage.startswith("enumerating ply "):
+            counts[int(stage.rpartition(" ")[2])] = total
+        if progress is not None:
+            progress(stage, done, total)
+
+    def keep(keys: list[Hashable], scores: dict[Hashable, int], images: dict[Hashable, int], ply: int | None) -> None:
         nonlocal written
         items = []
         for k in keys:
@@ -254,11 +330,21 @@ def build_strong(
             items.append((stored, int(scores[k]), images.get(k, 1)))
         book.put_many(items)
         written += len(items)
+        per_ply = tuple(counts[p] for p in range(len(counts)))
+        point = StrongResume(len(per_ply) if ply is None else ply, per_ply, written)
+        seconds = clock[1] + time.perf_counter() - clock[0]
+        book.record_build(name, complete=False, positions=written, seconds=seconds, note=point.note())
         if kept is not None:
             kept(written)
 
-    solution = solve_strongly(game, progress=progress, keep=keep)
-    return BuildReport(solution.positions, written, 0, time.perf_counter() - started, solution.per_ply)
+    def stored(keys: list[Hashable]) -> dict[Hashable, int]:
+        by_stored = {storable_key(k): k for k in keys}
+        found = book.scores_of([k for k in by_stored if k is not None])
+        return {by_stored[k]: score for k, score in found.items()}
+
+    again = Resume(resume.ply, stored) if resume is not None else None
+    solve_strongly(game, progress=counting, keep=keep, resume=again)
+    return tuple(counts[p] for p in range(len(counts))), written
 
 
 def build_play_book(

@@ -62,7 +62,6 @@ def live(render: Callable[[], RenderableType], enabled: bool, console: Console |
     redirect = console.file is not sys.stdout and sys.stdout.isatty()
     from .search import compile_state
 
-    told = compile_state.notify
     with Live(
         get_renderable=shown,
         console=console,
@@ -72,11 +71,8 @@ def live(render: Callable[[], RenderableType], enabled: bool, console: Console |
         redirect_stderr=False,
     ) as shown_live:
         # A compile's notice goes above the live line, not onto it.
-        compile_state.notify = lambda text: shown_live.console.print(text, markup=False, highlight=False)
-        try:
+        with compile_state.notices_to(lambda text: shown_live.console.print(text, markup=False, highlight=False)):
             yield
-        finally:
-            compile_state.notify = told
 
 
 def say(text: str) -> None:

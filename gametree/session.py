@@ -36,7 +36,7 @@ from .play import (
     repetition_end,
 )
 from .plugin.registry import AlgorithmSpec
-from .search import SearchResult, Solver
+from .search import SearchResult, Solver, compile_state
 from .search.algorithms import ALGORITHMS
 from .search.compiled import EngineChoice
 from .search.perfect import Choice, stored_choice
@@ -176,6 +176,17 @@ class Session(Generic[S, M]):
             ui.say(note, style="yellow")
         if self.humans:
             ui.say(f"How to play: {self.move_help(self.start_state)} (or hint, undo, help, quit).")
+        # A background compile's notice waits for the terminal's next line: never inside a prompt.
+        with compile_state.notices_to(ui.post):
+            self._play_all()
+        ui.show_notices()
+        if len(self.records) > 1 or self.games > 1:
+            self.print_tally()
+        return self.result()
+
+    def _play_all(self) -> None:
+        """The games of :meth:`play_games`, until they are played or the person stops them."""
+        ui = self.ui
         try:
             number = 0
             while True:
@@ -197,9 +208,6 @@ class Session(Generic[S, M]):
             self.ended = "interrupt"
             ui.say()
             ui.say("Interrupted. Goodbye.")
-        if len(self.records) > 1 or self.games > 1:
-            self.print_tally()
-        return self.result()
 
     def result(self) -> MatchResult:
         return MatchResult.of(tuple(seat.kind for seat in self.seats), self.records)

@@ -18,6 +18,7 @@ What is played there, and when, is :class:`gametree.session.Session`'s job.
 from __future__ import annotations
 
 import os
+import queue
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -133,15 +134,43 @@ class Terminal:
 
     ``interactive`` means input comes from a person at a terminal; when input
     is piped, each line read is echoed so the transcript reads like a session.
+
+    Notices from other threads (a background compile's: :meth:`post`) wait in a queue and are
+    written to ``notices`` (default: standard error) before the terminal's next line, board,
+    prompt or live line, so that they never land inside a prompt and what is typed after it.
     """
 
-    def __init__(self, stdin: TextIO | None = None, stdout: TextIO | None = None, *, fancy: bool | None = None) -> None:
+    def __init__(
+        self,
+        stdin: TextIO | None = None,
+        stdout: TextIO | None = None,
+        *,
+        fancy: bool | None = None,
+        notices: TextIO | None = None,
+    ) -> None:
         self.stdin = stdin if stdin is not None else sys.stdin
         self.stdout = stdout if stdout is not None else sys.stdout
         self.fancy = wants_color(self.stdout) if fancy is None else fancy
         self.interactive = _isatty(self.stdin)
         self.watching = _isatty(self.stdout)
         self._console: Console | None = None
+        self._notices_to = notices
+        self._waiting: queue.SimpleQueue[str] = queue.SimpleQueue()
+
+    def post(self, text: str) -> None:
+        """A notice, from any thread: shown before the terminal writes anything next (see the class)."""
+        self._waiting.put(text)
+
+    def show_notices(self) -> None:
+        """Write the notices posted so far (see the class); this thread only writes to the terminal."""
+        while True:
+            try:
+                text = self._waiting.get_nowait()
+            except queue.Empty:
+                return
+            stream = self._notices_to if self._notices_to is not None else sys.stderr
+            stream.write(text + "\n")
+            stream.flush()
 
     @property
     def console(self) -> Console:
@@ -154,6 +183,7 @@ class Terminal:
 
     def say(self, text: str = "", style: str | None = None) -> None:
         """Write one line (or several), in ``style`` on a styled terminal."""
+        self.show_notices()
         # A line longer than the terminal is broken between words (the terminal would break it
         # mid-word): by rich (soft_wrap=False), or by textwrap on a terminal without colours.
         if self.fancy:
@@ -177,6 +207,7 @@ class Terminal:
 
     def show_rows(self, rows: Sequence[BoardRow], styles: dict[str, str]) -> None:
         """Write board rows (:func:`board_rows`), each piece in ``styles[its style name]`` when styled."""
+        self.show_notices()
         if not self.fancy:
             for row in rows:
                 self.stdout.write("".join(text for text, _ in row).rstrip() + "\n")
@@ -193,6 +224,7 @@ class Terminal:
     def ask(self, prompt: str) -> str:
         """One line of input; ``EOFError`` at end of input, ``KeyboardInterrupt`` on Ctrl-C,
         ``PlayError`` for input that is not text in the stream's encoding."""
+        self.show_notices()
         if self.fancy:
             self.console.print(prompt, end="", style="bold", markup=False)
         else:
@@ -216,6 +248,7 @@ class Terminal:
         """Run ``work``; on a styled terminal, if it takes over half a second, show ``status()``
         (default: a spinner, ``message`` and the seconds) until it ends.  The work runs in this
         thread: Ctrl-C stops it (and raises KeyboardInterrupt here) at once."""
+        self.show_notices()
         if not self.fancy:
             return work()
         from .live import elapsed_status, live

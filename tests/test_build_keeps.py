@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from gametree import load
+from gametree.book import StrongResume, build_strong, strong_resume
 from gametree.build_status import STOP_VARIABLE, StrongBuildStatus
 from gametree.store import SolutionStore
 
@@ -63,7 +65,41 @@ def test_a_stopped_build_keeps_what_it_says_and_a_rerun_ends_as_one_build(
         assert '"complete": false' in info.stdout.replace("False", "false")
     again = _build(gametree_cli, path)
     assert again.returncode == 0, again.stderr
+    # A rerun goes on from the plies kept: it reads them from the store instead of proving them again.
+    assert f"({len(reference) - len(kept):,} proved now, {len(kept):,} stored already)" in again.stdout, again.stdout
     assert _entries(path) == reference
+
+
+def test_a_rerun_lists_only_the_plies_above_those_kept(gametree_cli, tmp_path: Path, reference) -> None:
+    path = tmp_path / "b.sqlite"
+    assert _build(gametree_cli, path, "38:TERM").returncode != 0
+    resume = _resume_point(path)
+    assert resume is not None and 0 < resume.ply < len(resume.per_ply) - 1, resume
+    assert sum(resume.per_ply) == sum(int(row[2]) for row in reference)  # (their images)
+    stages: list[str] = []
+    with SolutionStore(path) as store:
+        report = build_strong(
+            load().game("connect4").create(**OPTIONS),
+            store.entries_of("connect4", OPTIONS),
+            progress=lambda stage, done, total: stages.append(stage),
+        )
+    stages = list(dict.fromkeys(stages))
+    assert stages == (
+        [f"enumerating ply {p}" for p in range(resume.ply)]
+        + [f"reading ply {resume.ply}"]
+        + [f"scoring ply {p}" for p in range(resume.ply - 1, -1, -1)]
+    )
+    assert (report.positions, report.had, report.proved) == (
+        sum(resume.per_ply),
+        resume.kept,
+        len(reference) - resume.kept,
+    )
+    assert _entries(path) == reference
+
+
+def _resume_point(path: Path) -> StrongResume | None:
+    with SolutionStore(path, readonly=True) as store:
+        return strong_resume(store.entries_of("connect4", OPTIONS))
 
 
 def test_time_left_is_for_the_whole_build_and_named_by_stage() -> None:
@@ -71,8 +107,15 @@ def test_time_left_is_for_the_whole_build_and_named_by_stage() -> None:
     sizes = {0: 1, 1: 4, 2: 16, 3: 79}
     for ply, size in sizes.items():
         status.progress(f"enumerating ply {ply}", 0, size)
-        assert status.left() is None and "enumerating ply" in status.text() and "known once" in status.text()
+        text = status.text()
+        assert status.left() is None and f"listing the positions (1/2), ply {ply}:" in text, text
+        assert "unknown until every position is listed" in text, text
         status.progress(f"enumerating ply {ply}", size, size)
+    assert status.listed() == 100 and status.listing_left() is None  # (a first build: how many is unknown)
+    assert status.listing_since is not None
+    status.listing_since -= 4  # 100 positions in 4 s
+    rate = status.listing_rate()
+    assert rate is not None and 24 < rate < 25.1 and "listed (25/s)" in status.text()
     status.progress("scoring ply 3", 0, 50)  # 50 classes (the rest of the 79 positions: games over)
     status.scoring_since = status.scoring_since - 10  # type: ignore[operator]  # 10 s spent on scoring...
     status.progress("scoring ply 3", 50, 50)  # ... 50 classes scored
@@ -82,4 +125,23 @@ def test_time_left_is_for_the_whole_build_and_named_by_stage() -> None:
     status.progress("scoring ply 2", 8, 16)
     left = status.left()
     assert left is not None and 13 / 58 * 10 - 0.2 < left < 13 / 58 * 10 + 0.2  # 8 + 5 to go, 58 done
-    assert "scoring ply 2 (8/16)" in status.text() and "for the whole build" in status.text()
+    assert "scoring (2/2) ply 2 (8/16)" in status.text() and "for the whole build" in status.text()
+
+
+def test_a_resumed_build_says_how_long_its_listing_has_left() -> None:
+    status = StrongBuildStatus()
+    status.resuming(3, (1, 4, 16, 79, 200))  # plies 3 and 4 kept: list plies 0 to 2, read ply 3
+    status.progress("enumerating ply 0", 1, 1)
+    status.progress("enumerating ply 1", 4, 4)
+    status.progress("enumerating ply 2", 0, 16)
+    assert status.listing_since is not None
+    status.listing_since -= 1  # 5 positions in 1 s: 95 to go (16 + 79 read)
+    left = status.listing_left()
+    assert left is not None and 18.5 < left < 19.1
+    text = status.text()
+    assert "down to ply 3 (plies 3 to 4 kept)" in text and "5 of 100 listed" in text, text
+    assert "listing left about 0:00:19, then the scoring" in text, text
+    status.progress("reading ply 3", 10, 79)
+    assert "reading ply 3's scores kept in the store (10/79)" in status.text()
+    status.progress("scoring ply 2", 0, 16)
+    assert status.left() is None and "scoring (2/2) ply 2 (0/16)" in status.text()

@@ -15,6 +15,7 @@ from gametree import play_text
 from gametree.book import build_book, positions_up_to
 from gametree.search import Solver, solver
 from gametree.search.known import canonical_keyer, stored_result
+from gametree.search.table import Bound
 from gametree.store import SCHEMA_VERSION, SolutionStore, StoreError, export_book, import_book
 
 ENGINES = [
@@ -46,6 +47,18 @@ def test_a_store_keeps_scores_by_game_and_board(tmp_path):
         assert store.entries_of("tictactoe", {"width": 4, "height": 4, "k": 3}).get(1) == 6
         assert {(g.options["width"], g.positions, g.covered) for g in store.games()} == {(3, 3, 4), (4, 1, 1)}
         assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_scores_of_many_keys_are_the_exact_scores_get_reads_one_by_one(tmp_path):
+    with SolutionStore(tmp_path / "s.sqlite") as store:
+        entries = store.entries_of("nim", {})
+        entries.put_many([(k, k % 7 - 3) for k in range(0, 1200, 2)])  # (more than one query's 500 keys)
+        entries.put_bounds([(1, 5, Bound.LOWER), (3, -2, Bound.UPPER)])
+        keys = list(range(1300))
+        expected = {k: entries.get(k) for k in keys if entries.get(k) is not None}
+        assert entries.scores_of(keys) == expected and len(expected) == 600  # (no bound, nothing not stored)
+        assert set(expected) == entries.has_many(keys)
+        assert store.entries_of("tictactoe", {"width": 9}).scores_of(keys) == {}  # a board never stored
 
 
 def test_two_processes_adding_the_same_game_share_its_entries(tmp_path):

@@ -16,6 +16,7 @@ import pytest
 from gametree import UnsupportedGameError, load, play_text
 from gametree.game import capabilities, win_score
 from gametree.search import Solver, StrongSolution, solve_strongly
+from gametree.search.strong import Resume
 
 COUNTS = json.loads((Path(__file__).parent / "data" / "strong_counts.json").read_text(encoding="utf-8"))
 SLOW = os.environ.get("GAMETREE_SLOW") == "1"
@@ -270,3 +271,29 @@ def test_three_players_are_refused() -> None:
     game.info = dataclasses.replace(game.info, players=3)
     with pytest.raises(UnsupportedGameError, match="players"):
         solve_strongly(game)
+
+
+@pytest.mark.parametrize("ply", [0, 3, 6, 9, 10])
+def test_a_resumed_solve_lists_down_to_the_kept_ply_and_scores_the_rest_as_one_solve(ttt3, ttt3_solved, ply) -> None:
+    # What a stopped build kept: the scores from ``ply`` on (here, those of one whole solve).
+    kept: list[tuple[int | None, list[object]]] = []
+    calls: list[str] = []
+    solved = solve_strongly(
+        ttt3,
+        progress=lambda stage, done, total: calls.append(stage),
+        keep=lambda keys, scores, images, at: kept.append((at, [(k, scores[k], images[k]) for k in keys])),
+        resume=Resume(ply, lambda keys: {k: ttt3_solved.scores[k] for k in keys}),
+    )
+    assert solved.per_ply == ttt3_solved.per_ply[: ply + 1]  # (the ply read counted; none deeper)
+    assert all(solved.scores[k] == ttt3_solved.scores[k] for k in solved.scores)
+    assert [at for at, _ in kept] == list(range(min(ply, 10) - 1, -1, -1))  # no finished positions kept again
+    for _, entries in kept:
+        assert all(score == ttt3_solved.scores[k] and n == ttt3_solved.images[k] for k, score, n in entries)
+    listed = [stage for stage in dict.fromkeys(calls) if stage.startswith("enumerating")]
+    assert listed == [f"enumerating ply {p}" for p in range(min(ply, 10))]
+    assert (f"reading ply {ply}" in calls) == (ply <= 9)
+
+
+def test_a_resumed_solve_without_a_kept_score_raises_lookup_error(ttt3) -> None:
+    with pytest.raises(LookupError, match="ply 4"):
+        solve_strongly(ttt3, resume=Resume(4, lambda keys: {}))

@@ -185,6 +185,49 @@ def test_the_input_is_bounded():
 
 
 # -- random trees -----------------------------------------------------------------------------
+def _values_by_brute_force(tree: Tree, node: int = 0) -> tuple[Fraction, ...]:
+    """Each player's payoff at ``node`` (MAX's alone in a tree of numbers), every node visited."""
+    kind = tree.kinds[node]
+    if kind == LEAF:
+        return tree.values[node][: 1 if not tree.vectors else None]
+    values = [_values_by_brute_force(tree, child) for child in tree.children[node]]
+    if kind == CHANCE_NODE:
+        return tuple(
+            sum((p * v[i] for p, v in zip(tree.probabilities[node], values)), Fraction(0))
+            for i in range(len(values[0]))
+        )
+    if not tree.vectors:
+        return (max if kind == 0 else min)(values)
+    return max(values, key=lambda v: v[kind])
+
+
+@pytest.mark.parametrize("chance, players", [(False, 2), (True, 2), (False, 3), (True, 3)])
+def test_an_ordered_random_tree_is_the_same_tree_best_move_first(chance, players):
+    for seed in range(8):
+        plain = random_tree(depth=4, branching=3, low=-9, high=9, seed=seed, chance=chance, players=players)
+        ordered = random_tree(
+            depth=4, branching=3, low=-9, high=9, seed=seed, chance=chance, players=players, ordered=True
+        )
+        tree = ordered.tree
+        assert _values_by_brute_force(tree) == _values_by_brute_force(plain.tree)
+        assert sorted(map(str, tree.values)) == sorted(map(str, plain.tree.values))  # the same leaves, moved
+        for node, kind in enumerate(tree.kinds):
+            if kind < 0:
+                continue
+            values = [_values_by_brute_force(tree, child) for child in tree.children[node]]
+            mine = [v[kind] if tree.vectors else v[0] * (1 if kind == 0 else -1) for v in values]
+            assert mine == sorted(mine, reverse=True), (seed, node, values)  # the mover's best first
+        assert ordered.options()["ordered"] is True and "ordered" not in plain.options()
+
+
+def test_an_ordered_random_tree_is_made_again_from_its_options(registry):
+    game = random_tree(depth=3, branching=2, seed=5, chance=True, ordered=True)
+    again = registry.game("textbook").create(**game.options())
+    assert tree_text(again) == tree_text(game) != tree_text(random_tree(depth=3, branching=2, seed=5, chance=True))
+    with pytest.raises(ValueError, match="--ordered makes a random tree: add --random"):
+        registry.game("textbook").create(ordered=True)
+
+
 def test_random_trees_are_reproducible_by_seed_and_read_back():
     one = random_tree(depth=3, branching=2, low=-5, high=5, seed=7)
     assert tree_text(one) == tree_text(random_tree(depth=3, branching=2, low=-5, high=5, seed=7))

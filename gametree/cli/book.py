@@ -109,11 +109,20 @@ def _build(spec: GameSpec, params: dict[str, Any]) -> None:
     before = previous[2] if previous is not None else 0.0  # the time of earlier runs (stopped, or done before)
     started = time.perf_counter()
     status = StrongBuildStatus()
+    if params["everything"]:
+        from ..book import strong_resume
+
+        resume = strong_resume(entries, name)
+        if resume is not None:
+            status.resuming(resume.ply, resume.per_ply)
     try:
         report = _run_build(game, entries, params, status)
     except KeyboardInterrupt:
         kept = status.kept if params["everything"] else 0
-        entries.record_build(name, complete=False, positions=kept, seconds=before + time.perf_counter() - started)
+        record = entries.build(name)  # (a strong build's note: where a rerun goes on from)
+        note = record[3] if record is not None and params["everything"] else ""
+        seconds = before + time.perf_counter() - started
+        entries.record_build(name, complete=False, positions=kept, seconds=seconds, note=note)
         click.echo(_interrupted(params, kept), err=True)
         raise
     except (ValueError, StoreError, GameError) as exc:  # (a lost Dask scheduler is a GameError)
@@ -131,12 +140,13 @@ def _interrupted(params: dict[str, Any], kept: int) -> str:
         return "Interrupted: what was proven is kept; run the same command again to go on."
     if not kept:
         return (
-            "Interrupted while the positions were being enumerated: nothing was proven yet, nothing is kept; "
+            "Interrupted while the positions were being listed: nothing was proven yet, nothing is kept; "
             "run the same command again to start over."
         )
     return (
         f"Interrupted: {kept:,} positions proven and kept in the store (the deepest plies); run the same command "
-        "again to finish (it enumerates the positions again, then proves and writes the rest)."
+        "again to finish (it lists the positions down to the plies kept, reads their scores, then proves and "
+        "writes the rest)."
     )
 
 
@@ -180,7 +190,7 @@ def _run_build(
             hook()
 
         with live(text_status(status.text), sys.stderr.isatty()):
-            return build_strong(game, entries, progress=progress, kept=status.record_kept)
+            return build_strong(game, entries, progress=progress, kept=status.record_kept, name=_build_name(params))
     if params["for_play"] is not None:
         players = {"first": (0,), "second": (1,), "both": (0, 1)}[params["player"]]
         with common.progress_bar("positions the perfect player meets (stored / visited)", total=False) as bar:

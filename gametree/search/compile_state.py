@@ -39,6 +39,7 @@ __all__ = [
     "compiling",
     "estimate",
     "game_id",
+    "notices_to",
     "notify",
     "now",
     "ready",
@@ -74,6 +75,21 @@ def _to_stderr(text: str) -> None:
 #: Where the line said before a compile goes (standard error; :func:`gametree.live.live` points it
 #: above its live line while one shows).
 notify: Callable[[str], None] = _to_stderr
+
+
+@contextlib.contextmanager
+def notices_to(sink: Callable[[str], None]) -> Iterator[None]:
+    """Within the block, a compile's notice goes to ``sink`` (from whichever thread compiles: a
+    sink that shows it at once must be safe to call from another thread; a terminal with a prompt
+    queues it instead, see :meth:`gametree.terminal.Terminal.post`)."""
+    global notify
+    before = notify
+    notify = sink
+    try:
+        yield
+    finally:
+        notify = before
+
 
 _built: set[str] = set()
 _now: Compiling | None = None

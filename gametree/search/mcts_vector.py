@@ -24,13 +24,13 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from ..game import CHANCE, Game, GameKind, Move, Probability, State, UnsupportedGameError, capabilities, payoffs
 from .chance import roll
+from .mcts_run import TreeRun, child_for, line_text
 from .progress import SolveProgress
-from .results import MoveValue, SearchResult, stats_of
+from .results import MoveValue, SearchResult
 
 __all__ = ["VECTOR_KINDS", "VectorNode", "VectorRun", "best_child", "grow_vector_tree", "vector_result"]
 
@@ -64,17 +64,8 @@ class VectorNode:
         return f"VectorNode(move={self.move!r}, mover={self.mover}, visits={self.visits}, totals={self.totals})"
 
 
-@dataclass
-class VectorRun:
-    """The tree one search grew and what it counted."""
-
-    root: VectorNode
-    iterations: int
-    nodes: int
-    terminals: int
-    heuristic: int
-    seconds: float
-    per_depth: list[int]
+#: The tree one search grew and what it counted.
+VectorRun: TypeAlias = TreeRun[VectorNode]
 
 
 class _Grower:
@@ -234,7 +225,7 @@ def vector_result(game: Game[Any, Any], run: VectorRun, depth: int | None = None
     many = game.info.players > 2
     values = []
     for move in moves:
-        child = next((ch for ch in root.children if ch.move == move), None)
+        child = child_for(root.children, move)
         mean = child.mean(me) if child is not None else None
         values.append(
             MoveValue(
@@ -248,22 +239,13 @@ def vector_result(game: Game[Any, Any], run: VectorRun, depth: int | None = None
                 payoffs=_means(child) if many and child is not None and child.visits else None,
             )
         )
-    line: list[tuple[str, State]] = []
+    line: list[VectorNode] = []
     node = best
     while node is not None:
-        parent_state = state if not line else line[-1][1]
-        line.append((fmt(parent_state, node.move), node.state))
+        line.append(node)
         node = best_child(node)
     overall = best if best is not None else root
     score = overall.mean(me) or 0.0
-    stats = stats_of(
-        run.per_depth,
-        run.seconds,
-        nodes=run.nodes,
-        terminals=run.terminals,
-        heuristic=run.heuristic,
-        iterations=run.iterations,
-    )
     return SearchResult(
         "mcts",
         mover,
@@ -274,9 +256,9 @@ def vector_result(game: Game[Any, Any], run: VectorRun, depth: int | None = None
         None,
         (fmt(state, best.move),) if best is not None else (),
         tuple(values),
-        tuple(text for text, _ in line),
+        line_text(game, state, line),
         depth,
-        stats,
+        run.stats(),
         payoffs=_means(overall) if many else None,
     )
 

@@ -37,14 +37,15 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from ..game import CHANCE, Game, GameKind, M, Move, S, State, UnsupportedGameError, capabilities, game_kinds, win_score
 from .chance import roll
 from .engine import INF, clamp
+from .mcts_run import TreeRun, child_for, line_text
 from .mcts_vector import VECTOR_KINDS, best_child, grow_vector_tree, vector_result
 from .progress import SolveProgress
-from .results import MoveValue, SearchResult, assemble, check_game, position, start, stats_of
+from .results import MoveValue, SearchResult, assemble, check_game, position, start
 
 __all__ = [
     "MCTS_KINDS",
@@ -112,17 +113,8 @@ class MCTSNode:
         return f"MCTSNode(move={self.move!r}, visits={self.visits}, mean={self.mean}, bounds=[{self.lo}, {self.hi}])"
 
 
-@dataclass
-class MCTSRun:
-    """The tree one search grew and what it counted (see :func:`grow_tree`)."""
-
-    root: MCTSNode
-    iterations: int
-    nodes: int
-    terminals: int
-    heuristic: int
-    seconds: float
-    per_depth: list[int]
+#: The tree one search grew and what it counted (see :func:`grow_tree`).
+MCTSRun: TypeAlias = TreeRun[MCTSNode]
 
 
 class _Search:
@@ -404,7 +396,7 @@ def result_of(game: Game[Any, Any], outcome: MCTSRun, depth: int | None = None) 
     assert best is not None, "a run adds at least one node"
     values = []
     for move in game.legal_moves(state):
-        child = next((ch for ch in root.children if ch.move == move), None)
+        child = child_for(root.children, move)
         if child is None:  # never expanded
             values.append(MoveValue(fmt(state, move), 0.0, None, False, 0, None, game_move=move))
             continue
@@ -421,11 +413,6 @@ def result_of(game: Game[Any, Any], outcome: MCTSRun, depth: int | None = None) 
             )
         )
     pv_nodes = principal_variation(root)
-    pv_text = []
-    s = state
-    for node in pv_nodes:
-        pv_text.append(fmt(s, node.move))
-        s = node.state
     proven = root.lo == root.hi
     if proven:
         score: float = root.lo
@@ -437,17 +424,9 @@ def result_of(game: Game[Any, Any], outcome: MCTSRun, depth: int | None = None) 
         if best.lo == best.hi:  # a proven move, but the root's other moves are not all settled
             score = clamp(score)
         plies = None
-    stats = stats_of(
-        outcome.per_depth,
-        outcome.seconds,
-        nodes=outcome.nodes,
-        terminals=outcome.terminals,
-        heuristic=outcome.heuristic,
-        iterations=outcome.iterations,
-    )
-    return assemble(
-        "mcts", game, state, score, proven, plies, (fmt(state, best.move),), tuple(values), tuple(pv_text), depth, stats
-    )
+    best_moves = (fmt(state, best.move),)
+    pv = line_text(game, state, pv_nodes)
+    return assemble("mcts", game, state, score, proven, plies, best_moves, tuple(values), pv, depth, outcome.stats())
 
 
 def mcts(

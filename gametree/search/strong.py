@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 
 from ..game import Game, M, S, UnsupportedGameError, capabilities, game_name, win_score
 from .results import check_game, position
 
-__all__ = ["DEFAULT_MAX_POSITIONS", "Progress", "StrongSolution", "solve_strongly"]
+__all__ = ["DEFAULT_MAX_POSITIONS", "Progress", "Resume", "StrongSolution", "solve_strongly"]
 
 #: Refuse to go on once this many positions are enumerated (a few GB of memory in Python).
 DEFAULT_MAX_POSITIONS = 50_000_000
@@ -40,12 +40,24 @@ DEFAULT_MAX_POSITIONS = 50_000_000
 #: positions at ply N expanded) or ``"scoring ply N"`` (``done`` of the ``total`` classes at ply N scored).
 Progress = Callable[[str, int, int], None]
 
-#: ``keep(keys, scores, images)``: the classes ``keys`` are proven (their scores in ``scores``, their
-#: positions' counts in ``images``): first every finished position, then each ply's classes, the last ply first.
-Keep = Callable[[list[Hashable], dict[Hashable, int], dict[Hashable, int]], None]
+#: ``keep(keys, scores, images, ply)``: the classes ``keys`` are proven (their scores in ``scores``, their
+#: positions' counts in ``images``): first every finished position (``ply`` None), then each ply's classes,
+#: the last ply first.
+Keep = Callable[[list[Hashable], dict[Hashable, int], dict[Hashable, int], int | None], None]
 
 #: How many positions pass between two progress reports and checks of ``max_positions`` (a power of two, less one).
 _EVERY = (1 << 14) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """Where a strong solve stopped before goes on from: every finished position and every class
+    from ``ply`` on were proven already (and kept), and ``scores(canonical keys)`` tells the scores
+    of the unfinished classes at ``ply`` (all of them at once: one that it leaves out is not known,
+    and the solve raises ``LookupError``)."""
+
+    ply: int
+    scores: Callable[[list[Hashable]], Mapping[Hashable, int]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +88,7 @@ def solve_strongly(
     progress: Progress | None = None,
     max_positions: int = DEFAULT_MAX_POSITIONS,
     keep: Keep | None = None,
+    resume: Resume | None = None,
 ) -> StrongSolution:
     """Prove every position reachable from ``state`` (default: the start).
 
@@ -92,6 +105,12 @@ def solve_strongly(
             as more positions than this are enumerated.
         keep: Called with what is proven as soon as it is (see :data:`Keep`), so
             that a caller can keep it before the whole solve ends.
+        resume: Go on from a solve stopped after it kept the plies from
+            ``resume.ply`` on (see :class:`Resume`): the positions are enumerated
+            up to that ply only (its classes' scores read, with the stage
+            ``"reading ply N"``), the shallower plies scored and kept, and the
+            finished positions not kept again.  The solution then holds
+            ``per_ply`` and ``scores`` up to that ply only.
 
     Returns:
         The :class:`StrongSolution`.
@@ -111,9 +130,9 @@ def solve_strongly(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        layers, aliases, per_ply, scores, images = _enumerate(game, state, canonical, progress, max_positions)
-        if keep is not None:
-            keep(list(scores), scores, images)  # the finished positions
+        layers, aliases, per_ply, scores, images = _enumerate(game, state, canonical, progress, max_positions, resume)
+        if keep is not None and resume is None:
+            keep(list(scores), scores, images, None)  # the finished positions
         _score(game, game.ply(state), layers, aliases, scores, progress, keep, images)
     finally:
         if collecting:
@@ -127,6 +146,7 @@ def _enumerate(
     canonical: Callable[[S], Hashable] | None,
     progress: Progress | None,
     max_positions: int,
+    resume: Resume | None = None,
 ) -> tuple[
     list[dict[Hashable, tuple[Hashable, ...]]],
     dict[Hashable, Hashable],
@@ -141,7 +161,8 @@ def _enumerate(
     one of its positions, in the game's move order; ``aliases`` maps each key
     that is not its position's canonical key to that canonical key (so the
     backward pass neither plays a move nor computes a key again); ``scores``
-    holds the finished positions' scores already.
+    holds the finished positions' scores already.  With ``resume``, the positions at
+    ``resume.ply`` are not expanded: their scores are read (:func:`_read_boundary`).
     """
     outcome, legal, play, key, to_move = game.outcome, game.legal_moves, game.play, game.key, game.to_move
     C = game.info.max_plies
@@ -157,6 +178,9 @@ def _enumerate(
         depth = len(per_ply)
         size = len(frontier)
         per_ply.append(size)
+        if resume is not None and ply >= resume.ply:
+            _read_boundary(game, frontier, canonical, resume, aliases, scores, progress)
+            break
         counted += size
         if counted > max_positions:
             raise UnsupportedGameError(_too_many(max_positions, depth))
@@ -179,8 +203,7 @@ def _enumerate(
             images[c] = images.get(c, 0) + 1
             ended = outcome(s)
             if ended is not None:
-                winner = ended.winner
-                scores[c] = 0 if winner is None else magnitude if winner == to_move(s) else -magnitude
+                scores[c] = _ended_score(ended.winner, to_move(s), magnitude)
                 continue
             if c in reps:  # an image of a class met before: its children are counted, not kept
                 for m in legal(s):
@@ -205,6 +228,45 @@ def _enumerate(
         frontier = following
         ply += 1
     return layers, aliases, per_ply, scores, images
+
+
+def _ended_score(winner: int | None, mover: int, magnitude: int) -> int:
+    """A finished position's score for ``mover``, the side to move there (``magnitude``: a win's)."""
+    return 0 if winner is None else magnitude if winner == mover else -magnitude
+
+
+def _read_boundary(
+    game: Game[S, M],
+    frontier: dict[Hashable, S],
+    canonical: Callable[[S], Hashable] | None,
+    resume: Resume,
+    aliases: dict[Hashable, Hashable],
+    scores: dict[Hashable, int],
+    progress: Progress | None,
+) -> None:
+    """The scores of the positions at ``resume.ply`` (the ``frontier``), proven before: a finished
+    one's from its outcome, the others' from ``resume.scores``."""
+    ply = resume.ply
+    stage = f"reading ply {ply}"
+    magnitude = win_score(game.info.max_plies, ply - 1)
+    wanted: dict[Hashable, None] = {}
+    for done, (k, s) in enumerate(frontier.items()):
+        if progress is not None and not done & _EVERY:
+            progress(stage, done, len(frontier))
+        c = k if canonical is None else canonical(s)
+        if c != k:
+            aliases[k] = c
+        ended = game.outcome(s)
+        if ended is not None:
+            scores[c] = _ended_score(ended.winner, game.to_move(s), magnitude)
+        else:
+            wanted[c] = None
+    known = resume.scores(list(wanted))
+    if any(c not in known for c in wanted):
+        raise LookupError(f"the score of a position at ply {ply} is not known: it cannot be resumed there")
+    scores.update((c, known[c]) for c in wanted)
+    if progress is not None:
+        progress(stage, len(frontier), len(frontier))
 
 
 def _score(
@@ -241,7 +303,7 @@ def _score(
                         break
             scores[c] = best
         if keep is not None:
-            keep(list(reps), scores, images or {})
+            keep(list(reps), scores, images or {}, ply)
         if progress is not None:
             progress(stage, total, total)
 
