@@ -204,6 +204,32 @@ def test_out_of_memory_in_the_search_itself(
     ]
 
 
+def test_out_of_memory_while_the_error_is_looked_at(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Memory so short that looking at the error runs out too (seen under a real limit: the chain of
+    errors is walked with a set): the prepared line, once the work is gone, never a traceback."""
+    import gametree.cli.root
+    import gametree.cli.solve
+    from gametree.cli import main
+
+    def starved(*args: object, **options: object) -> None:
+        raise MemoryError
+
+    def no_room(exc: BaseException) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(gametree.cli.solve, "_run", starved)
+    monkeypatch.setattr(gametree.cli.root, "_interrupt_in", no_room)
+    with pytest.raises(SystemExit) as ended:
+        main(["solve", "tictactoe", "--no-store", "--engine", "python"])
+    assert ended.value.code == 1
+    err = capfd.readouterr().err.strip().splitlines()
+    assert err == [
+        "Error: out of memory: try a smaller --cache-size, a smaller board or position, fewer games or fewer --workers"
+    ]
+
+
 #: The command with its address space limited to what it uses after start-up plus ARGV[1] megabytes.
 LIMITED = """
 import resource, sys

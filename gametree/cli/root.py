@@ -153,23 +153,31 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr.close()  # the reader went away (e.g. | head): not an error of ours
         sys.exit(0)
     except Exception as exc:  # a bug: in a plugin's code (a game's method, an algorithm, a player) or ours
-        interrupt = _interrupt_in(exc)
-        if interrupt is not None:  # Ctrl-C that a library turned into an error of its own (numba, compiling)
-            terminated = isinstance(interrupt, Terminated)
-            click.echo("\nterminated" if terminated else "\ninterrupted", err=True)
-            sys.exit(128 + interrupt.signum if isinstance(interrupt, Terminated) else 130)
-        if os.environ.get("GAMETREE_DEBUG"):
+        said: str | None = None
+        try:
+            interrupt = _interrupt_in(exc)
+            if interrupt is not None:  # Ctrl-C that a library turned into an error of its own (numba, compiling)
+                terminated = isinstance(interrupt, Terminated)
+                click.echo("\nterminated" if terminated else "\ninterrupted", err=True)
+                sys.exit(128 + interrupt.signum if isinstance(interrupt, Terminated) else 130)
+            debug = bool(os.environ.get("GAMETREE_DEBUG"))
+            if not debug:
+                memory = _found_in(exc, MemoryError)
+                if memory is None:
+                    echo_message(f"Error: {_unexpected(exc)}")
+                    sys.exit(1)
+                said = _out_of_memory(memory)
+                del memory
+        except MemoryError:  # looking at the error ran out too: the prepared line, once the work is gone
+            debug = False
+        if debug:
             raise
-        memory = _found_in(exc, MemoryError)
-        if memory is None:
-            echo_message(f"Error: {_unexpected(exc)}")
-            sys.exit(1)
-        said = _out_of_memory(memory)
     # Out of memory: said here, once the exception is gone with the frames of the work that ran out
     # (they hold what filled the memory: the message may need some of it).
-    del memory
     gc.collect()
     try:
+        if said is None:
+            raise MemoryError
         echo_message(f"Error: {said}")
     except MemoryError:
         os.write(2, OUT_OF_MEMORY)
