@@ -26,6 +26,7 @@ from .learn import learn
 from .play import play
 from .show import show
 from .solve import solve
+from .tiers import tiers
 from .tree import tree
 
 __all__ = ["cli", "main"]
@@ -53,6 +54,7 @@ cli.add_command(play)
 cli.add_command(learn)
 cli.add_command(book)
 cli.add_command(compile_engines)
+cli.add_command(tiers)
 
 
 def _skip_exit_collections() -> None:

@@ -255,7 +255,9 @@ def _forward(run: _Run, store: TierStore) -> None:
     while first + 1 < need and store.reach(first + 1) is not None:
         first += 1
     src = store.reach(first)
-    if src is None:
+    if src is not None:
+        src = np.array(src)  # (in memory, writable: one compiled signature)
+    else:
         src = np.zeros(run.sizes[0], dtype=run.dtype)
         src[0] = OPEN  # the start (the only position of tier 0)
         store.keep_reach(0, src)
@@ -281,7 +283,7 @@ def _backward(run: _Run, store: TierStore) -> tuple[TierCounts, ...]:
         kept = store.solved(tier)
         counted = store.counts(tier)
         if kept is not None and counted is not None:
-            nxt, found[tier] = kept, counted
+            nxt, found[tier] = np.array(kept), counted  # (in memory, writable: one compiled signature)
             finished.append(tier)
             run.done += run.sizes[tier]
             continue

@@ -1,0 +1,84 @@
+"""Tier directories: a killed build resumes to the same bytes, bad files are refused in one line, the CLI."""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from gametree import load
+from gametree.search.tiers import MemoryTiers, solve_tiers
+from gametree.store.tiers import KILL_VARIABLE, TierFileError
+from gametree.tier_book import TierBook, build_tier_book, tier_info
+
+C4 = ("connect4", "--width", "4", "--height", "4")
+
+
+def arrays(folder: Path) -> dict[str, bytes]:
+    return {p.name: np.load(p).tobytes() for p in sorted(folder.glob("tier-*.npy"))}
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("tiers") / "c4"
+    game = load().game("connect4").create(width=4, height=4)
+    build_tier_book(game, "connect4", folder)
+    return folder
+
+
+def test_a_build_killed_twice_resumes_to_the_same_bytes(gametree_cli: Any, tmp_path: Path, uninterrupted: Path) -> None:
+    out = tmp_path / "c4"
+    # Killed (SIGKILL) at its 10th array file (in the forward pass), then at the 5th of the next run
+    # (in the backward pass: the 6 reach files left are kept, then 4 tiers solved), then finished.
+    for kill in ("10", "11"):
+        killed = gametree_cli("tiers", "build", *C4, "--out", str(out), env={KILL_VARIABLE: kill})
+        assert killed.returncode == -signal.SIGKILL
+    header = json.loads((out / "header.json").read_text())
+    assert not header["complete"] and header["tiers"] and header["reach"]
+    finished = gametree_cli("tiers", "build", *C4, "--out", str(out))
+    assert finished.returncode == 0, finished.stderr
+    assert arrays(out) == arrays(uninterrupted)
+    assert len(arrays(out)) == 17
+    assert not list(out.glob("reach-*")) and not list(out.glob("*.tmp"))
+    assert tier_info(out).complete and tier_info(out).positions == 161029
+
+
+def test_a_tier_in_memory_and_on_disk_are_the_same(uninterrupted: Path) -> None:
+    store = MemoryTiers()
+    solve_tiers(load().game("connect4").create(width=4, height=4), store)
+    assert {f"tier-{t:03d}.npy": v.tobytes() for t, v in store.values.items()} == arrays(uninterrupted)
+
+
+def test_a_damaged_tier_is_refused_in_one_line(gametree_cli: Any, tmp_path: Path, uninterrupted: Path) -> None:
+    import shutil
+
+    out = tmp_path / "copy"
+    shutil.copytree(uninterrupted, out)
+    path = out / "tier-012.npy"
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 0xFF
+    path.write_bytes(bytes(data))
+    game = load().game("connect4").create(width=4, height=4)
+    with pytest.raises(TierFileError, match="checksum"):
+        TierBook(game, "connect4", out).value(game.tier_unrank(12, 0))
+    result = gametree_cli("tiers", "query", *C4, "--out", str(out), "--moves", "1 2 1 2 1 2 3 3 3 3 4 4")
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and "checksum" in result.stderr
+    (out / "header.json").write_text('{"format": "gametree-tiers", "version": 99}')
+    result = gametree_cli("tiers", "info", str(out))
+    assert result.returncode == 1 and result.stderr.count("\n") == 1 and "version 99" in result.stderr
+
+
+def test_query_answers_every_moves_value(gametree_cli: Any, uninterrupted: Path) -> None:
+    result = gametree_cli("tiers", "query", *C4, "--out", str(uninterrupted), "--moves", "1 1 2 2 3", "--json")
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    moves = {m["move"]: m["value"] for m in answer["moves"]}
+    assert sorted(moves) == ["1", "2", "3", "4"]
+    for move in "123":  # the first player's three in the bottom row wins at 4 unless it is blocked
+        assert moves[move] == {"outcome": "loss", "remoteness": 2}
+    assert answer["value"] == moves["4"]
