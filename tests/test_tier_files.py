@@ -82,3 +82,17 @@ def test_query_answers_every_moves_value(gametree_cli: Any, uninterrupted: Path)
     for move in "123":  # the first player's three in the bottom row wins at 4 unless it is blocked
         assert moves[move] == {"outcome": "loss", "remoteness": 2}
     assert answer["value"] == moves["4"]
+
+
+@pytest.mark.parametrize("signal_name", ["INT", "TERM"])
+def test_ctrl_c_and_sigterm_keep_the_finished_tiers(gametree_cli: Any, tmp_path: Path, signal_name: str) -> None:
+    out = tmp_path / "c4"
+    # The 42nd progress report comes in the backward pass (32 reports mark 16 tiers, one a tier solved).
+    stopped = gametree_cli("tiers", "build", *C4, "--out", str(out), env={"GAMETREE_BUILD_STOP": f"42:{signal_name}"})
+    assert stopped.returncode == 130, stopped.stderr
+    kept = sum(1 for counts, _ in tier_info(out).tiers if counts is not None)
+    assert 0 < kept < 17
+    assert f"Interrupted: {kept} finished tiers are kept in {out}" in stopped.stderr
+    assert "Traceback" not in stopped.stderr
+    assert gametree_cli("tiers", "build", *C4, "--out", str(out)).returncode == 0
+    assert tier_info(out).complete

@@ -88,14 +88,21 @@ def _build_command(spec: GameSpec) -> click.Command:
         game = common.make_game(spec, game_params)
         options = common.resolved_options(spec, game, game_params)
         out = Path(params["out"]) if params["out"] else _default_out(spec, options)
+        from ..build_status import stop_hook
         from ..live import live, text_status
         from ..store.tiers import TierFileError
         from ..tier_book import build_tier_book, tier_info
 
         status = _Status()
+        hook = stop_hook()
+
+        def progress(stage: str, done: int, total: int) -> None:
+            status.progress(stage, done, total)
+            hook()
+
         try:
             with _terminate_as_interrupt(), live(text_status(status.text), sys.stderr.isatty()):
-                solution = build_tier_book(game, spec.name, out, progress=status.progress)
+                solution = build_tier_book(game, spec.name, out, progress=progress)
         except KeyboardInterrupt:
             kept = sum(1 for counts, _ in tier_info(out).tiers if counts is not None) if out.exists() else 0
             click.echo(
