@@ -43,11 +43,15 @@ def build_tier_book(
     *,
     progress: TierProgress | None = None,
     should_stop: Callable[[], bool] | None = None,
+    workers: int = 1,
+    scheduler: str | None = None,
 ) -> TierSolution:
-    """Solve ``game`` (installed as ``name``) into ``folder``; a build stopped before resumes at its tier."""
+    """Solve ``game`` (installed as ``name``) into ``folder``; a build stopped before resumes at its
+    tier.  ``workers`` processes (or the workers of the Dask cluster at ``scheduler``, which must
+    see ``folder``) share each tier."""
     _, tiers = tier_rules(game)
     store = TierDirectory(folder, name, _options(game), tiers.sizes, value_bytes(game))
-    return solve_tiers(game, store, progress=progress, should_stop=should_stop)
+    return solve_tiers(game, store, progress=progress, should_stop=should_stop, workers=workers, scheduler=scheduler)
 
 
 @dataclass(frozen=True, slots=True)

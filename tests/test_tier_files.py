@@ -96,3 +96,46 @@ def test_ctrl_c_and_sigterm_keep_the_finished_tiers(gametree_cli: Any, tmp_path:
     assert "Traceback" not in stopped.stderr
     assert gametree_cli("tiers", "build", *C4, "--out", str(out)).returncode == 0
     assert tier_info(out).complete
+
+
+def directory(folder: Path, game: Any) -> Any:
+    from gametree.search.tiers import tier_rules, value_bytes
+    from gametree.store.tiers import TierDirectory
+
+    return TierDirectory(folder, "tictactoe", game.options(), tier_rules(game)[1].sizes, value_bytes(game))
+
+
+@pytest.fixture(scope="module")
+def ttt_in_memory() -> dict[int, bytes]:
+    store = MemoryTiers()
+    solve_tiers(load().game("tictactoe").create(), store)
+    return {t: v.tobytes() for t, v in store.values.items()}
+
+
+def on_disk(folder: Path) -> dict[int, bytes]:
+    return {int(p.stem.split("-")[1]): np.load(p).tobytes() for p in folder.glob("tier-*.npy")}
+
+
+def test_two_worker_processes_give_the_same_arrays(tmp_path: Path, ttt_in_memory: dict[int, bytes]) -> None:
+    game = load().game("tictactoe").create()
+    solution = solve_tiers(game, directory(tmp_path / "ttt", game), workers=2)
+    assert solution.positions == 5478
+    assert on_disk(tmp_path / "ttt") == ttt_in_memory
+    assert not list((tmp_path / "ttt").glob("*.tmp")) and not list((tmp_path / "ttt").glob("reach-*"))
+
+
+def test_a_two_worker_dask_cluster_gives_the_same_arrays(tmp_path: Path, ttt_in_memory: dict[int, bytes]) -> None:
+    distributed = pytest.importorskip("distributed", reason="Dask is an optional extra: pip install 'gametree[dask]'")
+    game = load().game("tictactoe").create()
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        solution = solve_tiers(game, directory(tmp_path / "ttt", game), scheduler=client)
+    assert solution.positions == 5478
+    assert on_disk(tmp_path / "ttt") == ttt_in_memory
+
+
+def test_workers_need_a_tier_directory() -> None:
+    with pytest.raises(ValueError, match="needs a tier directory"):
+        solve_tiers(load().game("tictactoe").create(), MemoryTiers(), workers=2)

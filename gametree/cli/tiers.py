@@ -82,9 +82,12 @@ def _build_command(spec: GameSpec) -> click.Command:
     @click.command(name=spec.name, help=f"Solve every position of {spec.summary or spec.name} into a tier directory.")
     @common.game_options(spec)
     @OUT_OPTION
+    @common.parallel_options("Split each tier", " (they share the directory)")
     @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
     def command(**params: Any) -> None:
         game_params, params = common.split_game_options(spec, params)
+        if params["workers"] and params["scheduler"]:
+            raise click.UsageError("--workers and --scheduler: choose one")
         game = common.make_game(spec, game_params)
         options = common.resolved_options(spec, game, game_params)
         out = Path(params["out"]) if params["out"] else _default_out(spec, options)
@@ -102,7 +105,14 @@ def _build_command(spec: GameSpec) -> click.Command:
 
         try:
             with _terminate_as_interrupt(), live(text_status(status.text), sys.stderr.isatty()):
-                solution = build_tier_book(game, spec.name, out, progress=progress)
+                solution = build_tier_book(
+                    game,
+                    spec.name,
+                    out,
+                    progress=progress,
+                    workers=params["workers"] or 1,
+                    scheduler=params["scheduler"],
+                )
         except KeyboardInterrupt:
             kept = sum(1 for counts, _ in tier_info(out).tiers if counts is not None) if out.exists() else 0
             click.echo(

@@ -18,10 +18,12 @@ between two, ``progress`` is told and ``should_stop`` asked (Ctrl-C stops at onc
 from __future__ import annotations
 
 import functools
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -31,6 +33,9 @@ from . import tier_kernel
 from .tier_kernel import DRAW, LOSS, OPEN, WIN
 
 if TYPE_CHECKING:
+    import distributed
+
+    from ..runtime.runners import Runner
     from .tier_kernel import TierKernel
 
 __all__ = [
@@ -39,6 +44,7 @@ __all__ = [
     "TierCounts",
     "TierProgress",
     "TierSolution",
+    "TierFiles",
     "TierStore",
     "TiersStopped",
     "TierValue",
@@ -50,6 +56,8 @@ __all__ = [
 
 #: Indices handed to the compiled passes at once (between two, progress and stops).
 CHUNK = 1 << 18
+#: Indices of one worker's shard (a tier split over workers).
+SHARD = 1 << 21
 
 
 class TiersStopped(Exception):
@@ -120,6 +128,27 @@ class TierStore(Protocol):
 
     def counts(self, tier: int) -> TierCounts | None:
         """The counts kept with ``tier``'s values, or None."""
+        ...
+
+
+FileKind = Literal["reach", "tier"]
+
+
+@runtime_checkable
+class TierFiles(TierStore, Protocol):
+    """A :class:`TierStore` of ``.npy`` files, which workers can share: a tier split over workers
+    (:mod:`gametree.search.tier_shards`) writes a temporary file, which the store then adopts."""
+
+    def path(self, kind: FileKind, tier: int) -> Path:
+        """The file of ``tier``'s reach marks or values (it exists once kept)."""
+        ...
+
+    def scratch(self, kind: FileKind, tier: int) -> Path:
+        """A temporary file for workers to write ``tier``'s reach marks or values into."""
+        ...
+
+    def adopt(self, kind: FileKind, tier: int, counts: TierCounts | None) -> None:
+        """Keep the finished :meth:`scratch` file of ``tier`` (values: with their ``counts``)."""
         ...
 
 
@@ -197,6 +226,9 @@ class _Run:
     out: np.ndarray
     progress: TierProgress | None
     should_stop: Callable[[], bool] | None
+    rules: CompiledRules
+    tiers: CompiledTiers
+    runner: Runner[Any, int] | None = None
     done: int = 0
 
     @property
@@ -217,14 +249,20 @@ def solve_tiers(
     *,
     progress: TierProgress | None = None,
     should_stop: Callable[[], bool] | None = None,
+    workers: int = 1,
+    scheduler: str | distributed.Client | None = None,
 ) -> TierSolution:
     """Solve every reachable position of ``game`` tier by tier, keeping the arrays in ``store``
-    (default: in memory).  Tiers the store holds already are not done again (a resumed build)."""
+    (default: in memory).  Tiers the store holds already are not done again (a resumed build).
+
+    ``workers`` > 1 splits each tier over that many worker processes, ``scheduler`` over a Dask
+    cluster's workers (which must see the store's folder): the store must then be :class:`TierFiles`."""
     started = time.perf_counter()
     rules, tiers = tier_rules(game)
     from .kernel import board_constants
 
     width = value_bytes(game)
+    kept = store if store is not None else MemoryTiers()
     run = _Run(
         kernel=_kernel(rules.functions(), tiers.functions()),
         board=board_constants(rules.board),
@@ -236,11 +274,57 @@ def solve_tiers(
         out=np.zeros(max(64, rules.max_moves), dtype=np.int64),
         progress=progress,
         should_stop=should_stop,
+        rules=rules,
+        tiers=tiers,
     )
-    kept = store if store is not None else MemoryTiers()
-    _forward(run, kept)
-    counts = _backward(run, kept)
+    if workers > 1 or scheduler is not None:
+        if not isinstance(kept, TierFiles):
+            raise ValueError("a tier build split over workers needs a tier directory (its workers share its files)")
+        from ..runtime.runners import make_runner
+        from .tier_shards import work_shard
+
+        run.runner = make_runner(
+            work_shard,
+            workers=workers,
+            scheduler=scheduler,
+            preload=("gametree.search.tier_shards",),
+            doing="the tier build",
+        )
+    try:
+        _forward(run, kept)
+        counts = _backward(run, kept)
+    except BaseException:
+        if run.runner is not None:
+            run.runner.cancel()
+        raise
+    finally:
+        if run.runner is not None:
+            run.runner.close()
     return TierSolution(game_name(game), counts, width, time.perf_counter() - started)
+
+
+def _sharded(run: _Run, tier: int, src: Path, dst: Path, *, solve: bool, stage: str, finished: tuple[int, ...]) -> int:
+    """One pass over ``tier`` split into shards for the runner's workers; the sum of their answers."""
+    from .tier_shards import ShardJob
+
+    assert run.runner is not None
+    size = run.sizes[tier]
+    jobs = [
+        ShardJob(run.rules, run.tiers, tier, lo, min(lo + SHARD, size), src, dst, solve, run.shift)
+        for lo in range(0, size, SHARD)
+    ]
+    pending = [run.runner.submit(job) for job in jobs]
+    total = 0
+    for job, answer in zip(jobs, pending):
+        total += answer.result()
+        run.step(stage, (job.hi - job.lo) if solve else 0, finished)
+    return total
+
+
+def _zeros_file(path: Path, size: int, dtype: type[np.unsignedinteger[Any]]) -> None:
+    mapped = np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(size,))
+    mapped.flush()
+    del mapped
 
 
 def _forward(run: _Run, store: TierStore) -> None:
@@ -263,6 +347,15 @@ def _forward(run: _Run, store: TierStore) -> None:
         store.keep_reach(0, src)
     run.done += sum(run.sizes[: first + 1])
     for tier in range(first, need - 1):
+        if run.runner is not None and isinstance(store, TierFiles):
+            scratch = store.scratch("reach", tier + 1)
+            _zeros_file(scratch, run.sizes[tier + 1], run.dtype)
+            _sharded(
+                run, tier, store.path("reach", tier), scratch, solve=False, stage=f"reach tier {tier + 1}", finished=()
+            )
+            run.step(f"reach tier {tier + 1}", run.sizes[tier + 1], ())
+            store.adopt("reach", tier + 1, None)
+            continue
         dst = np.zeros(run.sizes[tier + 1], dtype=run.dtype)
         for lo in range(0, run.sizes[tier], CHUNK):
             hi = min(lo + CHUNK, run.sizes[tier])
@@ -287,6 +380,10 @@ def _backward(run: _Run, store: TierStore) -> tuple[TierCounts, ...]:
             finished.append(tier)
             run.done += run.sizes[tier]
             continue
+        if run.runner is not None and isinstance(store, TierFiles):
+            found[tier] = _solve_sharded(run, store, tier, tuple(finished))
+            finished.append(tier)
+            continue
         marks = store.reach(tier)
         if marks is None:
             raise RuntimeError(f"tier {tier}'s reach marks are missing")
@@ -302,6 +399,22 @@ def _backward(run: _Run, store: TierStore) -> tuple[TierCounts, ...]:
         finished.append(tier)
         nxt = cur
     return tuple(found[t] for t in range(last + 1))
+
+
+def _solve_sharded(run: _Run, store: TierFiles, tier: int, finished: tuple[int, ...]) -> TierCounts:
+    """Tier ``tier``'s values, computed by the runner's workers in a copy of its reach marks."""
+    if store.reach(tier) is None:  # (checks the marks' file)
+        raise RuntimeError(f"tier {tier}'s reach marks are missing")
+    scratch = store.scratch("tier", tier)
+    shutil.copyfile(store.path("reach", tier), scratch)
+    last = tier == len(run.sizes) - 1  # (its positions have no children: the source is never read)
+    src = store.path("reach" if last else "tier", tier if last else tier + 1)
+    missing = _sharded(run, tier, src, scratch, solve=True, stage=f"solve tier {tier}", finished=finished)
+    if missing:
+        raise RuntimeError(f"tier {tier}: {missing} children of reachable positions were not solved")
+    counts = _counted(tier, np.asarray(np.load(scratch, mmap_mode="r")), run.shift)
+    store.adopt("tier", tier, counts)
+    return counts
 
 
 def _counted(tier: int, values: np.ndarray, shift: int) -> TierCounts:

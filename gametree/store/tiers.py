@@ -134,7 +134,9 @@ class TierDirectory:
         return None if entry is None else self._load(tier, entry)
 
     def keep_solved(self, tier: int, values: np.ndarray, counts: TierCounts) -> None:
-        entry = self._write(f"tier-{tier:03d}.npy", values)
+        self._solved(tier, self._write(f"tier-{tier:03d}.npy", values), counts)
+
+    def _solved(self, tier: int, entry: dict[str, Any], counts: TierCounts) -> None:
         entry.update(positions=counts.positions, wins=counts.wins, draws=counts.draws, losses=counts.losses)
         self.header["tiers"][str(tier)] = entry
         gone = self.header["reach"].pop(str(tier), None)
@@ -151,14 +153,38 @@ class TierDirectory:
         size = self.header["sizes"][tier]
         return TierCounts(tier, size, entry["positions"], entry["wins"], entry["draws"], entry["losses"])
 
+    # -- the TierFiles protocol (workers write files) -------------------------------------------------
+    def path(self, kind: str, tier: int) -> Path:
+        return self.folder / f"{kind}-{tier:03d}.npy"
+
+    def scratch(self, kind: str, tier: int) -> Path:
+        path = self.path(kind, tier)
+        return path.with_name(path.name + ".tmp")
+
+    def adopt(self, kind: str, tier: int, counts: TierCounts | None) -> None:
+        scratch = self.scratch(kind, tier)
+        with scratch.open("rb+") as f:
+            os.fsync(f.fileno())
+        entry = self._adopt(self.path(kind, tier).name)
+        if counts is None:
+            self.header["reach"][str(tier)] = entry
+            self._save_header()
+        else:
+            self._solved(tier, entry, counts)
+
     # -- files -----------------------------------------------------------------------------------
     def _write(self, name: str, array: np.ndarray) -> dict[str, Any]:
-        path = self.folder / name
-        tmp = path.with_name(name + ".tmp")
+        tmp = (self.folder / name).with_name(name + ".tmp")
         with tmp.open("wb") as f:
             np.save(f, np.ascontiguousarray(array, dtype=self.dtype))
             f.flush()
             os.fsync(f.fileno())
+        return self._adopt(name)
+
+    def _adopt(self, name: str) -> dict[str, Any]:
+        """Checksum the finished temporary file of ``name`` and rename it onto ``name``."""
+        path = self.folder / name
+        tmp = path.with_name(name + ".tmp")
         digest = _digest(tmp)
         os.replace(tmp, path)
         self._writes += 1
