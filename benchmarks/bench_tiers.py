@@ -4,13 +4,15 @@
     python benchmarks/bench_tiers.py --quick         # without 5x5 (a few seconds)
     python benchmarks/bench_tiers.py --case c4-5x5 --json
     python benchmarks/bench_tiers.py --case c4-5x5 --disk   # into a tier directory (gametree.tier_book)
+    python benchmarks/bench_tiers.py --case c4-5x5 --workers 2  # each tier split over 2 processes
 
 Each case runs :func:`gametree.search.tiers.solve_tiers` (in memory, or with ``--disk`` into a
 temporary tier directory) in a fresh subprocess, once to compile (a small board of the same game
 first, so the timed build does not include numba's compile), so that its peak memory (max RSS of
 that process) is its own.  ``seconds`` is the build's wall time; positions per second count the
 reachable positions.  The counts are checked: the positions against tests/data/strong_counts.json,
-and on 5x5 every ply's wins, draws and losses against Böck's table (tests/data/connect4/boeck_5x5_per_ply.csv).
+and on 5x5 (and 6x5, run only when named) every ply's wins, draws and losses against Böck's tables
+(tests/data/connect4/boeck_5x5_per_ply.csv, boeck_6x5_per_ply.csv).
 """
 
 from __future__ import annotations
@@ -35,7 +37,9 @@ CASES = {
     "c4-4x4": ("connect4", {"width": 4, "height": 4}, True),
     "c4-5x4": ("connect4", {"width": 5, "height": 4}, True),
     "c4-5x5": ("connect4", {"width": 5, "height": 5}, False),
+    "c4-6x5": ("connect4", {"width": 6, "height": 5}, False),  # only when named: about 10 GB of arrays
 }
+BOECK = {"c4-5x5": "boeck_5x5_per_ply.csv", "c4-6x5": "boeck_6x5_per_ply.csv"}
 WARM = {"tictactoe": {"size": 3}, "connect4": {"width": 4, "height": 4}}
 
 
@@ -48,14 +52,14 @@ def expected(case: str) -> tuple[int | None, list[tuple[int, int, int]] | None]:
         (e["published"]["positions"] for e in counts.get(name, []) if (e["width"], e["height"]) == (width, height)),
         None,
     )
-    if case != "c4-5x5":
+    if case not in BOECK:
         return positions, None
-    with (DATA / "connect4" / "boeck_5x5_per_ply.csv").open(encoding="utf-8") as f:
+    with (DATA / "connect4" / BOECK[case]).open(encoding="utf-8") as f:
         table = [(int(r["wins"]), int(r["draws"]), int(r["losses"])) for r in csv.DictReader(f)]
     return sum(map(sum, table)), table
 
 
-def run_one(case: str, disk: bool) -> dict[str, object]:
+def run_one(case: str, disk: bool, workers: int) -> dict[str, object]:
     from gametree import load
     from gametree.search.tiers import solve_tiers
     from gametree.tier_book import build_tier_book
@@ -64,9 +68,9 @@ def run_one(case: str, disk: bool) -> dict[str, object]:
     solve_tiers(load().game(name).create(**WARM[name]))  # compiled (or loaded from numba's cache) here
     game = load().game(name).create(**options)
     started = time.perf_counter()
-    if disk:
+    if disk or workers > 1 or case == "c4-6x5":  # (6x5 in memory would hold all 10 GB of its arrays)
         with tempfile.TemporaryDirectory() as folder:
-            solution = build_tier_book(game, name, Path(folder) / "tiers")
+            solution = build_tier_book(game, name, Path(folder) / "tiers", workers=workers)
             stored = sum(p.stat().st_size for p in (Path(folder) / "tiers").iterdir())
     else:
         solution = solve_tiers(game)
@@ -89,14 +93,15 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="only the small cases (not 5x5 Connect Four)")
     parser.add_argument("--case", choices=sorted(CASES), action="append", help="run only these cases")
     parser.add_argument("--disk", action="store_true", help="build into a temporary tier directory")
+    parser.add_argument("--workers", type=int, default=1, help="split each tier over N processes (implies --disk)")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per case before giving up (default 1800)")
     parser.add_argument("--json", action="store_true", help="print JSON lines instead of a table")
     parser.add_argument("--child", metavar="CASE", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(run_one(args.child, args.disk)))
+        print(json.dumps(run_one(args.child, args.disk, args.workers)))
         return
-    cases = args.case or [c for c, spec in CASES.items() if spec[2] or not args.quick]
+    cases = args.case or [c for c, spec in CASES.items() if (spec[2] or not args.quick) and c != "c4-6x5"]
     header = f"{'case':8} {'positions':>11} {'indices':>12} {'seconds':>8} {'positions/s':>12} {'peak MB':>8}  checked"
     if not args.json:
         print(machine_report("before the runs"), flush=True)
@@ -104,7 +109,8 @@ def main() -> None:
         print("-" * len(header))
     failed = False
     for case in cases:
-        command = [sys.executable, __file__, "--child", case, *(["--disk"] if args.disk else [])]
+        command = [sys.executable, __file__, "--child", case, "--workers", str(args.workers)]
+        command += ["--disk"] if args.disk else []
         try:
             proc = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
         except subprocess.TimeoutExpired:
