@@ -15,42 +15,37 @@ from gametree.search.tiers import MemoryTiers, solve_tiers
 from gametree.store.tiers import KILL_VARIABLE, TierFileError
 from gametree.tier_book import TierBook, build_tier_book, tier_info
 
-C4 = ("connect4", "--width", "4", "--height", "4")
-
-
-def arrays(folder: Path) -> dict[str, bytes]:
-    return {p.name: np.load(p).tobytes() for p in sorted(folder.glob("tier-*.npy"))}
-
 
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("tiers") / "c4"
-    game = load().game("connect4").create(width=4, height=4)
-    build_tier_book(game, "connect4", folder)
+    folder = tmp_path_factory.mktemp("tiers") / "ttt"
+    build_tier_book(load().game("tictactoe").create(), "tictactoe", folder)
     return folder
 
 
-def test_a_build_killed_twice_resumes_to_the_same_bytes(gametree_cli: Any, tmp_path: Path, uninterrupted: Path) -> None:
-    out = tmp_path / "c4"
-    # Killed (SIGKILL) at its 10th array file (in the forward pass), then at the 5th of the next run
-    # (in the backward pass: the 6 reach files left are kept, then 4 tiers solved), then finished.
-    for kill in ("10", "11"):
-        killed = gametree_cli("tiers", "build", *C4, "--out", str(out), env={KILL_VARIABLE: kill})
+def test_a_build_killed_twice_resumes_to_the_same_bytes(
+    gametree_cli: Any, tmp_path: Path, ttt_in_memory: dict[int, bytes]
+) -> None:
+    out = tmp_path / "ttt"
+    # Killed (SIGKILL) right after its 6th array file is renamed, before the header names it (in the
+    # forward pass: tiers 0 to 4 marked), then at the 8th of the next run (in the backward pass:
+    # tiers 5 to 9 marked, 9 and 8 solved, 7 written), then finished.
+    for kill in ("6", "8"):
+        killed = gametree_cli("tiers", "build", "tictactoe", "--out", str(out), env={KILL_VARIABLE: kill})
         assert killed.returncode == -signal.SIGKILL
     header = json.loads((out / "header.json").read_text())
-    assert not header["complete"] and header["tiers"] and header["reach"]
-    finished = gametree_cli("tiers", "build", *C4, "--out", str(out))
+    assert sorted(header["tiers"]) == ["8", "9"] and (out / "tier-007.npy").exists()
+    assert sorted(header["reach"], key=int) == [str(t) for t in range(8)]
+    finished = gametree_cli("tiers", "build", "tictactoe", "--out", str(out))
     assert finished.returncode == 0, finished.stderr
-    assert arrays(out) == arrays(uninterrupted)
-    assert len(arrays(out)) == 17
+    assert on_disk(out) == ttt_in_memory
     assert not list(out.glob("reach-*")) and not list(out.glob("*.tmp"))
-    assert tier_info(out).complete and tier_info(out).positions == 161029
+    assert tier_info(out).complete and tier_info(out).positions == 5478
 
 
-def test_a_tier_in_memory_and_on_disk_are_the_same(uninterrupted: Path) -> None:
-    store = MemoryTiers()
-    solve_tiers(load().game("connect4").create(width=4, height=4), store)
-    assert {f"tier-{t:03d}.npy": v.tobytes() for t, v in store.values.items()} == arrays(uninterrupted)
+def test_a_tier_in_memory_and_on_disk_are_the_same(uninterrupted: Path, ttt_in_memory: dict[int, bytes]) -> None:
+    assert on_disk(uninterrupted) == ttt_in_memory
+    assert len(ttt_in_memory) == 10
 
 
 def test_a_damaged_tier_is_refused_in_one_line(gametree_cli: Any, tmp_path: Path, uninterrupted: Path) -> None:
@@ -58,43 +53,52 @@ def test_a_damaged_tier_is_refused_in_one_line(gametree_cli: Any, tmp_path: Path
 
     out = tmp_path / "copy"
     shutil.copytree(uninterrupted, out)
-    path = out / "tier-012.npy"
+    path = out / "tier-006.npy"
     data = bytearray(path.read_bytes())
     data[-1] ^= 0xFF
     path.write_bytes(bytes(data))
-    game = load().game("connect4").create(width=4, height=4)
+    game = load().game("tictactoe").create()
     with pytest.raises(TierFileError, match="checksum"):
-        TierBook(game, "connect4", out).value(game.tier_unrank(12, 0))
-    result = gametree_cli("tiers", "query", *C4, "--out", str(out), "--moves", "1 2 1 2 1 2 3 3 3 3 4 4")
+        TierBook(game, "tictactoe", out).value(game.tier_unrank(6, 0))
+    result = gametree_cli("tiers", "query", "tictactoe", "--out", str(out), "--moves", "A1 B1 A2 B2 C3")
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1 and "checksum" in result.stderr
     (out / "header.json").write_text('{"format": "gametree-tiers", "version": 99}')
     result = gametree_cli("tiers", "info", str(out))
     assert result.returncode == 1 and result.stderr.count("\n") == 1 and "version 99" in result.stderr
+    result = gametree_cli("tiers", "query", "tictactoe", "--size", "4", "--out", str(uninterrupted))
+    assert result.returncode == 1 and result.stderr.count("\n") == 1 and "not tictactoe" in result.stderr
 
 
 def test_query_answers_every_moves_value(gametree_cli: Any, uninterrupted: Path) -> None:
-    result = gametree_cli("tiers", "query", *C4, "--out", str(uninterrupted), "--moves", "1 1 2 2 3", "--json")
+    result = gametree_cli(
+        "tiers", "query", "tictactoe", "--out", str(uninterrupted), "--moves", "A1 B1 A2 B2", "--json"
+    )
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
     moves = {m["move"]: m["value"] for m in answer["moves"]}
-    assert sorted(moves) == ["1", "2", "3", "4"]
-    for move in "123":  # the first player's three in the bottom row wins at 4 unless it is blocked
-        assert moves[move] == {"outcome": "loss", "remoteness": 2}
-    assert answer["value"] == moves["4"]
+    assert moves == {  # X wins at A3, holds the draw at B3 (O's threat), loses anywhere else
+        "A3": {"outcome": "win", "remoteness": 1},
+        "B3": {"outcome": "draw", "remoteness": 5},
+        "C1": {"outcome": "loss", "remoteness": 2},
+        "C2": {"outcome": "loss", "remoteness": 2},
+        "C3": {"outcome": "loss", "remoteness": 2},
+    }
+    assert answer["value"] == {"outcome": "win", "remoteness": 1}
 
 
 @pytest.mark.parametrize("signal_name", ["INT", "TERM"])
 def test_ctrl_c_and_sigterm_keep_the_finished_tiers(gametree_cli: Any, tmp_path: Path, signal_name: str) -> None:
-    out = tmp_path / "c4"
-    # The 42nd progress report comes in the backward pass (32 reports mark 16 tiers, one a tier solved).
-    stopped = gametree_cli("tiers", "build", *C4, "--out", str(out), env={"GAMETREE_BUILD_STOP": f"42:{signal_name}"})
+    out = tmp_path / "ttt"
+    # The 22nd progress report comes in the backward pass (18 reports mark 9 tiers, one a tier solved).
+    stop = {"GAMETREE_BUILD_STOP": f"22:{signal_name}"}
+    stopped = gametree_cli("tiers", "build", "tictactoe", "--out", str(out), env=stop)
     assert stopped.returncode == 130, stopped.stderr
     kept = sum(1 for counts, _ in tier_info(out).tiers if counts is not None)
-    assert 0 < kept < 17
+    assert 0 < kept < 10
     assert f"Interrupted: {kept} finished tiers are kept in {out}" in stopped.stderr
     assert "Traceback" not in stopped.stderr
-    assert gametree_cli("tiers", "build", *C4, "--out", str(out)).returncode == 0
+    assert gametree_cli("tiers", "build", "tictactoe", "--out", str(out)).returncode == 0
     assert tier_info(out).complete
 
 
