@@ -114,13 +114,15 @@ class TierBook:
 
 @dataclass(frozen=True, slots=True)
 class TierInfo:
-    """What a tier directory holds: its game, whether every tier is solved, and each tier's
-    counts (``None`` for a tier not solved yet) and bytes on disk."""
+    """What a tier directory holds: its game, whether every tier is solved, each tier's counts
+    (``None`` for a tier not solved yet) and bytes on disk, and how many tiers' reach marks are kept."""
 
     game: str
     options: dict[str, Any]
     complete: bool
     tiers: tuple[tuple[TierCounts | None, int], ...]
+    #: Tiers whose reach marks are kept (a build under way: the forward pass got that far).
+    marked: int = 0
 
     @property
     def positions(self) -> int:
@@ -143,4 +145,4 @@ def tier_info(folder: Path) -> TierInfo:
         path = folder / entry["file"]
         counts = TierCounts(tier, size, entry["positions"], entry["wins"], entry["draws"], entry["losses"])
         rows.append((counts, path.stat().st_size if path.exists() else 0))
-    return TierInfo(header["game"], header["options"], bool(header["complete"]), tuple(rows))
+    return TierInfo(header["game"], header["options"], bool(header["complete"]), tuple(rows), len(header["reach"]))

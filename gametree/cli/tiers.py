@@ -78,6 +78,20 @@ def _terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _interrupted(out: Path) -> str:
+    """What a stopped build kept (its finished tiers, the reach marks of the forward pass)."""
+    from ..store.tiers import TierFileError
+    from ..tier_book import tier_info
+
+    try:
+        found = tier_info(out)
+    except TierFileError:
+        return f"Interrupted before anything was kept in {out}."
+    kept = sum(1 for counts, _ in found.tiers if counts is not None)
+    marks = f" and the reach marks of {found.marked}" if found.marked else ""
+    return f"Interrupted: {kept} finished tiers{marks} are kept in {out}; run the same command again to go on."
+
+
 def _build_command(spec: GameSpec) -> click.Command:
     @click.command(name=spec.name, help=f"Solve every position of {spec.summary or spec.name} into a tier directory.")
     @common.game_options(spec)
@@ -94,7 +108,7 @@ def _build_command(spec: GameSpec) -> click.Command:
         from ..build_status import stop_hook
         from ..live import live, text_status
         from ..store.tiers import TierFileError
-        from ..tier_book import build_tier_book, tier_info
+        from ..tier_book import build_tier_book
 
         status = _Status()
         hook = stop_hook()
@@ -114,10 +128,7 @@ def _build_command(spec: GameSpec) -> click.Command:
                     scheduler=params["scheduler"],
                 )
         except KeyboardInterrupt:
-            kept = sum(1 for counts, _ in tier_info(out).tiers if counts is not None) if out.exists() else 0
-            click.echo(
-                f"Interrupted: {kept} finished tiers are kept in {out}; run the same command again to go on.", err=True
-            )
+            click.echo(_interrupted(out), err=True)
             sys.exit(130)
         except (GameError, TierFileError) as exc:
             raise click.ClickException(str(exc)) from None
