@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +30,7 @@ from .search.tiers import (
 )
 from .store.tiers import TierDirectory, TierFileError, load_checked, read_header
 
-__all__ = ["TierAnswer", "TierBook", "TierInfo", "TierMove", "build_tier_book", "tier_info"]
+__all__ = ["TierAnswer", "TierBook", "TierInfo", "TierMove", "TierPlayer", "build_tier_book", "preference", "tier_info"]
 
 
 def _options(game: Game[Any, Any]) -> dict[str, Any]:
@@ -110,6 +111,32 @@ class TierBook:
             flipped = {"win": "loss", "loss": "win", "draw": "draw"}[after.outcome]
             moves.append(TierMove(self.game.format_move(state, move), TierValue(flipped, after.remoteness + 1)))
         return TierAnswer(self.value(state), tuple(moves))
+
+
+def preference(value: TierValue) -> tuple[int, int]:
+    """How good ``value`` is for its side, as a sort key (larger is better): a win, the faster the
+    better; a draw; a loss, the slower the better."""
+    if value.outcome == "win":
+        return (2, -value.remoteness)
+    if value.outcome == "draw":
+        return (1, -value.remoteness)
+    return (0, value.remoteness)
+
+
+class TierPlayer:
+    """A perfect player (a :class:`gametree.play.Player`) reading a :class:`TierBook`: it keeps the
+    position's value, winning as fast and losing as slowly as it can (ties broken by ``rng``)."""
+
+    human = False
+
+    def __init__(self, book: TierBook) -> None:
+        self.book = book
+
+    def choose(self, game: Game[Any, Any], state: Any, rng: random.Random) -> Any:
+        moves = list(game.legal_moves(state))
+        values = self.book.answer(state).moves
+        best = max(preference(m.value) for m in values)
+        return rng.choice([move for move, m in zip(moves, values) if preference(m.value) == best])
 
 
 @dataclass(frozen=True, slots=True)

@@ -143,3 +143,18 @@ def test_a_two_worker_dask_cluster_gives_the_same_arrays(tmp_path: Path, ttt_in_
 def test_workers_need_a_tier_directory() -> None:
     with pytest.raises(ValueError, match="needs a tier directory"):
         solve_tiers(load().game("tictactoe").create(), MemoryTiers(), workers=2)
+
+
+def test_the_tier_player_never_loses_and_keeps_the_value(uninterrupted: Path) -> None:
+    from gametree.play import play_match
+    from gametree.tier_book import TierPlayer
+    from gametree_builtins.plugins.players import RandomPlayer
+
+    game = load().game("tictactoe").create()
+    perfect = TierPlayer(TierBook(game, "tictactoe", uninterrupted))
+    both = play_match(game, [perfect, perfect], games=3, seed=1)
+    assert all(r.winner is None and len(r.moves) == 9 for r in both.records)  # a draw, 9 moves (remoteness 9)
+    for players, side in (([perfect, RandomPlayer()], 0), ([RandomPlayer(), perfect], 1)):
+        match = play_match(game, players, games=20, seed=side)
+        assert all(r.winner in (None, side) for r in match.records)
+        assert any(r.winner == side for r in match.records)
