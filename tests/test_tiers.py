@@ -82,6 +82,25 @@ def test_every_3x3_position_equals_the_strong_solvers_score(ttt3) -> None:
     assert reachable == 5478  # no index is marked that no reachable position has
 
 
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [("connect4", {"width": 4, "height": 3, "k": 3}), ("tictactoe", {"width": 3, "height": 2, "k": 2})],
+)
+def test_other_boards_and_lines_equal_the_strong_solver(name: str, options: dict[str, int]) -> None:
+    """Every reachable position of a board with lines of 3 (2): counts, value and remoteness."""
+    game, store, solution = solved(name, **options)
+    strong = solve_strongly(game, symmetry=False)
+    per_ply = list(strong.per_ply) + [0] * (len(solution.counts) - len(strong.per_ply))  # (games that end early)
+    assert [c.positions for c in solution.counts] == per_ply
+    cells = game.info.max_plies
+    for state in _reachable(game):
+        expected = expected_value(strong.scores[game.key(state)], game.ply(state), cells)
+        if game.outcome(state) is None or expected.outcome != "draw":
+            assert value_of(game, store, state) == expected, game.render(state)
+        else:  # a finished draw: no moves left
+            assert value_of(game, store, state) == TierValue("draw", 0)
+
+
 def _reachable(game: Any) -> list[Any]:
     seen: dict[Any, Any] = {}
     todo = [game.initial_state()]
