@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CHUNK",
     "MemoryTiers",
+    "FileKind",
     "TierCounts",
     "TierProgress",
     "TierSolution",
@@ -107,8 +108,16 @@ class TierValue:
 TierProgress = Callable[[str, int, int], None]
 
 
+#: Which of a tier's arrays: its reach marks or its values.
+FileKind = Literal["reach", "tier"]
+
+
 class TierStore(Protocol):
     """Where a tier build keeps its arrays (in memory, or a directory on disk)."""
+
+    def holds(self, kind: FileKind, tier: int) -> bool:
+        """Whether ``tier``'s reach marks (``"reach"``) or values (``"tier"``) are kept (asked without reading them)."""
+        ...
 
     def reach(self, tier: int) -> np.ndarray | None:
         """The reach marks of ``tier`` kept before, or None."""
@@ -129,9 +138,6 @@ class TierStore(Protocol):
     def counts(self, tier: int) -> TierCounts | None:
         """The counts kept with ``tier``'s values, or None."""
         ...
-
-
-FileKind = Literal["reach", "tier"]
 
 
 @runtime_checkable
@@ -159,6 +165,9 @@ class MemoryTiers:
         self.marks: dict[int, np.ndarray] = {}
         self.values: dict[int, np.ndarray] = {}
         self.tier_counts: dict[int, TierCounts] = {}
+
+    def holds(self, kind: FileKind, tier: int) -> bool:
+        return tier in (self.marks if kind == "reach" else self.values)
 
     def reach(self, tier: int) -> np.ndarray | None:
         return self.marks.get(tier)
@@ -330,13 +339,13 @@ def _zeros_file(path: Path, size: int, dtype: type[np.unsignedinteger[Any]]) -> 
 def _forward(run: _Run, store: TierStore) -> None:
     """The reach marks of every tier below the solved ones (from the last tier marked, if any)."""
     need = len(run.sizes)  # tiers 0 .. need - 1 are not solved: they need their marks
-    while need > 0 and store.solved(need - 1) is not None:
+    while need > 0 and store.holds("tier", need - 1):
         need -= 1
     run.done += sum(run.sizes[need:])
     if need == 0:
         return
     first = 0
-    while first + 1 < need and store.reach(first + 1) is not None:
+    while first + 1 < need and store.holds("reach", first + 1):
         first += 1
     src = store.reach(first)
     if src is not None:
@@ -373,12 +382,16 @@ def _backward(run: _Run, store: TierStore) -> tuple[TierCounts, ...]:
     found: dict[int, TierCounts] = {}
     nxt = np.zeros(1, dtype=run.dtype)
     for tier in range(last, -1, -1):
-        kept = store.solved(tier)
-        counted = store.counts(tier)
-        if kept is not None and counted is not None:
-            nxt, found[tier] = np.array(kept), counted  # (in memory, writable: one compiled signature)
+        counted = store.counts(tier) if store.holds("tier", tier) else None
+        if counted is not None:
+            found[tier] = counted
             finished.append(tier)
             run.done += run.sizes[tier]
+            if tier > 0 and not store.holds("tier", tier - 1):  # the next tier to solve looks it up
+                kept = store.solved(tier)  # (read and checked)
+                if kept is None:
+                    raise RuntimeError(f"tier {tier}'s values are missing")
+                nxt = np.array(kept)  # (in memory, writable: one compiled signature)
             continue
         if run.runner is not None and isinstance(store, TierFiles):
             found[tier] = _solve_sharded(run, store, tier, tuple(finished))

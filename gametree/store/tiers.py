@@ -121,6 +121,9 @@ class TierDirectory:
             self._save_header()
 
     # -- the TierStore protocol ------------------------------------------------------------------
+    def holds(self, kind: str, tier: int) -> bool:
+        return str(tier) in self.header["reach" if kind == "reach" else "tiers"]
+
     def reach(self, tier: int) -> np.ndarray | None:
         entry = self.header["reach"].get(str(tier))
         return None if entry is None else self._load(tier, entry)
