@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import random
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,8 +52,24 @@ def build_tier_book(
     tier.  ``workers`` processes (or the workers of the Dask cluster at ``scheduler``, which must
     see ``folder``) share each tier."""
     _, tiers = tier_rules(game)
+    _check_room(folder, tiers.sizes, value_bytes(game))
     store = TierDirectory(folder, name, _options(game), tiers.sizes, value_bytes(game))
     return solve_tiers(game, store, progress=progress, should_stop=should_stop, workers=workers, scheduler=scheduler)
+
+
+def _check_room(folder: Path, sizes: tuple[int, ...], width: int) -> None:
+    """:class:`TierFileError` when the disk under ``folder`` cannot hold the build: every tier's
+    reach marks, then its values (the marks of a solved tier are removed), so the sum of the tiers
+    and one more tier at most; the files a stopped build kept there count as room."""
+    needed = (sum(sizes) + max(sizes)) * width
+    existing = folder if folder.exists() else next((p for p in folder.parents if p.exists()), Path("."))
+    kept = sum(p.stat().st_size for p in folder.glob("*.npy")) if folder.is_dir() else 0
+    free = shutil.disk_usage(existing).free + kept
+    if needed > free:
+        raise TierFileError(
+            f"the build needs about {needed / 1e9:,.1f} GB of disk under {existing}, "
+            f"which has {free / 1e9:,.1f} GB free"
+        )
 
 
 @dataclass(frozen=True, slots=True)

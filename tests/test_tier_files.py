@@ -158,3 +158,10 @@ def test_the_tier_player_never_loses_and_keeps_the_value(uninterrupted: Path) ->
         match = play_match(game, players, games=20, seed=side)
         assert all(r.winner in (None, side) for r in match.records)
         assert any(r.winner == side for r in match.records)
+
+
+def test_a_build_the_disk_cannot_hold_is_refused_before_it_starts(gametree_cli: Any, tmp_path: Path) -> None:
+    out = tmp_path / "big"
+    result = gametree_cli("tiers", "build", "tictactoe", "--size", "6", "--k", "4", "--out", str(out))
+    assert result.returncode == 1 and result.stderr.count("\n") == 1
+    assert "GB of disk" in result.stderr and not out.exists()
