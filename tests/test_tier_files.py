@@ -165,3 +165,14 @@ def test_a_build_the_disk_cannot_hold_is_refused_before_it_starts(gametree_cli: 
     result = gametree_cli("tiers", "build", "tictactoe", "--size", "6", "--k", "4", "--out", str(out))
     assert result.returncode == 1 and result.stderr.count("\n") == 1
     assert "GB of disk" in result.stderr and not out.exists()
+
+
+def test_a_killed_build_resumed_by_two_workers_gives_the_same_bytes(
+    gametree_cli: Any, tmp_path: Path, ttt_in_memory: dict[int, bytes]
+) -> None:
+    out = tmp_path / "ttt"
+    killed = gametree_cli("tiers", "build", "tictactoe", "--out", str(out), env={KILL_VARIABLE: "12"})
+    assert killed.returncode == -signal.SIGKILL  # (after tier 9 solved: 10 reach files, then 2 tiers)
+    finished = gametree_cli("tiers", "build", "tictactoe", "--out", str(out), "--workers", "2")
+    assert finished.returncode == 0, finished.stderr
+    assert on_disk(out) == ttt_in_memory
