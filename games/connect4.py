@@ -640,11 +640,11 @@ class ConnectFour(Game[C4State, int]):
         )
 
     def compiled_tiers(self) -> CompiledTiers | None:
-        """The tier functions of :mod:`connect4_tiers`, for boards with compiled rules."""
-        if self.width * self.h1 > 64:
+        """The tier functions of :mod:`connect4_tiers`, for boards with compiled rules whose indices fit in 62 bits."""
+        sizes = tuple(self.tier_size(t) for t in range(self.tier_count()))
+        if self.width * self.h1 > 64 or max(sizes) >= 1 << 62:  # (indices are 64-bit integers in compiled code)
             return None
         board = C4Tiers(self.width, self.height, self.h1, self.cells, binomial_table(), self._ways())
-        sizes = tuple(self.tier_size(t) for t in range(self.tier_count()))
         return CompiledTiers(functions=_compiled_tier_functions, board=board, sizes=sizes)
 
     # -- symmetry ------------------------------------------------------------------------
