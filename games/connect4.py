@@ -38,6 +38,17 @@ from gametree import (
     RuleSet,
     hookimpl,
 )
+from gametree.game import CompiledTiers, TierFunctions
+
+from .tier_ranking import (
+    binomial,
+    binomial_table,
+    column_ways,
+    heights_rank,
+    heights_unrank,
+    subset_rank,
+    subset_unrank,
+)
 
 __all__ = ["C4Board", "C4State", "ConnectFour", "MAX_SIDE"]
 
@@ -83,6 +94,25 @@ def _compiled_functions() -> RuleSet:
     from . import connect4_rules
 
     return connect4_rules.RULES
+
+
+class C4Tiers(NamedTuple):
+    """The tiers' constants for the compiled tier functions (:mod:`connect4_tiers` reads them by name)."""
+
+    width: int
+    height: int
+    h1: int
+    cells: int
+    #: ``C(n, k)`` and the ways columns hold stones (:mod:`tier_ranking`).
+    binom: tuple[int, ...]
+    ways: tuple[int, ...]
+
+
+def _compiled_tier_functions() -> TierFunctions:
+    """The compiled tier functions (numba is imported here: only the tier solver asks)."""
+    from . import connect4_tiers
+
+    return connect4_tiers.TIERS
 
 
 def _current_and_mask(state: C4State) -> tuple[int, int]:
@@ -144,6 +174,8 @@ class ConnectFour(Game[C4State, int]):
         self._mirror = tuple((c * h1, (width - 1 - c) * h1) for c in range(width))
         self._column_bits = (1 << h1) - 1
         self._windows: tuple[int, ...] | None = None
+        #: The ways columns hold stones, for the tiers' index (made when first asked).
+        self._column_ways: tuple[int, ...] | None = None
         #: Each cell's bit -> the cells of the lines of ``k`` through it: one mask per direction
         #: that has such a line (the cells up to ``k - 1`` away on either side, on the board).
         self._lines: dict[int, tuple[int, ...]] = {}
@@ -571,6 +603,49 @@ class ConnectFour(Game[C4State, int]):
             decode_move=_same_move,
             max_moves=2 * self.width,
         )
+
+    # -- tiers (gametree.game.Tiered): tier n holds the positions of n stones ------------------------
+    def tier_count(self) -> int:
+        """One tier for each number of stones, 0 to the number of cells."""
+        return self.cells + 1
+
+    def _ways(self) -> tuple[int, ...]:
+        if self._column_ways is None:
+            self._column_ways = column_ways(self.width, self.height)
+        return self._column_ways
+
+    def tier_size(self, tier: int) -> int:
+        """Column heights of sum ``tier``, times the ways to pick the side to move's stones among them."""
+        return self._ways()[tier] * binomial(tier, tier // 2)
+
+    def tier_position(self, state: C4State) -> tuple[int, int]:
+        """``(stones, index)``: see :mod:`connect4_tiers` for the index."""
+        n, h1 = state.moves, self.h1
+        column = (1 << self.height) - 1
+        heights = [((state.mask >> (c * h1)) & column).bit_count() for c in range(self.width)]
+        cells = [c * h1 + r for c in range(self.width) for r in range(heights[c])]
+        stones = subset_rank(j for j, cell in enumerate(cells) if state.current >> cell & 1)
+        return n, heights_rank(heights, self._ways(), self.cells) * binomial(n, n // 2) + stones
+
+    def tier_unrank(self, tier: int, index: int) -> C4State:
+        """The position of ``index`` among those of ``tier`` stones."""
+        per = binomial(tier, tier // 2)
+        heights = heights_unrank(index // per, tier, self.width, self._ways(), self.cells)
+        cells = [c * self.h1 + r for c in range(self.width) for r in range(heights[c])]
+        mask = sum(1 << cell for cell in cells)
+        current = sum(1 << cells[j] for j in subset_unrank(index % per, tier, tier // 2))
+        last = current ^ mask
+        return _new_state(
+            C4State, (current, mask, tier, self.aligned(last), self.threats(current, mask), self.threats(last, mask))
+        )
+
+    def compiled_tiers(self) -> CompiledTiers | None:
+        """The tier functions of :mod:`connect4_tiers`, for boards with compiled rules whose indices fit in 62 bits."""
+        sizes = tuple(self.tier_size(t) for t in range(self.tier_count()))
+        if self.width * self.h1 > 64 or max(sizes) >= 1 << 62:  # (indices are 64-bit integers in compiled code)
+            return None
+        board = C4Tiers(self.width, self.height, self.h1, self.cells, binomial_table(), self._ways())
+        return CompiledTiers(functions=_compiled_tier_functions, board=board, sizes=sizes)
 
     # -- symmetry ------------------------------------------------------------------------
     def mirror_bits(self, bits: int) -> int:

@@ -28,6 +28,9 @@ from gametree import (
     RuleSet,
     hookimpl,
 )
+from gametree.game import CompiledTiers, TierFunctions
+
+from .tier_ranking import binomial, binomial_table, subset_rank, subset_unrank
 
 from .grid import LetteredGrid, board_sides, grid_lines, permuted, size_options
 
@@ -75,6 +78,21 @@ def _compiled_functions() -> RuleSet:
     from . import tictactoe_rules
 
     return tictactoe_rules.RULES
+
+
+class TTTTiers(NamedTuple):
+    """The tiers' constants for the compiled tier functions (:mod:`tictactoe_tiers` reads them by name)."""
+
+    cells: int
+    #: ``C(n, k)`` (:mod:`tier_ranking`).
+    binom: tuple[int, ...]
+
+
+def _compiled_tier_functions() -> TierFunctions:
+    """The compiled tier functions (numba is imported here: only the tier solver asks)."""
+    from . import tictactoe_tiers
+
+    return tictactoe_tiers.TIERS
 
 
 class TTTState(NamedTuple):
@@ -232,6 +250,47 @@ class TicTacToe(LetteredGrid, Game[TTTState, int]):
             encode_move=_same_move,
             decode_move=_same_move,
             max_moves=n,
+        )
+
+    # -- tiers (gametree.game.Tiered): tier n holds the positions of n marks ----------------------
+    def tier_count(self) -> int:
+        """One tier for each number of marks, 0 to the number of cells."""
+        return self.cells + 1
+
+    def tier_size(self, tier: int) -> int:
+        """The ways to pick ``tier`` occupied cells, times the ways to pick the side to move's among them."""
+        return binomial(self.cells, tier) * binomial(tier, tier // 2)
+
+    def tier_position(self, state: TTTState) -> tuple[int, int]:
+        """``(marks, index)``: see :mod:`tictactoe_tiers` for the index."""
+        n = state.moves
+        mover = _mover_and_opponent(state)[0]
+        occupied = [cell for cell in range(self.cells) if (state.x | state.o) >> cell & 1]
+        marks = subset_rank(j for j, cell in enumerate(occupied) if mover >> cell & 1)
+        return n, subset_rank(occupied) * binomial(n, n // 2) + marks
+
+    def tier_unrank(self, tier: int, index: int) -> TTTState:
+        """The position of ``index`` among those of ``tier`` marks (its marks played X, O, X, ... in
+        the order of their cells, the side that moved last last)."""
+        per = binomial(tier, tier // 2)
+        occupied = subset_unrank(index // per, self.cells, tier)
+        mine = {occupied[j] for j in subset_unrank(index % per, tier, tier // 2)}
+        movers = [cell for cell in occupied if cell in mine]
+        others = [cell for cell in occupied if cell not in mine]
+        xs, os = (movers, others) if tier % 2 == 0 else (others, movers)
+        state = self.initial_state()
+        for j in range(tier):
+            state = self.play(state, xs[j // 2] if j % 2 == 0 else os[j // 2])
+        last = state.o if tier % 2 == 0 else state.x
+        return state._replace(won=any(line & last == line for line in self.lines))
+
+    def compiled_tiers(self) -> CompiledTiers | None:
+        """The tier functions of :mod:`tictactoe_tiers`, for boards with compiled rules whose indices fit in 63 bits."""
+        sizes = tuple(self.tier_size(t) for t in range(self.tier_count()))
+        if self.cells > 64 or max(sizes) >= 1 << 62:
+            return None
+        return CompiledTiers(
+            functions=_compiled_tier_functions, board=TTTTiers(self.cells, binomial_table()), sizes=sizes
         )
 
     # -- symmetries --------------------------------------------------------------

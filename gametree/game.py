@@ -65,6 +65,9 @@ __all__ = [
     "RuleSet",
     "Symmetric",
     "SymmetryImages",
+    "CompiledTiers",
+    "TierFunctions",
+    "Tiered",
     "ThreatAware",
     "capabilities",
     "checked_play",
@@ -690,6 +693,66 @@ class Compilable(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class TierFunctions:
+    """A tiered game's perfect hash as numba functions (:class:`CompiledTiers`), for the compiled
+    tier solver (:mod:`gametree.search.tiers`).  A position is the two words of the game's
+    :class:`RuleSet` (``(a, b)``, seen from the side to move); ``t`` is the tiers' constants (the
+    :class:`CompiledTiers` ``board``, read by name, as ``g`` is the rules'):
+
+    - ``rank(t, tier, a, b) -> int``: the position's index in its tier, from 0 to the tier's size - 1;
+    - ``unrank(t, tier, i) -> (a, b)``: the position of index ``i`` in ``tier``.
+    """
+
+    rank: Callable[..., int]
+    unrank: Callable[..., tuple[np.uint64, np.uint64]]
+
+
+@dataclass(frozen=True)
+class CompiledTiers:
+    """A tiered game's perfect hash for one board, compiled: ``functions`` returns the
+    :class:`TierFunctions` (it imports numba: called only when a tier solver is built), ``board``
+    holds their constants by name (:data:`BoardConstants`), ``sizes`` each tier's number of indices."""
+
+    functions: Callable[[], TierFunctions]
+    board: BoardConstants
+    sizes: tuple[int, ...]
+
+
+@runtime_checkable
+class Tiered(Protocol[S]):
+    """A game whose positions fall into tiers (Connect Four and m,n,k: the number of stones), each
+    with a perfect hash: an index from 0 to ``tier_size(tier) - 1`` for each position of the tier,
+    and back.  Every move leads from a tier to the next one (so a game never repeats a position and
+    tier ``t`` holds positions of ply ``t``).  Optional: the tier solver
+    (:mod:`gametree.search.tiers`) keeps one value a position in a dense array per tier.
+
+    Indices no reachable position has are allowed (they cost an array entry each, and are never
+    reported as positions); ``tier_unrank`` of such an index gives some arrangement of the tier,
+    which need not be reachable."""
+
+    def tier_count(self) -> int:
+        """How many tiers there are (tier 0 holds the start)."""
+        ...
+
+    def tier_size(self, tier: int) -> int:
+        """How many indices tier ``tier`` has."""
+        ...
+
+    def tier_position(self, state: S) -> tuple[int, int]:
+        """``(tier, index)`` of ``state``."""
+        ...
+
+    def tier_unrank(self, tier: int, index: int) -> S:
+        """The position of ``index`` in ``tier``."""
+        ...
+
+    def compiled_tiers(self) -> CompiledTiers | None:
+        """The perfect hash as compiled functions, or None where there are none for this board
+        (the compiled tier solver needs them and the game's :class:`CompiledRules`)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
 class Capabilities(Generic[S, M]):
     """The optional members a game has, each the game itself typed as that protocol, or None.
 
@@ -712,6 +775,7 @@ class Capabilities(Generic[S, M]):
     stochastic: Stochastic[S, M] | None = None
     node_names: NodeNames[S] | None = None
     payoff_heuristic: PayoffHeuristic[S] | None = None
+    tiered: Tiered[S] | None = None
 
     def names(self) -> tuple[str, ...]:
         """The capabilities present, by field name."""
@@ -734,6 +798,7 @@ _PROTOCOLS: tuple[tuple[str, type, tuple[str, ...]], ...] = (
     ("stochastic", Stochastic, ("chance_outcomes",)),
     ("node_names", NodeNames, ("node_name",)),
     ("payoff_heuristic", PayoffHeuristic, ("evaluate_all",)),
+    ("tiered", Tiered, ("compiled_tiers", "tier_count", "tier_position", "tier_size", "tier_unrank")),
 )
 
 

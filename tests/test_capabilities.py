@@ -30,8 +30,11 @@ ALL = (
 @pytest.mark.parametrize(
     "name, expected",
     [
-        ("connect4", ALL),
-        ("tictactoe", ("symmetric", "images", "heuristic", "threats", "checker", "help", "board", "compiled")),
+        ("connect4", (*ALL, "tiered")),
+        (
+            "tictactoe",
+            ("symmetric", "images", "heuristic", "threats", "checker", "help", "board", "compiled", "tiered"),
+        ),
         ("nim", ("symmetric", "checker", "help")),
         ("othello", ("symmetric", "images", "heuristic", "checker", "help", "board", "compiled")),
     ],

@@ -27,6 +27,7 @@ from .play import play
 from .serve import serve
 from .show import show
 from .solve import solve
+from .tiers import tiers
 from .tree import tree
 
 __all__ = ["cli", "main"]
@@ -55,6 +56,7 @@ cli.add_command(learn)
 cli.add_command(book)
 cli.add_command(compile_engines)
 cli.add_command(serve)
+cli.add_command(tiers)
 
 
 def _skip_exit_collections() -> None:

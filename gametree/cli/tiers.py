@@ -1,0 +1,216 @@
+"""``gametree tiers``: strong solutions in flat arrays, tier by tier, kept in a directory (docs/tiers.md).
+
+- ``gametree tiers build GAME [game options] [--out DIR]`` solves every reachable position of a
+  tiered game (Connect Four, m,n,k) into DIR, with a live line (positions a second, the time left
+  for the whole build); Ctrl-C or SIGTERM keeps the finished tiers, and the same command resumes;
+- ``gametree tiers query GAME [game options] [--out DIR] --moves M [--json]``: a position's value
+  and remoteness and every move's, from the arrays;
+- ``gametree tiers info DIR [--json]``: the positions and bytes of each tier.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..game import GameError
+from ..plugin.registry import GameSpec
+from . import common
+
+__all__ = ["tiers"]
+
+
+@click.group(name="tiers", help="Strong solutions in flat arrays, tier by tier, in a directory (see docs/tiers.md).")
+def tiers() -> None:
+    pass
+
+
+def _default_out(spec: GameSpec, options: dict[str, Any]) -> Path:
+    shown = "-".join(f"{k}{v}" for k, v in sorted(options.items()))
+    return Path(f"{spec.name}-{shown}.tiers" if shown else f"{spec.name}.tiers")
+
+
+OUT_OPTION = click.option(
+    "--out", metavar="DIR", help="The tier directory (default: GAME-OPTIONS.tiers in the current folder)."
+)
+
+
+class _Status:
+    """The live line: the pass and tier, positions a second, the time left for the whole build."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.stage, self.done, self.total, self.first = "starting", 0, 0, -1
+
+    def progress(self, stage: str, done: int, total: int) -> None:
+        if self.first < 0:
+            self.first = done  # (what a resumed build had done before: not counted in the rate)
+        self.stage, self.done, self.total = stage, done, total
+
+    def text(self) -> str:
+        seconds = time.perf_counter() - self.started
+        rate = (self.done - max(self.first, 0)) / seconds if seconds > 0 else 0.0
+        left = (self.total - self.done) / rate if rate > 0 else 0.0
+        share = 100 * self.done / self.total if self.total else 0.0
+        return f"{self.stage}: {share:.1f}% of {self.total:,} indices, {rate:,.0f}/s, about {left:.0f} s left"
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops the build as Ctrl-C does (the finished tiers are kept)."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupted(out: Path) -> str:
+    """What a stopped build kept (its finished tiers, the reach marks of the forward pass)."""
+    from ..store.tiers import TierFileError
+    from ..tier_book import tier_info
+
+    try:
+        found = tier_info(out)
+    except TierFileError:
+        return f"Interrupted before anything was kept in {out}."
+    kept = sum(1 for counts, _ in found.tiers if counts is not None)
+    marks = f" and the reach marks of {found.marked}" if found.marked else ""
+    return f"Interrupted: {kept} finished tiers{marks} are kept in {out}; run the same command again to go on."
+
+
+def _build_command(spec: GameSpec) -> click.Command:
+    @click.command(name=spec.name, help=f"Solve every position of {spec.summary or spec.name} into a tier directory.")
+    @common.game_options(spec)
+    @OUT_OPTION
+    @common.parallel_options("Split each tier", " (they share the directory)")
+    @click.option("--json", "as_json", is_flag=True, help="Print a JSON summary instead of text.")
+    def command(**params: Any) -> None:
+        game_params, params = common.split_game_options(spec, params)
+        if params["workers"] and params["scheduler"]:
+            raise click.UsageError("--workers and --scheduler: choose one")
+        game = common.make_game(spec, game_params)
+        options = common.resolved_options(spec, game, game_params)
+        out = Path(params["out"]) if params["out"] else _default_out(spec, options)
+        from ..build_status import stop_hook
+        from ..live import live, text_status
+        from ..store.tiers import TierFileError
+        from ..tier_book import build_tier_book
+
+        status = _Status()
+        hook = stop_hook()
+
+        def progress(stage: str, done: int, total: int) -> None:
+            status.progress(stage, done, total)
+            hook()
+
+        try:
+            with _terminate_as_interrupt(), live(text_status(status.text), sys.stderr.isatty()):
+                solution = build_tier_book(
+                    game,
+                    spec.name,
+                    out,
+                    progress=progress,
+                    workers=params["workers"] or 1,
+                    scheduler=params["scheduler"],
+                )
+        except KeyboardInterrupt:
+            click.echo(_interrupted(out), err=True)
+            sys.exit(130)
+        except (GameError, TierFileError) as exc:
+            raise click.ClickException(str(exc)) from None
+        except OSError as exc:
+            raise click.ClickException(f"cannot write {out}: {exc.strerror or exc}") from None
+        if params["as_json"]:
+            click.echo(json.dumps({"directory": str(out), **asdict(solution), "positions": solution.positions}))
+            return
+        click.echo(f"{out}: {solution.positions:,} positions in {len(solution.counts)} tiers, {solution.seconds:.1f} s")
+
+    return command
+
+
+tiers.add_command(
+    common.game_group("build", "Solve a tiered game into a directory (gametree tiers build GAME --help).")(
+        _build_command
+    )
+)
+
+
+def _query_command(spec: GameSpec) -> click.Command:
+    @click.command(name=spec.name, help=f"A position's value and every move's, from a tier directory of {spec.name}.")
+    @common.game_options(spec)
+    @OUT_OPTION
+    @click.option("--moves", default="", metavar="MOVES", help="The moves from the start (default: none).")
+    @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+    def command(**params: Any) -> None:
+        game_params, params = common.split_game_options(spec, params)
+        game = common.make_game(spec, game_params)
+        options = common.resolved_options(spec, game, game_params)
+        out = Path(params["out"]) if params["out"] else _default_out(spec, options)
+        state = common.position_of(game, params["moves"])
+        from ..store.tiers import TierFileError
+        from ..tier_book import TierBook
+
+        try:
+            answer = TierBook(game, spec.name, out).answer(state)
+        except (GameError, TierFileError) as exc:
+            raise click.ClickException(str(exc)) from None
+        if params["as_json"]:
+            click.echo(json.dumps(asdict(answer)))
+            return
+        click.echo(f"{answer.value.outcome} in {answer.value.remoteness} for the side to move")
+        for move in answer.moves:
+            click.echo(f"  {move.move}: {move.value.outcome} in {move.value.remoteness}")
+
+    return command
+
+
+tiers.add_command(
+    common.game_group("query", "A position's value from a tier directory (gametree tiers query GAME --help).")(
+        _query_command
+    )
+)
+
+
+@tiers.command(name="info", help="The positions and bytes of each tier of a tier directory.")
+@click.argument("directory", metavar="DIR")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def info(directory: str, as_json: bool) -> None:
+    from ..store.tiers import TierFileError
+    from ..tier_book import tier_info
+
+    try:
+        found = tier_info(Path(directory))
+    except TierFileError as exc:
+        raise click.ClickException(str(exc)) from None
+    rows = [
+        {"tier": t, "solved": c is not None, "bytes": b, **({} if c is None else asdict(c))}
+        for t, (c, b) in enumerate(found.tiers)
+    ]
+    if as_json:
+        summary = {"game": found.game, "options": found.options, "complete": found.complete}
+        click.echo(json.dumps({**summary, "positions": found.positions, "bytes": found.bytes, "tiers": rows}))
+        return
+    state = "complete" if found.complete else "incomplete"
+    click.echo(f"{found.game} {found.options}: {found.positions:,} positions, {found.bytes:,} bytes ({state})")
+    for row in rows:
+        if not row["solved"]:
+            click.echo(f"  tier {row['tier']}: not solved yet")
+            continue
+        click.echo(
+            f"  tier {row['tier']}: {row['positions']:,} positions ({row['wins']:,} wins, {row['draws']:,} draws, "
+            f"{row['losses']:,} losses), {row['bytes']:,} bytes"
+        )

@@ -1,0 +1,192 @@
+"""Tier books: a tier build kept in a directory (:mod:`gametree.store.tiers`), built, queried, described.
+
+- :func:`build_tier_book` solves a tiered game into a directory, tier by tier, resuming a stopped
+  build where it stopped (:func:`gametree.search.tiers.solve_tiers`);
+- :class:`TierBook` reads one (memory-mapped, each tier checked when first used) and answers a
+  position's value and remoteness and every move's (:meth:`TierBook.answer`);
+- :func:`tier_info`: the positions and bytes of each tier.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .game import Configurable, Game, capabilities, game_name
+from .search.tiers import (
+    TierCounts,
+    TierProgress,
+    TierSolution,
+    TierValue,
+    decode,
+    solve_tiers,
+    tier_rules,
+    value_bytes,
+)
+from .store.tiers import TierDirectory, TierFileError, load_checked, read_header
+
+__all__ = ["TierAnswer", "TierBook", "TierInfo", "TierMove", "TierPlayer", "build_tier_book", "preference", "tier_info"]
+
+
+def _options(game: Game[Any, Any]) -> dict[str, Any]:
+    return game.options() if isinstance(game, Configurable) else {}
+
+
+def build_tier_book(
+    game: Game[Any, Any],
+    name: str,
+    folder: Path,
+    *,
+    progress: TierProgress | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    workers: int = 1,
+    scheduler: str | None = None,
+) -> TierSolution:
+    """Solve ``game`` (installed as ``name``) into ``folder``; a build stopped before resumes at its
+    tier.  ``workers`` processes (or the workers of the Dask cluster at ``scheduler``, which must
+    see ``folder``) share each tier."""
+    _, tiers = tier_rules(game)
+    _check_room(folder, tiers.sizes, value_bytes(game))
+    store = TierDirectory(folder, name, _options(game), tiers.sizes, value_bytes(game))
+    return solve_tiers(game, store, progress=progress, should_stop=should_stop, workers=workers, scheduler=scheduler)
+
+
+def _check_room(folder: Path, sizes: tuple[int, ...], width: int) -> None:
+    """:class:`TierFileError` when the disk under ``folder`` cannot hold the build: every tier's
+    reach marks, then its values (the marks of a solved tier are removed), so the sum of the tiers
+    and one more tier at most; the files a stopped build kept there count as room."""
+    needed = (sum(sizes) + max(sizes)) * width
+    existing = folder if folder.exists() else next((p for p in folder.parents if p.exists()), Path("."))
+    kept = sum(p.stat().st_size for p in folder.glob("*.npy")) if folder.is_dir() else 0
+    free = shutil.disk_usage(existing).free + kept
+    if needed > free:
+        raise TierFileError(
+            f"the build needs about {needed / 1e9:,.1f} GB of disk under {existing}, "
+            f"which has {free / 1e9:,.1f} GB free"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TierMove:
+    """A move (as text) and its value for the side that plays it."""
+
+    move: str
+    value: TierValue
+
+
+@dataclass(frozen=True, slots=True)
+class TierAnswer:
+    """A position's value for the side to move and every legal move's, from a tier book."""
+
+    value: TierValue
+    moves: tuple[TierMove, ...]
+
+
+class TierBook:
+    """A finished tier directory of ``game`` (installed as ``name``), read-only."""
+
+    def __init__(self, game: Game[Any, Any], name: str, folder: Path) -> None:
+        header = read_header(folder)
+        if header["game"] != name or header["options"] != _options(game):
+            raise TierFileError(f"{folder} holds {header['game']} {header['options']}, not {name} {_options(game)}")
+        tiered = capabilities(game).tiered
+        if tiered is None:
+            raise TierFileError(f"{game_name(game)} has no tiers")
+        self.game, self.tiered, self.folder, self.header = game, tiered, folder, header
+        self.width = int(header["value_bytes"])
+        self._arrays: dict[int, np.ndarray] = {}
+
+    def _tier(self, tier: int) -> np.ndarray:
+        array = self._arrays.get(tier)
+        if array is None:
+            entry = self.header["tiers"].get(str(tier))
+            if entry is None:
+                raise TierFileError(f"{self.folder} has no tier {tier} (an unfinished build: run it again)")
+            dtype = np.dtype(np.uint8 if self.width == 1 else np.uint16)
+            array = self._arrays[tier] = load_checked(self.folder, entry, self.header["sizes"][tier], dtype)
+        return array
+
+    def value(self, state: object) -> TierValue:
+        """The value of ``state`` for its side to move."""
+        tier, index = self.tiered.tier_position(state)
+        found = decode(int(self._tier(tier)[index]), self.width)
+        if found is None:
+            raise TierFileError(f"{self.folder}: position {tier}/{index} is not marked reachable (a damaged book?)")
+        return found
+
+    def answer(self, state: object) -> TierAnswer:
+        """The value of ``state`` and of each legal move (the value the move leads to, for its player)."""
+        moves = []
+        for move in self.game.legal_moves(state):
+            after = self.value(self.game.play(state, move))
+            flipped = {"win": "loss", "loss": "win", "draw": "draw"}[after.outcome]
+            moves.append(TierMove(self.game.format_move(state, move), TierValue(flipped, after.remoteness + 1)))
+        return TierAnswer(self.value(state), tuple(moves))
+
+
+def preference(value: TierValue) -> tuple[int, int]:
+    """How good ``value`` is for its side, as a sort key (larger is better): a win, the faster the
+    better; a draw; a loss, the slower the better."""
+    if value.outcome == "win":
+        return (2, -value.remoteness)
+    if value.outcome == "draw":
+        return (1, -value.remoteness)
+    return (0, value.remoteness)
+
+
+class TierPlayer:
+    """A perfect player (a :class:`gametree.play.Player`) reading a :class:`TierBook`: it keeps the
+    position's value, winning as fast and losing as slowly as it can (ties broken by ``rng``)."""
+
+    human = False
+
+    def __init__(self, book: TierBook) -> None:
+        self.book = book
+
+    def choose(self, game: Game[Any, Any], state: Any, rng: random.Random) -> Any:
+        moves = list(game.legal_moves(state))
+        values = self.book.answer(state).moves
+        best = max(preference(m.value) for m in values)
+        return rng.choice([move for move, m in zip(moves, values) if preference(m.value) == best])
+
+
+@dataclass(frozen=True, slots=True)
+class TierInfo:
+    """What a tier directory holds: its game, whether every tier is solved, each tier's counts
+    (``None`` for a tier not solved yet) and bytes on disk, and how many tiers' reach marks are kept."""
+
+    game: str
+    options: dict[str, Any]
+    complete: bool
+    tiers: tuple[tuple[TierCounts | None, int], ...]
+    #: Tiers whose reach marks are kept (a build under way: the forward pass got that far).
+    marked: int = 0
+
+    @property
+    def positions(self) -> int:
+        return sum(c.positions for c, _ in self.tiers if c is not None)
+
+    @property
+    def bytes(self) -> int:
+        return sum(b for _, b in self.tiers)
+
+
+def tier_info(folder: Path) -> TierInfo:
+    """The counts and bytes of each tier of ``folder`` (the header only: no array is read)."""
+    header = read_header(folder)
+    rows: list[tuple[TierCounts | None, int]] = []
+    for tier, size in enumerate(header["sizes"]):
+        entry = header["tiers"].get(str(tier))
+        if entry is None:
+            rows.append((None, 0))
+            continue
+        path = folder / entry["file"]
+        counts = TierCounts(tier, size, entry["positions"], entry["wins"], entry["draws"], entry["losses"])
+        rows.append((counts, path.stat().st_size if path.exists() else 0))
+    return TierInfo(header["game"], header["options"], bool(header["complete"]), tuple(rows), len(header["reach"]))
