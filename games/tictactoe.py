@@ -30,9 +30,8 @@ from gametree import (
 )
 from gametree.game import CompiledTiers, TierFunctions
 
-from .tier_ranking import binomial, binomial_table, subset_rank, subset_unrank
-
 from .grid import LetteredGrid, board_sides, grid_lines, permuted, size_options
+from .tier_ranking import binomial, binomial_table, subset_rank, subset_unrank
 
 __all__ = ["TTTBoard", "TTTState", "TicTacToe"]
 
