@@ -93,6 +93,8 @@ GAME_OPTION_COMMANDS = {
     ("book", "build"): ["--plies", "1", "--store", "{tmp}/s.sqlite"],
     ("book", "export"): ["-o", "{tmp}/b.gz", "--store", "{tmp}/s.sqlite"],
     ("show",): [],
+    ("tiers", "build"): ["--out", "{tmp}/t.tiers"],
+    ("tiers", "query"): ["--out", "{tmp}/t.tiers"],
 }
 
 
