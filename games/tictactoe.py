@@ -240,6 +240,7 @@ class TicTacToe(Game[TTTState, int]):
             encode_move=_same_move,
             decode_move=_same_move,
             max_moves=n,
+            key_bits=2 * n if packed else 128,  # packed: both sides' marks in one word
         )
 
     # -- symmetries --------------------------------------------------------------
