@@ -25,18 +25,23 @@ the folder :func:`gametree.search.compiled.cache_folder` names), keyed by this
 file and by the rules' code, so a second process loads it instead of compiling
 (:mod:`gametree.search.numba_support` gives the closures fixed identities for that).
 
-The table is a fixed array of buckets of one cache line, two entries each: 64-bit
-keys ``k1, k2`` and one word packing the lower and upper bound, the best move and
-the work (log2 of the nodes the search under it took).  A bucket's first entry
-keeps the costlier search, the second takes whatever comes (Breuker's two-level
-replacement); a lookup checks both.
+The table is a fixed array of buckets of two entries.  For keys of one word
+(``CompiledRules.key_bits`` at most 64) the compact table: 8-byte entries (the
+key's check bits, both bounds, the best move and the work in one word, the key
+mixed one to one so that bucket and check bits name it exactly), 16-byte buckets.
+Otherwise buckets of one cache line: 64-bit keys ``k1, k2`` and one word packing
+the lower and upper bound, the best move and the work (log2 of the nodes the
+search under it took).  A bucket's first entry keeps the costlier search, the
+second takes whatever comes (Breuker's two-level replacement); a lookup checks
+both (docs/compiled-kernel.md).
 """
 
 from __future__ import annotations
 
 import mmap
+import re
 from collections.abc import Callable
-from typing import NamedTuple, TypeAlias
+from typing import NamedTuple, TypeAlias, TypeVar, cast
 
 import numpy as np
 
@@ -315,10 +320,10 @@ def _mix(k: np.uint64, key_bits: int) -> np.uint64:
     pick the bucket, the others are the entry's check bits, so an entry names one key exactly
     (``key_bits``: from 1 to 64)."""
     key_mask = ~np.uint64(0) >> np.uint64(64 - key_bits)
-    h = (k * np.uint64(0x9E3779B97F4A7C15)) & key_mask
-    h ^= h >> np.uint64(29)
+    h = (k * np.uint64(0x9E3779B97F4A7C15)) & key_mask  # (a product's high bits depend on all of k's)
+    h ^= h >> np.uint64((key_bits + 1) // 2)  # the high half folded onto the low (shifts within the key's bits)
     h = (h * np.uint64(0xBF58476D1CE4E5B9)) & key_mask
-    return h ^ (h >> np.uint64(32))
+    return h ^ (h >> np.uint64((key_bits + 2) // 3))
 
 
 @njit(inline="always")
@@ -434,6 +439,27 @@ def board_constants(board: BoardConstants) -> np.ndarray:
     return record
 
 
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def _compiled(name: str) -> Callable[[F], F]:
+    """``njit(cache=True, nogil=True)``, the function's qualified name first made to end in ``name``
+    (the rules' module and the search's kind), so that its compiled code has symbols of its own.
+
+    numba names a function's code by its qualified name and a number counted in the process that
+    compiles it, and a record's type (the board's constants) by another such number: the same
+    closure compiled for two games in two processes could get the same names, and once both were
+    loaded from numba's cache into one process, one game's search called the other's node
+    (seen: Connect Four after tic-tac-toe searched 8 nodes, its root's move garbage).  With the
+    game in the name, names of different rules never meet."""
+
+    def compile_(function: F) -> F:
+        function.__qualname__ = f"{function.__qualname__}__{re.sub(r'[^0-9A-Za-z]+', '_', name)}"
+        return cast(F, njit(cache=True, nogil=True)(function))
+
+    return compile_
+
+
 class Kernel(NamedTuple):
     """The compiled search of one rule set, as Python calls it: ``search(board, table, work, a, b,
     p, height, lo, hi, mode)`` (see :func:`build`) and, for threat-aware rules, ``win_now(board, a, b)``.
@@ -479,10 +505,10 @@ def build(rules: RuleSet, compact: bool = False) -> Kernel:
     functions = (rules.moves, rules.play, rules.ends, rules.key, rules.win_now, rules.safe_moves, rules.score)
     for function in (*functions, _probe):
         numba_support.stabilise(function)  # (_probe: this module's own functions)
-    node = _negamax(rules, compact)
+    node = _negamax(rules, compact, name)
     numba_support.stable_id(node, f"kernel:{name}:node")
 
-    @njit(cache=True, nogil=True)
+    @_compiled(name)
     def search(
         board: np.ndarray,
         table: Words,
@@ -529,7 +555,7 @@ def build(rules: RuleSet, compact: bool = False) -> Kernel:
     if win_now is None:
         return Kernel(search, None)
 
-    @njit(cache=True, nogil=True)
+    @_compiled(name)
     def wins(board: np.ndarray, a: np.uint64, b: np.uint64) -> bool:
         return win_now(board[0], a, b)
 
@@ -537,7 +563,7 @@ def build(rules: RuleSet, compact: bool = False) -> Kernel:
     return Kernel(search, wins)
 
 
-def _negamax(rules: RuleSet, compact: bool) -> Callable[..., int]:
+def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
     """The node function of :func:`build`, closed over the rules' functions and ``compact``: one
     function (split into inlined steps that return tuples, it ran slower: docs/performance-log.md)."""
     moves_of, play, ends, key = rules.moves, rules.play, rules.ends, rules.key
@@ -546,7 +572,7 @@ def _negamax(rules: RuleSet, compact: bool) -> Callable[..., int]:
     scored = rules.score is not None
     score = rules.score if rules.score is not None else moves_of  # (not a margin game: never called)
 
-    @njit(cache=True, nogil=True)
+    @_compiled(name)
     def node(
         g: np.void, table: Words, w: Words, a: np.uint64, b: np.uint64, p: int, height: int, alpha: int, beta: int
     ) -> int:
