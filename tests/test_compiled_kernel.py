@@ -3,10 +3,6 @@ and values equal to the Python engine's where the table is small and crowded."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
@@ -71,31 +67,3 @@ def test_tictactoe_without_symmetry_packs_its_key_too() -> None:
     compiled = run(game, algorithm="solver", engine="compiled", symmetry=False, all_moves=True)
     assert [(m.move, m.score) for m in compiled.move_values] == [(m.move, m.score) for m in python.move_values]
 
-
-_ONE_GAME = """
-import sys
-from gametree import load
-from gametree.search import Solver
-registry = load()
-games = {"ttt": registry.game("tictactoe").create(width=4, height=4, k=3),
-         "c4": registry.game("connect4").create(width=5, height=4)}
-for name in sys.argv[1:]:
-    game = games[name]
-    print(name, Solver(game, engine="compiled").score(game.initial_state()).score)
-"""
-
-
-@pytest.mark.slow
-def test_two_games_compiled_in_two_processes_load_together(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """numba named both games' searches alike when each was compiled in a process of its own; loaded
-    together from the cache, Connect Four's search ran tic-tac-toe's nodes (docs/compiled-kernel.md)."""
-    env = {**os.environ, "GAMETREE_CACHE_DIR": str(tmp_path)}
-    env.pop("NUMBA_CACHE_DIR", None)
-    outputs = []
-    for names in (["c4"], ["ttt"], ["ttt", "c4"]):
-        done = subprocess.run(
-            [sys.executable, "-c", _ONE_GAME, *names], capture_output=True, text=True, timeout=600, env=env
-        )
-        assert done.returncode == 0, done.stderr
-        outputs.append(done.stdout.split())
-    assert outputs == [["c4", "0"], ["ttt", "6"], ["ttt", "6", "c4", "0"]]  # (5x4 Connect Four: a draw)
