@@ -66,4 +66,3 @@ def test_tictactoe_without_symmetry_packs_its_key_too() -> None:
     python = run(game, algorithm="solver", engine="python", symmetry=False, all_moves=True)
     compiled = run(game, algorithm="solver", engine="compiled", symmetry=False, all_moves=True)
     assert [(m.move, m.score) for m in compiled.move_values] == [(m.move, m.score) for m in python.move_values]
-
