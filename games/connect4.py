@@ -602,6 +602,7 @@ class ConnectFour(Game[C4State, int]):
             encode_move=_same_move,
             decode_move=_same_move,
             max_moves=2 * self.width,
+            key_bits=self.width * (self.height + 1),  # current + mask: below the top sentinels
         )
 
     # -- tiers (gametree.game.Tiered): tier n holds the positions of n stones ------------------------

@@ -249,6 +249,7 @@ class TicTacToe(LetteredGrid, Game[TTTState, int]):
             encode_move=_same_move,
             decode_move=_same_move,
             max_moves=n,
+            key_bits=2 * n if packed else 128,  # packed: both sides' marks in one word
         )
 
     # -- tiers (gametree.game.Tiered): tier n holds the positions of n marks ----------------------

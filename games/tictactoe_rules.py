@@ -248,12 +248,12 @@ def _less(a1: np.uint64, b1: np.uint64, a2: np.uint64, b2: np.uint64) -> bool:
 def key(g: Board, a: np.uint64, b: np.uint64, p: int, symmetric: bool) -> tuple[np.uint64, np.uint64]:
     """``(a, b)``, or the least of its images under the board's symmetries (up to ply
     ``g.symmetric_plies``: all of them).  On a board of at most 32 cells both sides' marks are
-    packed in one word, and only that word is reflected."""
-    if not symmetric or p >= int(g.symmetric_plies):
-        return a, b
+    packed in one word (with symmetry or without), and only that word is reflected."""
     packed = g.packed
     if packed:
         code = a | (b << packed)
+        if not symmetric or p >= int(g.symmetric_plies):
+            return code, _ZERO
         h = _mirror_columns(g, code)
         v = _mirror_rows(g, code)
         r = _mirror_rows(g, h)  # turned half a turn
@@ -261,6 +261,8 @@ def key(g: Board, a: np.uint64, b: np.uint64, p: int, symmetric: bool) -> tuple[
         if g.width == g.height:  # a square: the same four reflected in the diagonal
             least = min(least, _transpose(g, code), _transpose(g, h), _transpose(g, v), _transpose(g, r))
         return least, _ZERO
+    if not symmetric or p >= int(g.symmetric_plies):
+        return a, b
     ka, kb = a, b
     ha, hb = _mirror_columns(g, a), _mirror_columns(g, b)
     va, vb = _mirror_rows(g, a), _mirror_rows(g, b)

@@ -670,7 +670,9 @@ class CompiledRules:
     ``encode`` turns one of the game's states into its two words;
     ``encode_move`` and ``decode_move`` translate a move of a state.
     ``no_moves`` scores a position whose side to move has no legal move: 0 a
-    draw, -1 a loss, 1 a win (of the game's last move).
+    draw, -1 a loss, 1 a win (of the game's last move).  ``key_bits``: when every
+    key's second word is 0 and its first is below ``2 ** key_bits`` (at most 64),
+    say so: the compiled table then keeps 8-byte entries (the default, 128: two words).
     """
 
     functions: Callable[[], RuleSet]
@@ -680,6 +682,7 @@ class CompiledRules:
     decode_move: Callable[[Any, int], Any]
     no_moves: int = 0
     max_moves: int = 64
+    key_bits: int = 128
 
 
 @runtime_checkable

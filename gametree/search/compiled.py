@@ -53,17 +53,17 @@ from .options import ENGINES, EngineChoice
 from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, TranspositionTable
 
 if TYPE_CHECKING:
-    import numpy as np
-
-    from .kernel import Kernel, WorkTuple
+    from .kernel import Kernel
 
 __all__ = [
     "AUTO_PLIES",
     "ENGINES",
+    "BYTES_PER_COMPACT_ENTRY",
     "BYTES_PER_COMPILED_ENTRY",
     "CompiledEngine",
     "EngineChoice",
     "cache_folder",
+    "compact_layout",
     "compiled_rules",
     "engines_of",
     "numba_available",
@@ -84,6 +84,11 @@ AUTO_PLIES = 16
 #: Bytes of one entry of the compiled table: two key words and one of data, and a third of the
 #: cache line that holds two (:data:`gametree.search.kernel.BUCKET_WORDS`).
 BYTES_PER_COMPILED_ENTRY = 32
+
+#: Bytes of one entry of the compact table, for rules whose keys are one word
+#: (:attr:`gametree.game.CompiledRules.key_bits`): key check bits, both bounds, the best move
+#: and the work in one word (:data:`gametree.search.kernel.COMPACT_BUCKET_WORDS` a bucket).
+BYTES_PER_COMPACT_ENTRY = 8
 
 
 @functools.cache
@@ -151,24 +156,41 @@ def _numba_cache() -> None:
 
 
 @functools.cache
-def _kernel(functions: RuleSet) -> Kernel:
-    """The compiled search over the rules ``functions`` (built once per process)."""
+def _kernel(functions: RuleSet, compact: bool) -> Kernel:
+    """The compiled search over the rules ``functions``, with the compact table or not (built once
+    per process)."""
     _numba_cache()
     from .kernel import build
 
-    return build(functions)
+    return build(functions, compact)
 
 
-def _table_budget(table: TranspositionTable | None) -> int:
-    """Buckets (of two entries) of the compiled table in the memory ``table`` may take (a power of
-    two; 0: no table); :data:`DEFAULT_COMPILED_BYTES` at most unless the user asked for the size."""
+def _table_budget(table: TranspositionTable | None, entry_bytes: int) -> int:
+    """Buckets (of two entries of ``entry_bytes``) of the compiled table in the memory ``table`` may
+    take (a power of two; 0: no table); :data:`DEFAULT_COMPILED_BYTES` at most unless the user asked
+    for the size."""
     if table is None:
         return 0
     budget = table.max_entries * BYTES_PER_ENTRY
     if not table.requested:
         budget = min(budget, DEFAULT_COMPILED_BYTES)
-    buckets = max(1, budget // (2 * BYTES_PER_COMPILED_ENTRY))
+    buckets = max(1, budget // (2 * entry_bytes))
     return 1 << (buckets.bit_length() - 1)
+
+
+def compact_layout(rules: CompiledRules, largest_score: int, least_buckets: int) -> tuple[int, int] | None:
+    """Where the compact table's entries of these rules keep their check bits and the bits of a
+    bound (``cshift, vbits``), or None if they cannot use it: keys of more than one word, moves
+    beyond the entry's 7 bits, or a table of ``least_buckets`` too few for the key's bits (an entry
+    and its bucket must name one key exactly)."""
+    from .kernel import COMPACT_FIELD_BITS
+
+    vbits = (2 * largest_score).bit_length()
+    cshift = COMPACT_FIELD_BITS + 2 * vbits
+    bucket_bits = max(0, least_buckets.bit_length() - 1)
+    if rules.key_bits > 64 or rules.max_moves > 126 or rules.key_bits - bucket_bits > 64 - cshift:
+        return None
+    return cshift, vbits
 
 
 #: The compiled table's memory at most, unless the user asked for a size (``--cache-size``; the
@@ -184,6 +206,10 @@ DEFAULT_COMPILED_BYTES = 64 << 20
 #: table of the whole budget (400 MB by default) costs more than a short search.
 TABLE_PLIES_OFFSET = 8
 MIN_TABLE_BITS = 16
+
+#: The compact table's buckets are a quarter of the other's (16 bytes against 64): it starts with
+#: 2 ** COMPACT_EXTRA_BITS times as many, the same memory.
+COMPACT_EXTRA_BITS = 2
 
 
 #: The stop flag's value when :meth:`CompiledEngine.halt` set it (a signal sets 1).
@@ -237,11 +263,19 @@ class CompiledEngine:
                 f"the compiled rules of {game_name(game)} give no score (a margin game's rules must): "
                 "use --engine python"
             )
-        compiled = _kernel(functions)
+        self.C = game.info.max_plies
+        self._budget = _table_budget(table, BYTES_PER_COMPACT_ENTRY)
+        largest = max(self.margin, (self.C + 2) // 2)
+        layout = compact_layout(rules, largest, min(max(1, self._budget), 1 << MIN_TABLE_BITS))
+        #: The compact table's layout (None: the table of two-word keys).
+        self._layout = layout
+        if layout is None:
+            self._budget = _table_budget(table, BYTES_PER_COMPILED_ENTRY)
+        self._largest = largest
+        compiled = _kernel(functions, layout is not None)
         self.search_kernel = compiled.search
         #: The rules' ``win_now`` (None: plain rules, no threats).
         self._win_now = compiled.win_now
-        self.C = game.info.max_plies
         if self.C + 2 > kernel.SCORE_LIMIT:
             raise UnsupportedGameError(
                 f"{game_name(game)} is too long for the compiled engine ({self.C:,} plies; at most "
@@ -254,13 +288,10 @@ class CompiledEngine:
         self.depth = None
         self.root = RootReport()
         self._g = kernel.board_constants(rules.board)
-        self._budget = _table_budget(table)
         self._table = kernel.table_words(1)
         self._mask = -1
-        self._moves = np.zeros((self.C + 2, rules.max_moves), dtype=np.int64)
-        self._control = np.zeros(kernel.CONTROL_SIZE, dtype=np.int64)
-        self._per_height = np.zeros(self.C + 66, dtype=np.int64)
         self._kernel_module = kernel
+        self._work_array(self.C + 66)
         #: The table's probes, hits and stores so far (as a Python table counts them).
         self.probes = self.hits = self.stores = 0
         signals = watch()
@@ -272,8 +303,11 @@ class CompiledEngine:
             with numba_support.quiet_compile_interrupts():
                 self._control[kernel.STOP] = 1
                 a, b = rules.encode(game.initial_state())
-                self.search_kernel(self._g, self._workspace(self._per_height), np.uint64(a), np.uint64(b), 0, 0, -1, 1)
-                kernel.rehash(kernel.table_words(1), kernel.table_words(2))
+                self.search_kernel(self._g, self._table, self._work, np.uint64(a), np.uint64(b), 0, 0, -1, 1, 0)
+                if layout is None:
+                    kernel.rehash(kernel.table_words(1), kernel.table_words(2))
+                else:
+                    kernel.rehash_compact(kernel.table_words(1, 2), kernel.table_words(2, 2), 0, layout[0])
                 if self._win_now is not None:
                     self._win_now(self._g, np.uint64(a), np.uint64(b))
         except Exception as exc:
@@ -291,21 +325,27 @@ class CompiledEngine:
         #: (perhaps swallowed, as above, without an error) stops its first search.
         self._signals_before: int | None = seen
 
-    def _workspace(self, per_height: np.ndarray) -> WorkTuple:
-        """What the kernel works with besides the position and its window: a
-        :class:`gametree.search.kernel.Workspace` as a plain tuple (see :class:`~gametree.search.kernel.Kernel`)."""
-        rules = self.rules
-        return (
-            self.C,
-            rules.no_moves,
-            self.margin,
-            self.symmetry,
-            self._mask,
-            self._table,
-            self._control,
-            per_height,
-            self._moves,
-        )
+    def _work_array(self, heights: int) -> None:
+        """A new work array (:func:`gametree.search.kernel.build`) with room to count ``heights``
+        heights, its parameters set; ``_control`` and ``_per_height`` are views of its parts."""
+        k, np, rules = self._kernel_module, self._np, self.rules
+        moves_at = k.HEIGHTS + heights
+        work = np.zeros(moves_at + (self.C + 2) * rules.max_moves, dtype=np.int64)
+        cshift, vbits = self._layout if self._layout is not None else (0, 0)
+        work[k.MAX_PLIES], work[k.NO_MOVES], work[k.MARGIN] = self.C, rules.no_moves, self.margin
+        work[k.SYMMETRIC], work[k.MOVES_AT], work[k.ROW] = int(self.symmetry), moves_at, rules.max_moves
+        work[k.KEY_BITS], work[k.CSHIFT], work[k.VBITS] = min(64, rules.key_bits), cshift, vbits
+        work[k.VMAX] = self._largest
+        self._work = work
+        self._control = work[: k.CONTROL_SIZE]
+        self._per_height = work[k.HEIGHTS : moves_at]
+        self._set_mask()
+
+    def _set_mask(self) -> None:
+        """The table's mask and bucket bits in the work array."""
+        k = self._kernel_module
+        self._work[k.MASK] = self._mask
+        self._work[k.SHIFT] = (self._mask + 1).bit_length() - 1 if self._mask >= 0 else 0
 
     name: EngineName = "compiled"
 
@@ -334,6 +374,11 @@ class CompiledEngine:
     def table_bytes(self) -> int:
         """The memory of the compiled table now."""
         return int(self._table.nbytes) if self._mask >= 0 else 0
+
+    @property
+    def entry_bytes(self) -> int:
+        """Bytes of one entry of the compiled table: 8 compact, 32 for keys of two words."""
+        return BYTES_PER_COMPILED_ENTRY if self._layout is None else BYTES_PER_COMPACT_ENTRY
 
     def table_counts(self) -> tuple[int, int, int]:
         """The table's probes, hits and stores so far."""
@@ -376,32 +421,64 @@ class CompiledEngine:
         if self.wins_now(state):
             counters.per_depth[height] += 1
             return win_score(C, p)
-        k = self._kernel_module
-        limit = k.SCORE_LIMIT
+        limit = self._kernel_module.SCORE_LIMIT
         low = -limit if alpha < -limit else math.floor(alpha)
         high = limit if beta > limit else math.ceil(beta)
+        self._ready(p, height)
+        a, b = self.rules.encode(state)
+        u = self._np.uint64
+        value = self._run(
+            state, p, height, self.search_kernel, self._g, self._table, self._work, u(a), u(b), p, height, low, high, 0
+        )
+        return int(value)
+
+    def narrow(self, state: State, lo: int, hi: int, direct: bool) -> int:
+        """The exact score of ``state`` (not over, no win at once for its side to move, searched at
+        height 0), known to lie in ``[lo, hi]``, by the null-window searches of
+        :func:`gametree.search.exact.exact_score` run in compiled code (``direct``: the first
+        probes straight against a draw); ``root.move`` afterwards a move proved to score at least it."""
+        p = self.game.ply(state)
+        self.counters.grow(self.C - p + 1)
+        self._ready(p, 0)
+        a, b = self.rules.encode(state)
+        u = self._np.uint64
+        table, work = self._table, self._work
+        mode = 2 if direct else 1
+        value = self._run(state, p, 0, self.search_kernel, self._g, table, work, u(a), u(b), p, 0, lo, hi, mode)
+        return int(value)  # (_run set root.move)
+
+    def _ready(self, p: int, height: int) -> None:
+        """The table grown for a search at ply ``p`` (if it may grow), the work array long enough for
+        its heights."""
+        if self._mask + 1 < self._budget:
+            self._grow(self.C - p)
+        if len(self._per_height) < height + self.C - p + 2:
+            self._work_array(height + self.C - p + 66)
+
+    def _run(self, state: State, p: int, height: int, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)``, a compiled search of ``state`` at ply ``p`` and ``height``: the table and
+        the work array made ready first (``args`` must name the current ones: the table is grown
+        first, the work array is not replaced), its counts added to the engine's after, a stop
+        request turned into :class:`SearchTimeout` or KeyboardInterrupt."""
+        k = self._kernel_module
         if self._signals_before is not None:  # the first search
             if watch().count != self._signals_before:
                 self._signals_before = None
                 raise KeyboardInterrupt
             self._signals_before = None
-        if self._mask + 1 < self._budget:
-            self._grow(C - p)
-        a, b = self.rules.encode(state)
+        if len(self._per_height) < height + self.C - p + 2:
+            raise RuntimeError("the work array was not made ready (see _ready)")
         control = self._control
         control[:] = 0
         control[k.ROOT_MOVE] = -1
         per_height = self._per_height
-        if len(per_height) < height + C - p + 2:
-            per_height = self._per_height = self._np.zeros(height + C - p + 66, dtype=self._np.int64)
         try:
             with watch().stopping(functools.partial(control.__setitem__, k.STOP, 1)):  # (a signal sets 1)
                 # Checked after the control was cleared: a halt from now on leaves its mark there.
                 if self._halted:
                     raise SearchTimeout
                 self._searching = True
-                work = self._workspace(per_height)
-                value = self.search_kernel(self._g, work, self._np.uint64(a), self._np.uint64(b), p, height, low, high)
+                value = function(*args)
         finally:
             self._searching = False
             self._count(height, control, per_height)
@@ -413,18 +490,25 @@ class CompiledEngine:
             move = int(control[k.ROOT_MOVE])
             self.root.move = self.rules.decode_move(state, move) if move >= 0 else None
             self.root.improved = bool(control[k.ROOT_IMPROVED])
-        return int(value)
+        return value
 
     def _grow(self, plies: int) -> None:
         """Make the table large enough for a search ``plies`` deep (see :data:`TABLE_PLIES_OFFSET`)."""
-        wanted = min(self._budget, 1 << max(MIN_TABLE_BITS, min(62, plies - TABLE_PLIES_OFFSET)))
+        extra = 0 if self._layout is None else COMPACT_EXTRA_BITS
+        wanted = min(self._budget, 1 << max(MIN_TABLE_BITS, min(62, plies - TABLE_PLIES_OFFSET + extra)))
         if wanted <= self._mask + 1:
             return
         kernel = self._kernel_module
-        table = kernel.table_words(wanted)
-        if self._mask >= 0:
-            kernel.rehash(self._table, table)
+        if self._layout is None:
+            table = kernel.table_words(wanted)
+            if self._mask >= 0:
+                kernel.rehash(self._table, table)
+        else:
+            table = kernel.table_words(wanted, kernel.COMPACT_BUCKET_WORDS)
+            if self._mask >= 0:
+                kernel.rehash_compact(self._table, table, (self._mask + 1).bit_length() - 1, self._layout[0])
         self._table, self._mask = table, wanted - 1
+        self._set_mask()
 
     def _count(self, height: int, control: Any, per_height: Any) -> None:
         k = self._kernel_module

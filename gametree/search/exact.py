@@ -22,13 +22,15 @@ A margin game's range is its margin bounds (:mod:`gametree.search.margins`).
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from ..game import State
 from .contract import SearchEngine
 from .engine import INF
 from .margins import top_score
 from .progress import SolveProgress
 
-__all__ = ["DIRECT_RANGE", "FULL_WINDOW_RANGE", "exact_score"]
+__all__ = ["DIRECT_RANGE", "FULL_WINDOW_RANGE", "Narrowing", "exact_score"]
 
 #: An exact solve of a position whose score range is at most this wide (about as many moves
 #: left) is one search with the whole range as its window: near the end of a game that costs
@@ -40,6 +42,14 @@ FULL_WINDOW_RANGE = 16
 #: at once ("better than a draw?", "at least a draw?"); a wider range first gets the two
 #: probes half-way to each end (the top first): fast wins and losses are the cheap ones to prove.
 DIRECT_RANGE = 16
+
+
+class Narrowing(Protocol):
+    """An engine's ``narrow``, where it has one: the whole narrowing below for a strong score, no
+    bound known, in one call (:meth:`gametree.search.compiled.CompiledEngine.narrow`): the same
+    searches, the same result."""
+
+    def __call__(self, state: State, lo: int, hi: int, direct: bool) -> int: ...
 
 
 def _half(x: float) -> float:
@@ -107,6 +117,10 @@ def _exact_score(
     # Bounds on the score (whole numbers; floats by type, as the searches return them).
     hi: float = top_score(game.info, p)
     lo: float = engine.floor(p)
+    narrow: Narrowing | None = getattr(engine, "narrow", None)  # (an isinstance check of a Protocol costs µs)
+    if narrow is not None and not weak and at_least is None and progress is None and height == 0:
+        # The same searches, all in compiled code (it sets root.move).
+        return narrow(state, int(lo), int(hi), bool(hi - lo <= DIRECT_RANGE or game.info.margin))
     probes = 0
     try:
         if hi - lo <= DIRECT_RANGE or game.info.margin:

@@ -17,7 +17,7 @@ constants of its closure: one compiled search serves every board of a game.
 Closed over, they would make numba compile the search again for each board (14
 to 20 s for a Connect Four board), for a search at most 9% faster
 (docs/performance-log.md).  What else one search works with goes in one
-:class:`Workspace`.
+int64 work array (control, parameters, counts, rows of moves).
 
 This module imports numba; :mod:`gametree.search.compiled` imports it only when
 a compiled engine is built.  Compiled code is cached on disk (numba's cache, in
@@ -25,18 +25,23 @@ the folder :func:`gametree.search.compiled.cache_folder` names), keyed by this
 file and by the rules' code, so a second process loads it instead of compiling
 (:mod:`gametree.search.numba_support` gives the closures fixed identities for that).
 
-The table is a fixed array of buckets of one cache line, two entries each: 64-bit
-keys ``k1, k2`` and one word packing the lower and upper bound, the best move and
-the work (log2 of the nodes the search under it took).  A bucket's first entry
-keeps the costlier search, the second takes whatever comes (Breuker's two-level
-replacement); a lookup checks both.
+The table is a fixed array of buckets of two entries.  For keys of one word
+(``CompiledRules.key_bits`` at most 64) the compact table: 8-byte entries (the
+key's check bits, both bounds, the best move and the work in one word, the key
+mixed one to one so that bucket and check bits name it exactly), 16-byte buckets.
+Otherwise buckets of one cache line: 64-bit keys ``k1, k2`` and one word packing
+the lower and upper bound, the best move and the work (log2 of the nodes the
+search under it took).  A bucket's first entry keeps the costlier search, the
+second takes whatever comes (Breuker's two-level replacement); a lookup checks
+both (docs/compiled-kernel.md).
 """
 
 from __future__ import annotations
 
 import mmap
+import re
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import NamedTuple, TypeAlias, TypeVar, cast
 
 import numpy as np
 
@@ -55,6 +60,8 @@ from numba import njit  # noqa: E402  (after the cache folder is set)
 __all__ = [
     "ARRAY_WORDS",
     "BUCKET_WORDS",
+    "COMPACT_BUCKET_WORDS",
+    "COMPACT_FIELD_BITS",
     "CONTROL_SIZE",
     "CUTOFFS",
     "HITS",
@@ -67,22 +74,49 @@ __all__ = [
     "STOP",
     "STORES",
     "TERMINALS",
-    "WorkTuple",
-    "Workspace",
+    "CSHIFT",
+    "HEIGHTS",
+    "KEY_BITS",
+    "MARGIN",
+    "MASK",
+    "MAX_PLIES",
+    "MOVES_AT",
+    "NO_MOVES",
+    "ROW",
+    "SHIFT",
+    "SYMMETRIC",
+    "VBITS",
+    "VMAX",
     "board_constants",
     "build",
     "rehash",
+    "rehash_compact",
+    "FULL_WINDOW_RANGE",
     "table_words",
 ]
 
-#: The control array shared by Python and a running search (int64): a request to stop (set
-#: from outside, looked at every node), the counts, and what the root found.
+#: The work array shared by Python and a running search (int64), one array so that a node passes
+#: few arguments to its children (numba passes an array as seven words).  Its control part: a
+#: request to stop (set from outside, looked at every node), the counts, and what the root found.
 STOP, NODES, PROBES, HITS, STORES, CUTOFFS, TERMINALS, ROOT_MOVE, ROOT_IMPROVED = range(9)
 CONTROL_SIZE = 9
+#: Its parameters (set by Python before a search): the game's length in plies, the score of a
+#: position without moves (0, -1 or 1), a margin game's largest margin (0: not one), whether
+#: keys are made symmetric (1) or not (0), the table's bucket mask (-1: no table), where the
+#: rows of moves start and their length; for the compact table the key's bits (at most 64), the
+#: table's bucket bits, where an entry's check bits start, the bits of a bound, the largest score.
+MAX_PLIES, NO_MOVES, MARGIN, SYMMETRIC, MASK, MOVES_AT, ROW = range(9, 16)
+KEY_BITS, SHIFT, CSHIFT, VBITS, VMAX = range(16, 21)
+#: Then the nodes counted by height (from HEIGHTS up), and the rows of moves (one a ply, from
+#: ``MOVES_AT``, ``ROW`` slots each).
+HEIGHTS = 32
 
 #: A bucket of the table: two entries of three words (two key words, one of data) in one cache
 #: line of 64 bytes (the last two words unused), so that a probe costs one miss.
 BUCKET_WORDS = 8
+
+#: The table and the work array, as the kernel's functions take them.
+Words: TypeAlias = np.ndarray
 
 #: Windows and stored bounds are whole numbers within +-SCORE_LIMIT (16 bits a bound in the table).
 SCORE_LIMIT = 30000
@@ -90,14 +124,15 @@ _OFFSET = 32768
 _USED = np.uint64(1) << np.uint64(63)
 
 
-def table_words(buckets: int) -> np.ndarray:
-    """An empty table of ``buckets`` buckets (a power of two): :data:`BUCKET_WORDS` words each.
+def table_words(buckets: int, words: int = BUCKET_WORDS) -> np.ndarray:
+    """An empty table of ``buckets`` buckets (a power of two) of ``words`` words each
+    (:data:`BUCKET_WORDS`, or :data:`COMPACT_BUCKET_WORDS` for the compact table).
 
     In anonymous memory of the system's (zeroed) small pages, mapped as the search first
     touches them: numpy would ask for huge pages, whose compaction on Linux cost 0.6 s for a
     search of 7,000 nodes in a 200 MB table (docs/performance-log.md).
     """
-    memory = mmap.mmap(-1, 8 * BUCKET_WORDS * buckets)
+    memory = mmap.mmap(-1, 8 * words * buckets)
     return np.frombuffer(memory, dtype=np.uint64)
 
 
@@ -196,7 +231,8 @@ def _first(row: np.ndarray, n: int, move: int) -> None:
 
 @njit(inline="always")
 def _record(
-    table: np.ndarray,
+    table: Words,
+    w: Words,
     i: int,
     k1: np.uint64,
     k2: np.uint64,
@@ -206,22 +242,52 @@ def _record(
     beta: int,
     height: int,
     before: int,
-    control: np.ndarray,
+    compact: bool,
 ) -> None:
     """What a node found: the root's move, and the table's bound (``i``: the key's bucket, -1 for
-    no table; ``alpha, beta``: the window searched; ``before``: the node count on entering)."""
+    no table; ``k1``: the key's first word, mixed for the ``compact`` table; ``alpha, beta``: the
+    window searched; ``before``: the node count on entering)."""
     if height == 0:
-        control[ROOT_MOVE] = best_move
-        control[ROOT_IMPROVED] = 1 if best > alpha else 0
+        w[ROOT_MOVE] = best_move
+        w[ROOT_IMPROVED] = 1 if best > alpha else 0
     if i >= 0:
-        control[STORES] += 1
-        work = _log2(control[NODES] - before)
-        if best <= alpha:
-            _store(table, i, k1, k2, -SCORE_LIMIT, best, best_move, work)
-        elif best >= beta:
-            _store(table, i, k1, k2, best, SCORE_LIMIT, best_move, work)
+        w[STORES] += 1
+        work = _log2(w[NODES] - before)
+        lo, hi = (-SCORE_LIMIT, best) if best <= alpha else (best, SCORE_LIMIT) if best >= beta else (best, best)
+        if compact:
+            _cstore(table, w, i, k1, lo, hi, best_move, work)
         else:
-            _store(table, i, k1, k2, best, best, best_move, work)
+            _store(table, i, k1, k2, lo, hi, best_move, work)
+
+
+@njit(inline="always")
+def _row(w: Words, p: int) -> Words:
+    """The row of moves of ply ``p`` in the work array."""
+    at = w[MOVES_AT] + p * w[ROW]
+    return w[at : at + w[ROW]]
+
+
+#: :func:`narrow` searches the whole range at once when it is this narrow at most (as
+#: :data:`gametree.search.exact.FULL_WINDOW_RANGE`).
+FULL_WINDOW_RANGE = 16
+
+
+@njit(inline="always")
+def _half(x: int) -> int:
+    """x / 2 rounded towards zero."""
+    return -(-x // 2) if x < 0 else x // 2
+
+
+@njit(inline="always")
+def _middle(lo: int, hi: int) -> int:
+    """Where a bisection of ``[lo, hi]`` probes: half-way, or half-way to the top (bottom) end from 0
+    when that is further from the middle (as :func:`gametree.search.exact.exact_score`)."""
+    med = lo + (hi - lo) // 2
+    if med >= 0 and _half(hi) > med:
+        return _half(hi)
+    if med <= 0 and _half(lo) < med:
+        return _half(lo)
+    return med
 
 
 @njit(cache=True, nogil=True)
@@ -234,26 +300,109 @@ def rehash(table: np.ndarray, larger: np.ndarray) -> None:
                 _place(larger, _bucket(table[i], table[i + 1], mask), table[i], table[i + 1], table[i + 2])
 
 
-class Workspace(NamedTuple):
-    """What one compiled search works with besides its position and window: the game's length
-    (``C``, in plies) and the score of a position without moves, a margin game's largest margin
-    (0 for a win/draw/loss game), whether keys are made symmetric,
-    the table (``mask + 1`` buckets; ``mask`` -1: no table), the control array, the node counts
-    by height, and the rows of moves (``max_plies + 2`` rows of ``max_moves`` slots, one a ply)."""
+# -- the compact table: 8-byte entries, for keys of one word ----------------------------------
+#: A bucket of the compact table: two entries of one word each (16 bytes, four buckets a cache line).
+COMPACT_BUCKET_WORDS = 2
 
-    max_plies: int
-    no_moves: int
-    margin: int
-    symmetric: bool
-    mask: int
-    table: np.ndarray
-    control: np.ndarray
-    per_height: np.ndarray
-    moves: np.ndarray
+#: An entry of the compact table, from its lowest bit: the work (5 bits: log2 of the nodes under it,
+#: at most 31), the best move + 1 (7 bits; 0: none), the lower and the upper bound (``vbits`` each,
+#: offset by the largest score ``vmax``), and the key's check bits (the rest, from ``cshift`` up).
+COMPACT_FIELD_BITS = 12
+_WORK_MASK = np.uint64(0x1F)
+_MOVE_MASK = np.uint64(0x7F)
+_MOVE_SHIFT = np.uint64(5)
+_VALUE_SHIFT = np.uint64(COMPACT_FIELD_BITS)
 
 
-#: A :class:`Workspace` as a plain tuple, as :class:`Kernel` ``search`` takes it.
-WorkTuple = tuple[int, int, int, bool, int, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+@njit(inline="always")
+def _mix(k: np.uint64, key_bits: int) -> np.uint64:
+    """A one-to-one mix of a key's bits (those of ``key_mask``, the lowest ones): its lowest bits
+    pick the bucket, the others are the entry's check bits, so an entry names one key exactly
+    (``key_bits``: from 1 to 64)."""
+    key_mask = ~np.uint64(0) >> np.uint64(64 - key_bits)
+    h = (k * np.uint64(0x9E3779B97F4A7C15)) & key_mask  # (a product's high bits depend on all of k's)
+    h ^= h >> np.uint64((key_bits + 1) // 2)  # the high half folded onto the low (shifts within the key's bits)
+    h = (h * np.uint64(0xBF58476D1CE4E5B9)) & key_mask
+    return h ^ (h >> np.uint64((key_bits + 2) // 3))
+
+
+@njit(inline="always")
+def _cfind(table: np.ndarray, check: np.uint64, i: int, cshift: np.uint64) -> int:
+    """The entry of bucket ``i`` (its first word) whose check bits are ``check``, or -1."""
+    e = table[i]
+    if e != 0 and e >> cshift == check:
+        return i
+    e = table[i + 1]
+    if e != 0 and e >> cshift == check:
+        return i + 1
+    return -1
+
+
+@njit(inline="always")
+def _cplace(table: np.ndarray, i: int, check: np.uint64, cshift: np.uint64, packed: np.uint64) -> None:
+    """Store in bucket ``i``: over the key's own entry; else in the first if this search cost at least
+    as much as the one there, or in the second."""
+    j = _cfind(table, check, i, cshift)
+    if j < 0:
+        j = i if table[i] & _WORK_MASK <= packed & _WORK_MASK else i + 1
+    table[j] = packed
+
+
+@njit(inline="always")
+def _cprobe(table: np.ndarray, w: np.ndarray, h: np.uint64) -> tuple[int, int, int, int]:
+    """:func:`_probe` in the compact table, for the mixed key ``h`` (``w``: the work array)."""
+    mask = w[MASK]
+    if mask < 0:
+        return -1, -SCORE_LIMIT, SCORE_LIMIT, -1
+    i = int(h & np.uint64(mask)) * COMPACT_BUCKET_WORDS
+    w[PROBES] += 1
+    j = _cfind(table, h >> np.uint64(w[SHIFT]), i, np.uint64(w[CSHIFT]))
+    if j < 0:
+        return i, -SCORE_LIMIT, SCORE_LIMIT, -1
+    w[HITS] += 1
+    e = table[j]
+    vbits, v = w[VBITS], w[VMAX]
+    vmask = (np.uint64(1) << np.uint64(vbits)) - np.uint64(1)
+    lo = int((e >> _VALUE_SHIFT) & vmask) - v
+    hi = int((e >> (_VALUE_SHIFT + np.uint64(vbits))) & vmask) - v
+    return i, lo, hi, int((e >> _MOVE_SHIFT) & _MOVE_MASK) - 1
+
+
+@njit(inline="always")
+def _cstore(table: np.ndarray, w: np.ndarray, i: int, h: np.uint64, lo: int, hi: int, move: int, work: int) -> None:
+    """Store bounds in the compact table (bounds beyond the largest score are no bounds)."""
+    v = w[VMAX]
+    lo = max(lo, -v)
+    hi = min(hi, v)
+    cshift = np.uint64(w[CSHIFT])
+    check = h >> np.uint64(w[SHIFT])
+    packed = (
+        (check << cshift)
+        | (np.uint64(hi + v) << (_VALUE_SHIFT + np.uint64(w[VBITS])))
+        | (np.uint64(lo + v) << _VALUE_SHIFT)
+        | (np.uint64(move + 1) << _MOVE_SHIFT)
+        | np.uint64(min(work, 31))
+    )
+    _cplace(table, i, check, cshift, packed)
+
+
+@njit(cache=True, nogil=True)
+def rehash_compact(table: np.ndarray, larger: np.ndarray, bits: int, cshift: int) -> None:
+    """Move every entry of a compact table of ``2 ** bits`` buckets into a larger one (empty): an
+    entry's mixed key is its check bits above its bucket's number."""
+    new_bits = 0
+    while (1 << new_bits) < len(larger) // COMPACT_BUCKET_WORDS:
+        new_bits += 1
+    mask = np.uint64((1 << new_bits) - 1)
+    low = (np.uint64(1) << np.uint64(cshift)) - np.uint64(1)
+    for j in range(len(table)):
+        e = table[j]
+        if e != 0:
+            h = ((e >> np.uint64(cshift)) << np.uint64(bits)) | np.uint64(j // COMPACT_BUCKET_WORDS)
+            check = h >> np.uint64(new_bits)
+            i = int(h & mask) * COMPACT_BUCKET_WORDS
+            _cplace(larger, i, check, np.uint64(cshift), (check << np.uint64(cshift)) | (e & low))
+
 
 #: A tuple among a board's constants becomes an array of a multiple of this many words.
 ARRAY_WORDS = 64
@@ -290,30 +439,53 @@ def board_constants(board: BoardConstants) -> np.ndarray:
     return record
 
 
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def _compiled(name: str) -> Callable[[F], F]:
+    """``njit(cache=True, nogil=True)``, the function's qualified name first made to end in ``name``
+    (the rules' module and the search's kind), so that its compiled code has symbols of its own.
+
+    numba names a function's code by its qualified name and a number counted in the process that
+    compiles it, and a record's type (the board's constants) by another such number: the same
+    closure compiled for two games in two processes could get the same names, and once both were
+    loaded from numba's cache into one process, one game's search called the other's node
+    (seen: Connect Four after tic-tac-toe searched 8 nodes, its root's move garbage).  With the
+    game in the name, names of different rules never meet."""
+
+    def compile_(function: F) -> F:
+        function.__qualname__ = f"{function.__qualname__}__{re.sub(r'[^0-9A-Za-z]+', '_', name)}"
+        return cast(F, njit(cache=True, nogil=True)(function))
+
+    return compile_
+
+
 class Kernel(NamedTuple):
-    """The compiled search of one rule set, as Python calls it: ``search(board, work, a, b, p,
-    height, alpha, beta)`` (see :func:`build`) and, for threat-aware rules, ``win_now(board, a, b)``.
+    """The compiled search of one rule set, as Python calls it: ``search(board, table, work, a, b,
+    p, height, lo, hi, mode)`` (see :func:`build`) and, for threat-aware rules, ``win_now(board, a, b)``.
 
     Both take the board's constants as :func:`board_constants` makes them (an array of one
-    record) and ``search`` its :class:`Workspace` as a plain tuple in that order: numba types
-    those at each call from Python several times faster than a record or a NamedTuple
-    (docs/performance-log.md); they pass the record and the Workspace on to the rules and the
-    nodes."""
+    record): numba types an array at each call from Python several times faster than a record
+    (docs/performance-log.md); they pass the record on to the rules and the nodes."""
 
     search: Callable[..., int]
     win_now: Callable[..., bool] | None
 
 
-def build(rules: RuleSet) -> Kernel:
+def build(rules: RuleSet, compact: bool = False) -> Kernel:
     """The compiled negamax over the positions of ``rules``.
 
-    ``search(board, work, a, b, p, height, alpha, beta)``: the fail-soft value of the position
-    ``(a, b)`` at ply ``p``, with the board's constants ``board`` (:func:`board_constants`) and
-    the :class:`Workspace` ``work``, for the window ``(alpha, beta)`` (whole numbers), counting
-    nodes by ``height`` (the root's is given).  The position must not be over, and with
-    threat-aware rules its side to move must not be able to win at once.  When
-    ``control[STOP]`` is set the search returns at once with a meaningless value and stores
-    nothing more.
+    ``search(board, table, work, a, b, p, height, lo, hi, 0)``: the fail-soft value of the
+    position ``(a, b)`` at ply ``p``, with the board's constants ``board``
+    (:func:`board_constants`), the table (:func:`table_words`) and the work array (int64: its
+    control part, its parameters, the counts by height and the rows of moves, at the indices
+    this module names: :data:`STOP` ...), for the window ``(lo, hi)`` (whole numbers), counting
+    nodes by ``height`` (the root's is given).  Mode 1 or 2: the exact score, known to lie in
+    ``[lo, hi]``, by the null-window searches of :func:`gametree.search.exact.exact_score` (mode
+    2: its first probes straight against a draw), the root at height 0, and ``work[ROOT_MOVE]``
+    a move proved to score at least it (-1: none).  The position must not be over, and with threat-aware rules its
+    side to move must not be able to win at once.  When ``work[STOP]`` is set the search returns
+    at once with a meaningless value and stores nothing more.
 
     One node function for both kinds of rules, as :class:`gametree.search.engine.Engine` has one
     for both move strategies: ``threat_aware`` is a constant of its closure, so numba compiles
@@ -322,28 +494,68 @@ def build(rules: RuleSet) -> Kernel:
     win, so it is never over and its side to move cannot win at once; the node searches the safe
     moves, and settles itself by "is there one?" when the window asks no more.  Plain: every
     legal move, a game-ending move scored by the parent.  Margin rules (with ``score``): plain, every
-    end scored by its final margin, scores bounded by the largest margin (the Workspace's ``margin``).
+    end scored by its final margin, scores bounded by the largest margin (``work[MARGIN]``).
+
+    ``compact``: the table is the compact one (8-byte entries; the rules' keys must be one word,
+    the second always 0, and the work array must describe the table: :data:`KEY_BITS` ...), else
+    the one of two-word keys (32 bytes an entry).  Each is a search of its own, compiled apart.
     """
     kind = "threats" if rules.threat_aware else "margin" if rules.score is not None else "plain"
-    name = f"{rules.moves.__module__}:{kind}"
+    name = f"{rules.moves.__module__}:{kind}{':compact' if compact else ''}"
     functions = (rules.moves, rules.play, rules.ends, rules.key, rules.win_now, rules.safe_moves, rules.score)
     for function in (*functions, _probe):
         numba_support.stabilise(function)  # (_probe: this module's own functions)
-    node = _negamax(rules)
+    node = _negamax(rules, compact, name)
     numba_support.stable_id(node, f"kernel:{name}:node")
 
-    @njit(cache=True, nogil=True)
+    @_compiled(name)
     def search(
-        board: np.ndarray, work: WorkTuple, a: np.uint64, b: np.uint64, p: int, height: int, alpha: int, beta: int
+        board: np.ndarray,
+        table: Words,
+        w: Words,
+        a: np.uint64,
+        b: np.uint64,
+        p: int,
+        height: int,
+        lo: int,
+        hi: int,
+        mode: int,
     ) -> int:
-        return node(board[0], Workspace(*work), a, b, p, height, alpha, beta)
+        # mode 0: the search of the window (lo, hi).  Else the exact score of a position (root at
+        # height 0) whose score lies in [lo, hi], by the null-window searches of
+        # gametree.search.exact.exact_score (its strong score, no bound known), the first probes
+        # straight against a draw in mode 2; then w[ROOT_MOVE] is a move proved to score at least
+        # it (-1: none).  (An int returned: returning a tuple, the search loaded from numba's cache
+        # crashed the process.)
+        g, found = board[0], -1
+        if mode == 0:
+            return node(g, table, w, a, b, p, height, lo, hi)
+        if 0 < hi - lo <= FULL_WINDOW_RANGE:
+            w[ROOT_MOVE], w[ROOT_IMPROVED] = -1, 0
+            r = node(g, table, w, a, b, p, height, lo, hi)
+            w[ROOT_MOVE] = w[ROOT_MOVE] if r > lo and w[ROOT_IMPROVED] != 0 else -1
+            return lo if r <= lo else hi if r >= hi else r
+        probes = 2 if mode == 2 else 0
+        while lo < hi and w[STOP] == 0:
+            probes += 1
+            med = 0 if probes > 2 and lo <= 0 < hi else -1 if probes > 2 and lo <= -1 < hi else _middle(lo, hi)
+            w[ROOT_MOVE], w[ROOT_IMPROVED] = -1, 0
+            r = node(g, table, w, a, b, p, height, med, med + 1)
+            if r > med and w[ROOT_IMPROVED] != 0:
+                found = w[ROOT_MOVE]
+            if r <= med:
+                hi = r
+            else:
+                lo = r
+        w[ROOT_MOVE] = found
+        return lo
 
     numba_support.stable_id(search, f"kernel:{name}")
     win_now = rules.win_now
     if win_now is None:
         return Kernel(search, None)
 
-    @njit(cache=True, nogil=True)
+    @_compiled(name)
     def wins(board: np.ndarray, a: np.uint64, b: np.uint64) -> bool:
         return win_now(board[0], a, b)
 
@@ -351,24 +563,26 @@ def build(rules: RuleSet) -> Kernel:
     return Kernel(search, wins)
 
 
-def _negamax(rules: RuleSet) -> Callable[..., int]:
-    """The node function of :func:`build`, closed over the rules' functions: one function (split
-    into inlined steps that return tuples, it ran slower: docs/performance-log.md)."""
+def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
+    """The node function of :func:`build`, closed over the rules' functions and ``compact``: one
+    function (split into inlined steps that return tuples, it ran slower: docs/performance-log.md)."""
     moves_of, play, ends, key = rules.moves, rules.play, rules.ends, rules.key
     threat_aware = rules.threat_aware
     safe_moves = rules.safe_moves if rules.safe_moves is not None else moves_of  # (plain: never called)
     scored = rules.score is not None
     score = rules.score if rules.score is not None else moves_of  # (not a margin game: never called)
 
-    @njit(cache=True, nogil=True)
-    def node(g: np.void, s: Workspace, a: np.uint64, b: np.uint64, p: int, height: int, alpha: int, beta: int) -> int:
+    @_compiled(name)
+    def node(
+        g: np.void, table: Words, w: Words, a: np.uint64, b: np.uint64, p: int, height: int, alpha: int, beta: int
+    ) -> int:
         # Fail-soft: a value <= alpha bounds the position's from above, one >= beta from below, one
         # between them is exact.  The window is open (alpha < beta), the position is not over, and
         # with threat-aware rules its side to move cannot win at once.
-        control, C, row, n = s.control, s.max_plies, s.moves[p], 0
-        control[NODES] += 1
-        s.per_height[height] += 1
-        if control[STOP] != 0:
+        C, n, row = w[MAX_PLIES], 0, _row(w, p)
+        w[NODES] += 1
+        w[HEIGHTS + height] += 1
+        if w[STOP] != 0:
             return 0
         if threat_aware:
             # We cannot win now: at best we win with our next move but one.
@@ -383,24 +597,25 @@ def _negamax(rules: RuleSet) -> Callable[..., int]:
                 if safe_moves(g, a, b, row, False) > 0:
                     return lower
                 if moves_of(g, a, b, row) == 0:
-                    return s.no_moves * _win_score(C, p - 1)
+                    return int(w[NO_MOVES]) * _win_score(C, p - 1)
                 return -_win_score(C, p + 1)
         else:
             n = moves_of(g, a, b, row)
             if n == 0:
-                control[TERMINALS] += 1
+                w[TERMINALS] += 1
                 if scored:
                     return score(g, a, b)  # the final margin
-                return s.no_moves * _win_score(C, p - 1)
+                return int(w[NO_MOVES]) * _win_score(C, p - 1)
             # No score beats winning with this move, nor is worse than losing with it (a margin
             # game: no margin beats the largest).
-            upper = s.margin if scored else _win_score(C, p)
+            upper = int(w[MARGIN]) if scored else _win_score(C, p)
             lower = -upper
             alpha, beta = max(alpha, lower), min(beta, upper)
             if alpha >= beta:
                 return beta if beta == upper else alpha
-        k1, k2 = key(g, a, b, p, s.symmetric)
-        i, lo, hi, hash_move = _probe(s.table, s.mask, k1, k2, control)
+        k1, k2 = key(g, a, b, p, w[SYMMETRIC] != 0)
+        k1 = _mix(k1, w[KEY_BITS]) if compact else k1  # compact: one word, mixed (its bucket, its check bits)
+        i, lo, hi, hash_move = _cprobe(table, w, k1) if compact else _probe(table, w[MASK], k1, k2, w)
         if lo >= beta:
             return lo
         if hi <= alpha or lo == hi:
@@ -413,27 +628,27 @@ def _negamax(rules: RuleSet) -> Callable[..., int]:
             n = safe_moves(g, a, b, row, alpha < settle)
             if n == 0:
                 if moves_of(g, a, b, row) == 0:
-                    control[TERMINALS] += 1
-                    return s.no_moves * _win_score(C, p - 1)
+                    w[TERMINALS] += 1
+                    return int(w[NO_MOVES]) * _win_score(C, p - 1)
                 return -_win_score(C, p + 1)  # whatever we play, the opponent wins next move
             if alpha < lower:
                 alpha = lower
                 if alpha >= beta:
                     return alpha
         _first(row, n, hash_move)
-        alpha0, best, best_move, before = alpha, -SCORE_LIMIT - 1, -1, control[NODES]
+        alpha0, best, best_move, before = alpha, -SCORE_LIMIT - 1, -1, w[NODES]
         for x in range(n):
             m = row[x]
             end = 0 if threat_aware or scored else ends(g, a, b, m)
             if end != 0:  # the game ends with this move: a node, scored here
-                control[NODES] += 1
-                control[TERMINALS] += 1
-                s.per_height[height + 1] += 1
+                w[NODES] += 1
+                w[TERMINALS] += 1
+                w[HEIGHTS + height + 1] += 1
                 value = end * upper
             else:
                 a2, b2 = play(g, a, b, m)
-                value = -node(g, s, a2, b2, p + 1, height + 1, -beta, -alpha)
-                if control[STOP] != 0:
+                value = -node(g, table, w, a2, b2, p + 1, height + 1, -beta, -alpha)
+                if w[STOP] != 0:
                     return 0
             if value > best:
                 best, best_move = value, m
@@ -441,9 +656,9 @@ def _negamax(rules: RuleSet) -> Callable[..., int]:
                     alpha = value
                     if alpha >= beta:
                         if x < n - 1:
-                            control[CUTOFFS] += 1
+                            w[CUTOFFS] += 1
                         break
-        _record(s.table, i, k1, k2, best, best_move, alpha0, beta, height, before, control)
+        _record(table, w, i, k1, k2, best, best_move, alpha0, beta, height, before, compact)
         return best
 
     return node

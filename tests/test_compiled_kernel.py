@@ -1,0 +1,68 @@
+"""The compiled kernel's compact table (docs/compiled-kernel.md): exact entries, the layout chosen,
+and values equal to the Python engine's where the table is small and crowded."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gametree import load, play_text
+from gametree.search import Solver, run
+from gametree.search.compiled import BYTES_PER_COMPACT_ENTRY, BYTES_PER_COMPILED_ENTRY, CompiledEngine
+from gametree.search.table import parse_cache_size
+from gametree_builtins.games.connect4 import ConnectFour
+
+pytest.importorskip("numba")
+
+
+@pytest.mark.parametrize("bits", [1, 7, 12])
+def test_the_key_mix_is_one_to_one(bits: int) -> None:
+    from gametree.search.kernel import _mix  # type: ignore[attr-defined]  # (a compiled helper, called as Python)
+
+    with np.errstate(over="ignore"):
+        images = {int(_mix.py_func(np.uint64(k), bits)) for k in range(1 << bits)}
+    assert images == set(range(1 << bits))
+
+
+@pytest.mark.parametrize("bits", [20, 25, 49, 64])
+def test_keys_differing_in_their_high_bits_spread_over_the_buckets(bits: int) -> None:
+    from gametree.search.kernel import _mix  # type: ignore[attr-defined]
+
+    with np.errstate(over="ignore"):
+        low = {int(_mix.py_func(np.uint64(k << (bits - 8)), bits)) & 0xFFFF for k in range(256)}
+        middle = {int(_mix.py_func(np.uint64(k << (bits // 2)), bits)) & 0xFFFF for k in range(256)}
+    assert len(low) > 200 and len(middle) > 200  # (the first mix kept a 25-bit key's low bits in its bucket)
+
+
+def entry_bytes(game: object, state: object = None, **options: object) -> int:
+    solver = Solver(game, engine="compiled", **options)  # type: ignore[arg-type]
+    engine = solver.engine_for(state if state is not None else game.initial_state())  # type: ignore[attr-defined]
+    assert isinstance(engine, CompiledEngine)
+    return engine.entry_bytes
+
+
+def test_keys_of_one_word_get_the_compact_table() -> None:
+    registry = load()
+    assert entry_bytes(ConnectFour()) == BYTES_PER_COMPACT_ENTRY
+    assert entry_bytes(ConnectFour(8, 7)) == BYTES_PER_COMPILED_ENTRY  # 64 key bits: too few check bits
+    ttt = registry.game("tictactoe")
+    assert entry_bytes(ttt.create(width=5, height=5, k=4)) == BYTES_PER_COMPACT_ENTRY  # 50 bits, packed
+    assert entry_bytes(ttt.create(width=7, height=5, k=4)) == BYTES_PER_COMPILED_ENTRY  # two words
+
+
+@pytest.mark.parametrize("cache", ["2", "64kb"])
+def test_a_crowded_compact_table_keeps_the_values(cache: str) -> None:
+    game = ConnectFour(6, 4)
+    for moves in ("", "3", "34", "2234", "3344521"):
+        state = play_text(game, moves)
+        python = run(game, state, algorithm="solver", engine="python", all_moves=True)
+        compiled = Solver(game, engine="compiled", cache=parse_cache_size(cache)).solve(state, all_moves=True)
+        assert compiled.score == python.score
+        assert [(m.move, m.score) for m in compiled.move_values] == [(m.move, m.score) for m in python.move_values]
+
+
+def test_tictactoe_without_symmetry_packs_its_key_too() -> None:
+    game = load().game("tictactoe").create(width=4, height=4, k=3)
+    python = run(game, algorithm="solver", engine="python", symmetry=False, all_moves=True)
+    compiled = run(game, algorithm="solver", engine="compiled", symmetry=False, all_moves=True)
+    assert [(m.move, m.score) for m in compiled.move_values] == [(m.move, m.score) for m in python.move_values]
