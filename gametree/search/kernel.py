@@ -39,9 +39,8 @@ both (docs/compiled-kernel.md).
 from __future__ import annotations
 
 import mmap
-import re
 from collections.abc import Callable
-from typing import NamedTuple, TypeAlias, TypeVar, cast
+from typing import NamedTuple, TypeAlias
 
 import numpy as np
 
@@ -439,27 +438,6 @@ def board_constants(board: BoardConstants) -> np.ndarray:
     return record
 
 
-F = TypeVar("F", bound=Callable[..., object])
-
-
-def _compiled(name: str) -> Callable[[F], F]:
-    """``njit(cache=True, nogil=True)``, the function's qualified name first made to end in ``name``
-    (the rules' module and the search's kind), so that its compiled code has symbols of its own.
-
-    numba names a function's code by its qualified name and a number counted in the process that
-    compiles it, and a record's type (the board's constants) by another such number: the same
-    closure compiled for two games in two processes could get the same names, and once both were
-    loaded from numba's cache into one process, one game's search called the other's node
-    (seen: Connect Four after tic-tac-toe searched 8 nodes, its root's move garbage).  With the
-    game in the name, names of different rules never meet."""
-
-    def compile_(function: F) -> F:
-        function.__qualname__ = f"{function.__qualname__}__{re.sub(r'[^0-9A-Za-z]+', '_', name)}"
-        return cast(F, njit(cache=True, nogil=True)(function))
-
-    return compile_
-
-
 class Kernel(NamedTuple):
     """The compiled search of one rule set, as Python calls it: ``search(board, table, work, a, b,
     p, height, lo, hi, mode)`` (see :func:`build`) and, for threat-aware rules, ``win_now(board, a, b)``.
@@ -508,7 +486,7 @@ def build(rules: RuleSet, compact: bool = False) -> Kernel:
     node = _negamax(rules, compact, name)
     numba_support.stable_id(node, f"kernel:{name}:node")
 
-    @_compiled(name)
+    @numba_support.compiled_as(name)
     def search(
         board: np.ndarray,
         table: Words,
@@ -555,7 +533,7 @@ def build(rules: RuleSet, compact: bool = False) -> Kernel:
     if win_now is None:
         return Kernel(search, None)
 
-    @_compiled(name)
+    @numba_support.compiled_as(name)
     def wins(board: np.ndarray, a: np.uint64, b: np.uint64) -> bool:
         return win_now(board[0], a, b)
 
@@ -572,7 +550,7 @@ def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
     scored = rules.score is not None
     score = rules.score if rules.score is not None else moves_of  # (not a margin game: never called)
 
-    @_compiled(name)
+    @numba_support.compiled_as(name)
     def node(
         g: np.void, table: Words, w: Words, a: np.uint64, b: np.uint64, p: int, height: int, alpha: int, beta: int
     ) -> int:

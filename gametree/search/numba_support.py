@@ -40,9 +40,10 @@ import functools
 import io
 import os
 import pickletools
+import re
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, cast
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
 __all__ = [
     "QUIET_COMPILE_INTERRUPTS",
     "STABLE_IDS",
+    "compiled_as",
     "damaged_cache_entries",
     "quiet_compile_interrupts",
     "repair_cache",
@@ -58,6 +60,8 @@ __all__ = [
     "switched_on",
     "use_cache_folder",
 ]
+
+F = TypeVar("F", bound="Callable[..., object]")
 
 #: The environment switches: "0" turns a workaround off.
 STABLE_IDS = "GAMETREE_NUMBA_STABLE_IDS"
@@ -98,6 +102,25 @@ def stabilise(function: object) -> None:
     for name, value in list(namespace.items()):
         if isinstance(value, Dispatcher):
             stable_id(value, f"{module}.{name}")
+
+
+def compiled_as(name: str) -> Callable[[F], F]:
+    """``njit(cache=True, nogil=True)``, the function's qualified name first made to end in ``name``
+    (e.g. the rules' module and the search's kind), so that its compiled code has symbols of its own.
+
+    numba names a function's code by its qualified name and a number counted in the process that
+    compiles it, and a record's type (the board's constants) by another such number: the same
+    closure compiled for two games in two processes could get the same names, and once both were
+    loaded from numba's cache into one process, one game's search called the other's node
+    (seen: Connect Four after tic-tac-toe searched 8 nodes, its root's move garbage).  With the
+    game in the name, names of different rules never meet.  For every closure compiled per game."""
+    from numba import njit
+
+    def compile_(function: F) -> F:
+        function.__qualname__ = f"{function.__qualname__}__{re.sub(r'[^0-9A-Za-z]+', '_', name)}"
+        return cast("F", njit(cache=True, nogil=True)(function))
+
+    return compile_
 
 
 # -- 2. quiet interrupts while compiling -------------------------------------------------------

@@ -54,14 +54,13 @@ class TierKernel(NamedTuple):
 def build(rules: RuleSet, tiers: TierFunctions) -> TierKernel:
     """The compiled forward and backward passes over ``rules`` and ``tiers``."""
     numba_support.use_cache_folder(cache_folder())
-    from numba import njit
 
     for function in (rules.moves, rules.play, rules.ends, tiers.rank, tiers.unrank):
         numba_support.stabilise(function)
     moves, play, ends, rank, unrank = rules.moves, rules.play, rules.ends, tiers.rank, tiers.unrank
     name = f"{rules.moves.__module__}:{tiers.rank.__module__}"
 
-    @njit(cache=True, nogil=True)
+    @numba_support.compiled_as(f"tiers_{name}")
     def reach(
         board: np.ndarray, tboard: np.ndarray, tier: int, lo: int, hi: int, src: np.ndarray, dst: np.ndarray,
         out: np.ndarray,
@@ -83,7 +82,7 @@ def build(rules: RuleSet, tiers: TierFunctions) -> TierKernel:
                 dst[r] = OPEN if e == 0 else (ENDED_WON if e > 0 else ENDED_LOST)
         return expanded
 
-    @njit(cache=True, nogil=True)
+    @numba_support.compiled_as(f"tiers_{name}")
     def solve(
         board: np.ndarray, tboard: np.ndarray, tier: int, lo: int, hi: int, cur: np.ndarray, nxt: np.ndarray,
         out: np.ndarray, shift: int, no_moves: int,
