@@ -7,8 +7,15 @@ import numpy as np
 import pytest
 
 from gametree import load, play_text
+from gametree.game import Game
 from gametree.search import Solver, run
-from gametree.search.compiled import BYTES_PER_COMPACT_ENTRY, BYTES_PER_COMPILED_ENTRY, CompiledEngine
+from gametree.search.compiled import (
+    BYTES_PER_COMPACT_ENTRY,
+    MIN_TABLE_BITS,
+    CompiledEngine,
+    compact_layout,
+    compiled_rules,
+)
 from gametree.search.table import parse_cache_size
 from gametree_builtins.games.connect4 import ConnectFour
 
@@ -41,13 +48,27 @@ def entry_bytes(game: object, state: object = None, **options: object) -> int:
     return engine.entry_bytes
 
 
+def compact(game: Game[object, object]) -> bool:
+    """Whether the compiled engine of ``game`` keeps the compact table (as CompiledEngine decides it,
+    from the rules alone: nothing is compiled)."""
+    rules = compiled_rules(game)
+    assert rules is not None
+    largest = (game.info.max_plies + 2) // 2
+    return compact_layout(rules, largest, 1 << MIN_TABLE_BITS) is not None
+
+
 def test_keys_of_one_word_get_the_compact_table() -> None:
     registry = load()
-    assert entry_bytes(ConnectFour()) == BYTES_PER_COMPACT_ENTRY
-    assert entry_bytes(ConnectFour(8, 7)) == BYTES_PER_COMPILED_ENTRY  # 64 key bits: too few check bits
+    assert compact(ConnectFour())
+    assert not compact(ConnectFour(8, 7))  # 64 key bits: too few check bits
     ttt = registry.game("tictactoe")
-    assert entry_bytes(ttt.create(width=5, height=5, k=4)) == BYTES_PER_COMPACT_ENTRY  # 50 bits, packed
-    assert entry_bytes(ttt.create(width=7, height=5, k=4)) == BYTES_PER_COMPILED_ENTRY  # two words
+    assert compact(ttt.create(width=5, height=5, k=4))  # 50 bits, packed
+    assert not compact(ttt.create(width=7, height=5, k=4))  # two words
+
+
+def test_an_engine_keeps_the_table_its_rules_call_for() -> None:
+    # (Compiling Connect Four's kernel of two-word keys as well would cost the suite about 20 s.)
+    assert compact(ConnectFour(4, 4)) and entry_bytes(ConnectFour(4, 4)) == BYTES_PER_COMPACT_ENTRY
 
 
 @pytest.mark.parametrize("cache", ["2", "64kb"])
