@@ -21,8 +21,13 @@ from gametree import Registry, load
 
 # The entry-point cache of every test and of the commands they start goes to a folder of the
 # run's own, not to the user's ~/.cache (XDG_CACHE_HOME for subprocesses that drop GAMETREE_*).
-_CACHE = tempfile.mkdtemp(prefix="gametree-test-cache-")
-atexit.register(shutil.rmtree, _CACHE, True)
+# One folder for the whole run, shared by pytest-xdist's workers (they inherit it from the process
+# that starts them), so that numba's compiled code made by one worker is loaded by the other
+# rather than compiled again; removed by the process that made it.
+_CACHE = os.environ.get("GAMETREE_TEST_RUN_CACHE", "")
+if not _CACHE or not os.path.isdir(_CACHE):
+    _CACHE = os.environ["GAMETREE_TEST_RUN_CACHE"] = tempfile.mkdtemp(prefix="gametree-test-cache-")
+    atexit.register(shutil.rmtree, _CACHE, True)
 os.environ["GAMETREE_CACHE_DIR"] = os.path.join(_CACHE, "gametree")
 os.environ["XDG_CACHE_HOME"] = _CACHE
 # No solution store unless a test names one (--store): a search must search, not read earlier tests' answers.
