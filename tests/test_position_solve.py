@@ -72,13 +72,21 @@ def test_ctrl_c_stops_the_python_engine_even_when_python_drops_the_keyboard_inte
 
     assert signal_watch().start(), "the signal watch runs in the main thread"
     previous = signal.signal(signal.SIGINT, lambda number, frame: None)
+    watch, done = SolveProgress(), threading.Event()
+
+    def send() -> None:  # until the solve ends: one that lands between two of its searches stops nothing
+        wait_until(lambda: watch.nodes() > 20_000, "the search under way", bound=120)
+        while not done.wait(0.05):
+            os.kill(os.getpid(), signal.SIGINT)
+
+    thread = threading.Thread(target=send, daemon=True)
+    thread.start()
     try:
-        watch = SolveProgress()
-        thread = _interrupt_once_searching(watch, wait_until)
         p = Position.of("connect4", "", width=6, height=5)  # minutes on the Python engine
         result = p.solve(store=None, show=False, engine="python", progress=watch)
-        thread.join()
     finally:
+        done.set()
+        thread.join()
         signal.signal(signal.SIGINT, previous)
     assert result.cut_short == "interrupt" and not result.proven and result.stats.nodes > 20_000
 

@@ -58,3 +58,34 @@ def test_a_signal_passed_on_late_does_not_stop_work_that_started_after_it(quiet_
     done.set()
     other.join(5)
     assert not stopped.is_set()
+
+
+def test_the_watch_takes_the_wakeup_file_back_once_an_asyncio_loop_left_it_empty(quiet_sigint: None) -> None:
+    # An asyncio loop in the main thread (a web server's, a browser driver's) sets the wake-up file
+    # while it has signal handlers and leaves it empty when it closes: a later search is watched again.
+    import asyncio
+
+    loop = asyncio.new_event_loop()
+    loop.add_signal_handler(signal.SIGUSR1, lambda: None)
+    loop.remove_signal_handler(signal.SIGUSR1)
+    loop.close()
+    assert signal.set_wakeup_fd(-1) == -1  # (left empty, as the loop leaves it)
+    assert watch().start()
+    called = threading.Event()
+    with watch().stopping(called.set):
+        os.kill(os.getpid(), signal.SIGINT)
+        assert called.wait(5)
+
+
+def test_someone_elses_wakeup_file_is_left_alone(quiet_sigint: None) -> None:
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    ours = signal.set_wakeup_fd(write)
+    try:
+        assert not watch().start()
+        assert signal.set_wakeup_fd(write) == write  # still theirs
+    finally:
+        signal.set_wakeup_fd(ours)
+        os.close(read)
+        os.close(write)
+    assert watch().start()

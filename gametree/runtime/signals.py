@@ -32,35 +32,32 @@ class SignalWatch:
     def __init__(self) -> None:
         #: How many stop signals the watch has seen.
         self.count = 0
-        #: None: not started; False: it could not start (the wake-up file is someone else's); True:
-        #: watching.
+        #: None: not started; False: not watching when last started (the wake-up file is someone
+        #: else's); True: watching.
         self.watching: bool | None = None
         self._stops: list[Callable[[], None]] = []
         self._lock = threading.Lock()
-        #: The wake-up file's reading end, once watching; True while the watch passes a signal on.
-        self._read = -1
+        #: The wake-up file's reading and writing ends, once made; True while the watch passes a signal on.
+        self._read = self._write = -1
         self._passing = False
 
     def start(self) -> bool:
-        """Start watching, once (later calls do nothing); whether the watch runs."""
-        if self.watching is not None:
-            return self.watching
+        """Start watching, or make sure the watch still holds the wake-up file (an asyncio loop in
+        the main thread takes it while it has signal handlers, and leaves it empty when it closes);
+        whether the watch runs now.  Only the main thread can start it or take the file back."""
         if threading.current_thread() is not threading.main_thread():
-            return False  # (not decided: the main thread may start it later)
-        self.watching = False
+            return bool(self.watching)
+        if self._write >= 0:
+            self.watching = _take_wakeup(self._write)
+            return self.watching
         read, write = os.pipe()
         os.set_blocking(write, False)
-        try:
-            previous: int | None = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
-        except (ValueError, OSError):
-            previous = None
-        if previous != -1:  # it failed, or someone else's: leave theirs
-            if previous is not None:
-                signal.set_wakeup_fd(previous)
+        if not _take_wakeup(write):
             os.close(read)
             os.close(write)
+            self.watching = False
             return False
-        self._read = read
+        self._read, self._write = read, write
         threading.Thread(target=self._run, args=(read,), name="gametree-stop", daemon=True).start()
         self.watching = True
         return True
@@ -117,6 +114,19 @@ class SignalWatch:
                 for stop in stops:
                     stop()
             self._passing = False
+
+
+def _take_wakeup(fd: int) -> bool:
+    """Make ``fd`` the wake-up file unless another one is set (someone else's: left as it is);
+    whether ``fd`` is the wake-up file now."""
+    try:
+        previous = signal.set_wakeup_fd(fd, warn_on_full_buffer=False)
+    except (ValueError, OSError):
+        return False
+    if previous in (-1, fd):
+        return True
+    signal.set_wakeup_fd(previous)
+    return False
 
 
 _WATCH = SignalWatch()
