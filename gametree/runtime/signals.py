@@ -92,13 +92,13 @@ class SignalWatch:
         if not self.watching:
             return
         deadline = time.monotonic() + wait
-        while (self._passing or select.select([self._read], [], [], 0)[0]) and time.monotonic() < deadline:
+        while (self._passing or _readable(self._read, 0)) and time.monotonic() < deadline:
             time.sleep(0.001)
 
     def _run(self, fd: int) -> None:
         while True:
             try:
-                select.select([fd], [], [])
+                _readable(fd, None)
                 self._passing = True  # (before the bytes leave the file: catching up sees one or the other)
                 received = os.read(fd, 64)
             except OSError:
@@ -114,6 +114,14 @@ class SignalWatch:
                 for stop in stops:
                     stop()
             self._passing = False
+
+
+def _readable(fd: int, timeout: float | None) -> bool:
+    """Whether ``fd`` has bytes to read, waiting up to ``timeout`` seconds (None: until it has).
+    (poll, not select: a process with many files open may have this one above select's limit.)"""
+    poller = select.poll()  # (one a call: a poll object is not for two threads at once)
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(None if timeout is None else int(timeout * 1000)))
 
 
 def _take_wakeup(fd: int) -> bool:
