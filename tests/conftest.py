@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from gametree import Registry, load
+from gametree.tree.headless import CHROMIUM_FLAGS, chromium
 
 # The entry-point cache of every test and of the commands they start goes to a folder of the
 # run's own, not to the user's ~/.cache (XDG_CACHE_HOME for subprocesses that drop GAMETREE_*).
@@ -304,3 +305,19 @@ def one_dask_worker() -> Iterator[Any]:
         client.submit(int, 0, pure=False).result(timeout=60)  # the worker is up
         worker.cluster, worker.client = cluster, client
         yield worker
+
+
+# -- the distribution's Chromium, driven by Playwright (the explorer's and the web app's pages) ----------
+CHROMIUM = chromium()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for a test module; the test skips without Playwright or Chromium."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set GAMETREE_CHROMIUM)")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_FLAGS))
+        yield browser
+        browser.close()

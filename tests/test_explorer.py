@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -30,10 +29,8 @@ from gametree.cli import cli, main
 from gametree.tree import capture, model
 from gametree.tree import explorer as explorer_module
 from gametree.tree.explorer import explorer_html, tree_data
-from gametree.tree.headless import CHROMIUM_FLAGS, chromium
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = chromium()
 POSITION = "A1 B2 A2 C3 B3"  # the position of docs/trees.md
 
 
@@ -182,17 +179,6 @@ def test_the_wheel_ships_the_explorer_files(tmp_path):
 
 # ---------------------------------------------------------------------------------------------
 # The page in a browser
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set GAMETREE_CHROMIUM)")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_FLAGS))
-        yield browser
-        browser.close()
 
 
 class Page:

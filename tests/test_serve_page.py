@@ -23,11 +23,9 @@ import pytest
 from conftest import poll_until
 from gametree import load, play_text
 from gametree.search import search
-from gametree.tree.headless import CHROMIUM_FLAGS, chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "docs" / "example-plugin"
-CHROMIUM = chromium()
 
 
 def free_port() -> int:
@@ -126,17 +124,6 @@ def server(gametree_cli, tmp_path_factory):
     finally:
         process.terminate()
         process.wait(10)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium, or set GAMETREE_CHROMIUM)")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=list(CHROMIUM_FLAGS))
-        yield browser
-        browser.close()
 
 
 class Page:
