@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import sys
 import time
+
+from bench_compiled import random_positions
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "..", "tests", "data", "connect4")
@@ -71,20 +72,7 @@ def main(argv: list[str] | None = None) -> int:
             wrong += int(r.score) != int(expected)
         report(f"Pons {name}-easy (table kept)", len(rows), nodes, seconds)
     if "random" in only:
-        rng = random.Random(2024)
-        found: list[str] = []
-        while len(found) < args.positions:
-            state, moves = game.initial_state(), []
-            for _ in range(rng.randint(12, 24)):
-                move = rng.choice(sorted(game.legal_moves(state)))
-                state = game.play(state, move)
-                moves.append(str(move + 1))
-                if game.outcome(state) is not None:
-                    break
-            else:
-                line = "".join(moves)
-                if not game.immediate_win(state) and line not in found:
-                    found.append(line)
+        found = random_positions(args.positions, 2024)  # (bench_compiled.py's positions, the same seed)
         nodes, seconds, scores = 0, 0.0, []
         for moves in found:
             state = position(moves)
