@@ -24,6 +24,8 @@ from gametree.search.engine import Engine
 from gametree_builtins.games.connect4 import ConnectFour
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from conftest import GametreeCli
 
 pytest.importorskip("numba")
@@ -198,8 +200,8 @@ def test_a_second_process_loads_the_compiled_search_from_the_disk_cache(tmp_path
     first = subprocess.run([sys.executable, "-c", _CACHED], capture_output=True, text=True, timeout=300, env=env)
     second = subprocess.run([sys.executable, "-c", _CACHED], capture_output=True, text=True, timeout=300, env=env)
     assert first.returncode == second.returncode == 0, (first.stderr, second.stderr)
-    assert first.stdout.split() == ["0", "0", "1"]  # compiled (the folder was empty)
-    assert second.stdout.split() == ["0", "1", "0"]  # loaded
+    assert first.stdout.split() == ["0", "0", "1"], first.stderr  # compiled (the folder was empty)
+    assert second.stdout.split() == ["0", "1", "0"], (second.stderr, sorted(os.listdir(tmp_path / "numba")))  # loaded
     assert os.path.isdir(tmp_path / "numba")
 
 
@@ -293,3 +295,37 @@ def test_a_ctrl_c_landing_in_a_callback_of_numbas_compiler_prints_no_traceback()
     env = {**os.environ, "GAMETREE_QUIET_COMPILE_INTERRUPTS": "0"}  # the switch that turns it off
     loud = subprocess.run([sys.executable, "-c", _CALLBACK], capture_output=True, text=True, timeout=60, env=env)
     assert loud.returncode == 0 and loud.stderr.count("Exception ignored") == 2
+
+
+def _closure_over(function: Callable[[int], int], constant: object) -> Callable[[int], object]:
+    def closure(x: int) -> object:
+        return function(x) + constant  # type: ignore[operator]
+
+    return closure
+
+
+def test_the_cache_key_of_a_closure_follows_its_code_and_values_not_the_process() -> None:
+    """numba keys the on-disk cache of a closure by a pickle of its variables, which differs from
+    one process to the next (a dispatcher's random identity): the compiled closures are keyed by
+    :func:`closure_digest` instead, which must change with anything their code depends on."""
+    import numpy as np
+    from numba import njit
+
+    from gametree.search.numba_support import closure_digest
+
+    def double(x: int) -> int:
+        return 2 * x
+
+    def triple(x: int) -> int:
+        return 3 * x
+
+    def key(function: Callable[[int], int], constant: object) -> str | None:
+        return closure_digest(_closure_over(function, constant))
+
+    same = key(njit(double), 1)
+    assert same is not None and same == key(njit(double), 1)
+    assert same != key(njit(triple), 1)  # other code
+    assert same != key(njit(double), 2)  # another value
+    assert same != key(njit(double), np.int32(1))  # another type
+    assert key(njit(double), np.arange(3)) != key(njit(double), np.arange(4))
+    assert key(njit(double), object()) is None  # (numba's own key then)

@@ -23,7 +23,7 @@ This module imports numba; :mod:`gametree.search.compiled` imports it only when
 a compiled engine is built.  Compiled code is cached on disk (numba's cache, in
 the folder :func:`gametree.search.compiled.cache_folder` names), keyed by this
 file and by the rules' code, so a second process loads it instead of compiling
-(:mod:`gametree.search.numba_support` gives the closures fixed identities for that).
+(:func:`gametree.search.numba_support.compiled_as` gives the closures keys of their own for that).
 
 The table is a fixed array of buckets of two entries.  For keys of one word
 (``CompiledRules.key_bits`` at most 64) the compact table: 8-byte entries (the
@@ -480,11 +480,7 @@ def build(rules: RuleSet, compact: bool = False) -> Kernel:
     """
     kind = "threats" if rules.threat_aware else "margin" if rules.score is not None else "plain"
     name = f"{rules.moves.__module__}:{kind}{':compact' if compact else ''}"
-    functions = (rules.moves, rules.play, rules.ends, rules.key, rules.win_now, rules.safe_moves, rules.score)
-    for function in (*functions, _probe):
-        numba_support.stabilise(function)  # (_probe: this module's own functions)
     node = _negamax(rules, compact, name)
-    numba_support.stable_id(node, f"kernel:{name}:node")
 
     @numba_support.compiled_as(name)
     def search(
@@ -528,7 +524,6 @@ def build(rules: RuleSet, compact: bool = False) -> Kernel:
         w[ROOT_MOVE] = found
         return lo
 
-    numba_support.stable_id(search, f"kernel:{name}")
     win_now = rules.win_now
     if win_now is None:
         return Kernel(search, None)
@@ -537,7 +532,6 @@ def build(rules: RuleSet, compact: bool = False) -> Kernel:
     def wins(board: np.ndarray, a: np.uint64, b: np.uint64) -> bool:
         return win_now(board[0], a, b)
 
-    numba_support.stable_id(wins, f"kernel:{name}:win_now")
     return Kernel(search, wins)
 
 

@@ -4,14 +4,16 @@ Three workarounds, none needed for correct results; each is measured in
 docs/performance-log.md (26 November 2026) and listed in
 docs/limits.md:
 
-1. **Stable dispatcher identities** (:func:`stable_id`, :func:`stabilise`;
-   ``GAMETREE_NUMBA_STABLE_IDS=0`` turns them off).  numba keys the on-disk
+1. **Stable cache keys** (:func:`compiled_as`, :func:`closure_digest`;
+   ``GAMETREE_NUMBA_STABLE_KEYS=0`` turns them off).  numba keys the on-disk
    cache of a closure (the compiled search closes over the rules' functions)
    by its variables, pickled; a numba dispatcher pickles with an identity drawn
-   at random in each process, so without a fixed one every process compiles
-   the search again (Connect Four's: 16 s) and adds an entry to numba's index.
-   The identity is set through numba's ``_set_uuid``, which is not public: if
-   it is missing, or the identity was drawn already, only the cache misses.
+   at random in each process, and more that is not the same from one process
+   to the next, so every process compiled the search again (Connect Four's:
+   16 s) and added an entry to numba's index.  The closures compiled per game
+   key their cache by a digest of their code and of what it depends on instead,
+   through a subclass of numba's ``FunctionCache`` (its ``_index_key`` is not
+   public): if numba changes it, only the cache misses.
 2. **Quiet interrupts while compiling** (:func:`quiet_compile_interrupts`;
    ``GAMETREE_QUIET_COMPILE_INTERRUPTS=0`` turns it off).  While numba
    compiles, llvmlite calls back into Python (its object cache); a Ctrl-C that
@@ -37,26 +39,27 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import io
 import os
 import pickletools
 import re
 import sys
+import types
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 __all__ = [
     "QUIET_COMPILE_INTERRUPTS",
-    "STABLE_IDS",
+    "STABLE_KEYS",
+    "closure_digest",
     "compiled_as",
     "damaged_cache_entries",
     "quiet_compile_interrupts",
     "repair_cache",
-    "stabilise",
-    "stable_id",
     "switched_on",
     "use_cache_folder",
 ]
@@ -64,7 +67,7 @@ __all__ = [
 F = TypeVar("F", bound="Callable[..., object]")
 
 #: The environment switches: "0" turns a workaround off.
-STABLE_IDS = "GAMETREE_NUMBA_STABLE_IDS"
+STABLE_KEYS = "GAMETREE_NUMBA_STABLE_KEYS"
 QUIET_COMPILE_INTERRUPTS = "GAMETREE_QUIET_COMPILE_INTERRUPTS"
 
 
@@ -73,52 +76,134 @@ def switched_on(switch: str) -> bool:
     return os.environ.get(switch, "1").strip() != "0"
 
 
-# -- 1. stable dispatcher identities ----------------------------------------------------------
-def stable_id(dispatcher: object, name: str) -> None:
-    """Give a numba dispatcher the fixed identity ``gametree:NAME`` (unique in the process), so that
-    the compiled code of a closure over it is found again in numba's on-disk cache by the next
-    process.  Nothing where the identity was drawn already, for what is not a dispatcher, or
-    with ``GAMETREE_NUMBA_STABLE_IDS=0``."""
-    if not switched_on(STABLE_IDS):
-        return
-    set_uuid: Callable[[str], None] | None = getattr(dispatcher, "_set_uuid", None)  # numba's, not public
-    if set_uuid is None:
-        return
+# -- 1. stable cache keys ----------------------------------------------------------------------
+class _Unstable(Exception):
+    """A value :func:`closure_digest` cannot describe the same way in every process."""
+
+
+def closure_digest(function: Callable[..., object]) -> str | None:
+    """A digest of everything the compiled code of the Python function ``function`` depends on
+    besides its own bytecode: the values of its closure and of the globals its code names, and of
+    every function among them, its code (bytecode, constants, names) and what it depends on, the
+    same in every process; None when a value is of a kind this does not know (numba's own key is
+    used then).  Functions are named by their module and qualified name, arrays by their type,
+    shape and bytes, numbers and strings by their repr."""
+    digest = hashlib.sha256()
+    seen: dict[int, int] = {}
+    keep: list[object] = []  # (what was seen stays alive, so that no id is reused meanwhile)
+
+    def feed(*parts: object) -> None:
+        for part in parts:
+            digest.update(f"{len(str(part))}:{part};".encode())
+
+    def code_names(code: types.CodeType) -> list[str]:
+        names = list(code.co_names)
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                names += code_names(const)
+        return names
+
+    def code(c: types.CodeType) -> None:
+        feed("code", c.co_code.hex(), c.co_names, c.co_varnames, c.co_freevars, c.co_argcount)
+        for const in c.co_consts:
+            if isinstance(const, types.CodeType):
+                code(const)
+            else:
+                value(const)
+
+    def python_function(f: types.FunctionType) -> None:
+        if id(f) in seen:
+            feed("again", seen[id(f)])
+            return
+        seen[id(f)] = len(seen)
+        keep.append(f)
+        feed("function", f.__module__, f.__qualname__)
+        code(f.__code__)
+        for const in f.__defaults__ or ():
+            value(const)
+        for name in dict.fromkeys(code_names(f.__code__)):
+            if name in f.__globals__:
+                feed("global", name)
+                value(f.__globals__[name])
+        for name, cell in zip(f.__code__.co_freevars, f.__closure__ or (), strict=True):
+            feed("cell", name)
+            value(cell.cell_contents)
+
+    def value(v: object) -> None:
+        from numba.core.dispatcher import Dispatcher
+        from numba.core.types import Type
+
+        if v is None or isinstance(v, bool | int | float | complex | str | bytes):
+            feed(type(v).__name__, repr(v))
+        elif isinstance(v, Dispatcher):
+            feed("dispatcher", sorted((k, repr(o)) for k, o in v.targetoptions.items()))
+            python_function(v.py_func)
+        elif isinstance(v, types.FunctionType):
+            python_function(v)
+        elif isinstance(v, types.ModuleType):
+            feed("module", v.__name__)
+        elif isinstance(v, tuple | list):
+            feed(type(v).__name__, len(v))
+            for item in v:
+                value(item)
+        elif isinstance(v, np.ndarray):
+            feed("array", v.dtype.str, v.dtype.descr, v.shape, np.ascontiguousarray(v).tobytes().hex())
+        elif isinstance(v, np.generic):
+            feed("scalar", v.dtype.str, repr(v.item()))
+        elif isinstance(v, type) and v.__module__ in ("builtins", "numpy") or isinstance(v, Type):
+            feed("type", getattr(v, "__module__", ""), str(v))
+        elif isinstance(v, np.dtype):
+            feed("dtype", v.str, v.descr)
+        else:
+            raise _Unstable(type(v).__qualname__)
+
+    import numpy as np
+
     try:
-        set_uuid(f"gametree:{name}")
-    except AssertionError:  # drawn already: this process's cache keys use that one
-        pass
+        python_function(cast("types.FunctionType", function))
+    except _Unstable:
+        return None
+    return digest.hexdigest()
 
 
-def stabilise(function: object) -> None:
-    """:func:`stable_id` for every dispatcher among the globals of ``function``'s module (a closure's
-    variables pickle with the globals their functions use), named after it."""
-    from numba.core.dispatcher import Dispatcher
+@functools.cache
+def _stable_key_cache() -> type:
+    """numba's cache of a function's compiled code, keyed by :func:`closure_digest` instead of
+    numba's pickle of the closure's values (see the module docstring); built once numba is
+    imported."""
+    from numba.core.caching import FunctionCache
 
-    if not isinstance(function, Dispatcher):
-        return
-    namespace = function.py_func.__globals__
-    module = namespace.get("__name__", "")
-    for name, value in list(namespace.items()):
-        if isinstance(value, Dispatcher):
-            stable_id(value, f"{module}.{name}")
+    class StableKeyCache(FunctionCache):
+        def _index_key(self, sig: object, codegen: Any) -> tuple[object, ...]:
+            closure = closure_digest(self._py_func)
+            if closure is None:
+                return cast("tuple[object, ...]", super()._index_key(sig, codegen))  # type: ignore[no-untyped-call]
+            code = hashlib.sha256(self._py_func.__code__.co_code).hexdigest()
+            return (sig, codegen.magic_tuple(), (code, closure))
+
+    return StableKeyCache
 
 
 def compiled_as(name: str) -> Callable[[F], F]:
-    """``njit(cache=True, nogil=True)``, the function's qualified name first made to end in ``name``
-    (e.g. the rules' module and the search's kind), so that its compiled code has symbols of its own.
+    """``njit(cache=True, nogil=True)``, for a closure compiled per game (over the rules'
+    functions): its qualified name first made to end in ``name`` (e.g. the rules' module and the
+    search's kind), so that its compiled code has symbols of its own, and its on-disk cache keyed
+    by :func:`closure_digest` (unless ``GAMETREE_NUMBA_STABLE_KEYS=0``).
 
     numba names a function's code by its qualified name and a number counted in the process that
     compiles it, and a record's type (the board's constants) by another such number: the same
     closure compiled for two games in two processes could get the same names, and once both were
     loaded from numba's cache into one process, one game's search called the other's node
     (seen: Connect Four after tic-tac-toe searched 8 nodes, its root's move garbage).  With the
-    game in the name, names of different rules never meet.  For every closure compiled per game."""
+    game in the name, names of different rules never meet."""
     from numba import njit
 
     def compile_(function: F) -> F:
         function.__qualname__ = f"{function.__qualname__}__{re.sub(r'[^0-9A-Za-z]+', '_', name)}"
-        return cast("F", njit(cache=True, nogil=True)(function))
+        dispatcher = njit(cache=True, nogil=True)(function)
+        if switched_on(STABLE_KEYS):
+            setattr(dispatcher, "_cache", _stable_key_cache()(dispatcher.py_func))  # noqa: B010 (numba's, not public)
+        return cast("F", dispatcher)
 
     return compile_
 

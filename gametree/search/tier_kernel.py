@@ -55,8 +55,6 @@ def build(rules: RuleSet, tiers: TierFunctions) -> TierKernel:
     """The compiled forward and backward passes over ``rules`` and ``tiers``."""
     numba_support.use_cache_folder(cache_folder())
 
-    for function in (rules.moves, rules.play, rules.ends, tiers.rank, tiers.unrank):
-        numba_support.stabilise(function)
     moves, play, ends, rank, unrank = rules.moves, rules.play, rules.ends, tiers.rank, tiers.unrank
     name = f"{rules.moves.__module__}:{tiers.rank.__module__}"
 
@@ -138,6 +136,4 @@ def build(rules: RuleSet, tiers: TierFunctions) -> TierKernel:
                 cur[i] = (LOSS << shift) | max(loss, 0)
         return missing
 
-    numba_support.stable_id(reach, f"tiers:{name}:reach")
-    numba_support.stable_id(solve, f"tiers:{name}:solve")
     return TierKernel(reach, solve)
