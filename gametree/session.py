@@ -7,8 +7,9 @@ draws the board, reads a person's moves and commands (a move, ``hint``,
 :class:`~gametree.play.Player` protocol, rolls chance's moves
 (:func:`~gametree.play.chance_move`, shown as "Chance: rolled 4"), and keeps each
 finished game as a :class:`~gametree.play.GameRecord`; a margin game's end says
-by how much ("X wins by 4").  Hints come from the exact solver, or from max^n
-for games of more players.  A game without a
+by how much ("X wins by 4").  Hints come from a tier directory where one is given
+and holds the position (:class:`~gametree.tier_book.TierBook`), else from the exact
+solver, or from max^n for games of more players.  A game without a
 board (Nim) is shown by its ``render(state)``.  A game's ``move_help``
 (:class:`~gametree.game.MoveHelp`), one line saying how to type a move, is
 shown to a person; without it, two legal moves as examples.
@@ -51,6 +52,7 @@ _GUESS_NOTE = " (a guess, not proven: the engine is still compiling)"
 
 if TYPE_CHECKING:
     from .search.known import KnownValues
+    from .tier_book import TierBook
 
 #: What gives hints where the exact solver cannot search the game, in order of preference (those registered).
 HINT_ALGORITHMS = ("maxn", "expectiminimax")
@@ -119,6 +121,8 @@ class Session(Generic[S, M]):
     hint_seconds: float = 1.5
     #: A solution store's entries for this game (:class:`gametree.search.known.KnownValues`): hints read and write it.
     store: KnownValues | None = None
+    #: A tier directory of this game (``gametree play --tiers``): hints read the positions it holds from there.
+    tiers: TierBook | None = None
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
@@ -388,6 +392,10 @@ class Session(Generic[S, M]):
         if self.hint_by is not None:
             result: SearchResult = self.hint_by.search(self.game, state, time_limit=self.hint_seconds)
             return result
+        if self.tiers is not None and self.tiers.covers(state):
+            from .tier_book import tier_result
+
+            return tier_result(self.tiers, state, pv=False)
         if self._hint_solver is None:
             self._hint_solver = Solver(self.game, cache=TranspositionTable(), engine=self.engine, store=self.store)
         return self._hint_solver.solve(state, all_moves=True, pv=True, time_limit=self.hint_seconds, progress=progress)
@@ -426,7 +434,8 @@ class Session(Generic[S, M]):
                 style="yellow",
             )
             return
-        say("Under perfect play from both sides (moves counted for both sides):")
+        source = f", from the tier directory {self.tiers.folder}" if result.algorithm == "tiers" and self.tiers else ""
+        say(f"Under perfect play from both sides (moves counted for both sides{source}):")
         values = sorted(result.move_values, key=lambda mv: -mv.score)
         width = max(len(mv.move) for mv in values)
         for mv in values:
@@ -438,7 +447,8 @@ class Session(Generic[S, M]):
                 text, style = "draw", None
             if self.game.info.margin:  # a margin game: by how much ("wins by 4")
                 text = margin_text(mv.score)
-            elif mv.score != 0 and mv.plies_to_end is not None:
+            elif (mv.score != 0 or result.algorithm == "tiers") and mv.plies_to_end is not None:
+                # (a tier directory's draws have a remoteness too: the moves until the board is full, say)
                 text += f" in {mv.plies_to_end} move{'s' if mv.plies_to_end != 1 else ''}"
             if mv.best:
                 text += "  (best)"

@@ -4,13 +4,17 @@
   build where it stopped (:func:`gametree.search.tiers.solve_tiers`);
 - :class:`TierBook` reads one (memory-mapped, each tier checked when first used) and answers a
   position's value and remoteness and every move's (:meth:`TierBook.answer`);
+- :func:`tier_result`: the same answer as the :class:`gametree.search.results.SearchResult` the
+  exact solver gives (``algorithm="tiers"``), read from the arrays without a search;
 - :func:`tier_info`: the positions and bytes of each tier.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import shutil
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from .game import Configurable, Game, capabilities, game_name
+from .game import Configurable, Game, capabilities, game_name, win_score
+from .search.results import MoveValue, SearchResult, assemble, start, stats_of
 from .search.tiers import (
     TierCounts,
     TierProgress,
@@ -31,7 +36,22 @@ from .search.tiers import (
 )
 from .store.tiers import TierDirectory, TierFileError, load_checked, read_header
 
-__all__ = ["TierAnswer", "TierBook", "TierInfo", "TierMove", "TierPlayer", "build_tier_book", "preference", "tier_info"]
+__all__ = [
+    "TIERS",
+    "TierAnswer",
+    "TierBook",
+    "TierInfo",
+    "TierMove",
+    "TierPlayer",
+    "build_tier_book",
+    "preference",
+    "tier_info",
+    "tier_result",
+    "tier_score",
+]
+
+#: The ``algorithm`` of a :class:`SearchResult` read from a tier directory (no search).
+TIERS = "tiers"
 
 
 def _options(game: Game[Any, Any]) -> dict[str, Any]:
@@ -89,7 +109,9 @@ class TierAnswer:
 
 
 class TierBook:
-    """A finished tier directory of ``game`` (installed as ``name``), read-only."""
+    """A tier directory of ``game`` (installed as ``name``), read-only: one of another game, other
+    options or other tier sizes is a :class:`TierFileError` here.  A build not finished yet answers
+    the positions of the tiers it solved (:meth:`covers`)."""
 
     def __init__(self, game: Game[Any, Any], name: str, folder: Path) -> None:
         header = read_header(folder)
@@ -98,6 +120,11 @@ class TierBook:
         tiered = capabilities(game).tiered
         if tiered is None:
             raise TierFileError(f"{game_name(game)} has no tiers")
+        sizes = [tiered.tier_size(t) for t in range(tiered.tier_count())]
+        if header["sizes"] != sizes:
+            raise TierFileError(
+                f"{folder} was built with other tier sizes than this version of {name}'s: build it again"
+            )
         self.game, self.tiered, self.folder, self.header = game, tiered, folder, header
         self.width = int(header["value_bytes"])
         self._arrays: dict[int, np.ndarray] = {}
@@ -111,6 +138,12 @@ class TierBook:
             dtype = np.dtype(np.uint8 if self.width == 1 else np.uint16)
             array = self._arrays[tier] = load_checked(self.folder, entry, self.header["sizes"][tier], dtype)
         return array
+
+    def covers(self, state: object) -> bool:
+        """Whether the directory answers ``state`` (its tier is solved: the next one is too, as tiers
+        are solved from the last)."""
+        tier, _ = self.tiered.tier_position(state)
+        return str(tier) in self.header["tiers"]
 
     def value(self, state: object) -> TierValue:
         """The value of ``state`` for its side to move."""
@@ -128,6 +161,53 @@ class TierBook:
             flipped = {"win": "loss", "loss": "win", "draw": "draw"}[after.outcome]
             moves.append(TierMove(self.game.format_move(state, move), TierValue(flipped, after.remoteness + 1)))
         return TierAnswer(self.value(state), tuple(moves))
+
+
+def tier_score(value: TierValue, ply: int, max_plies: int) -> int:
+    """The exact solver's depth-aware score (:func:`gametree.game.win_score`) of ``value``, the value
+    of a position after ``ply`` moves of a game of at most ``max_plies``: the game-ending move is
+    move number ``ply + remoteness``."""
+    if value.outcome == "draw":
+        return 0
+    won = win_score(max_plies, ply + value.remoteness - 1)
+    return won if value.outcome == "win" else -won
+
+
+def tier_result(book: TierBook, state: Any, *, pv: bool = True) -> SearchResult:
+    """``state``'s answer from ``book`` as the exact solver gives it (every move scored, its
+    remoteness as ``plies_to_end``, the best moves those of the best score: the fastest win, the
+    slowest loss, any drawing move), ``algorithm`` :data:`TIERS` and ``from_store``; no search.
+
+    ``pv``: follow the first best move (in the game's order) to the end, as the solver's line does
+    (it reads the tiers along it); else the line is the first best move.  A finished game is a
+    :class:`gametree.game.GameOverError`, a tier the directory lacks a :class:`TierFileError`."""
+    game = book.game
+    started = time.perf_counter()
+    root = start(game, state, checked=True)
+    ply, plies = game.ply(root), game.info.max_plies
+    moves = list(game.legal_moves(root))
+    found = book.answer(root)
+    # A move's value (for its player, the move counted) scores as the position's value would.
+    scores = [tier_score(m.value, ply, plies) for m in found.moves]
+    best = max(scores)
+    move_values = tuple(
+        MoveValue(m.move, score, m.value.remoteness, score == best, game_move=move)
+        for score, m, move in zip(scores, found.moves, moves)
+    )
+    line, answer, after = [], found, root
+    while True:  # the first move (in the game's order) keeping the value and its remoteness
+        index = next(i for i, m in enumerate(answer.moves) if m.value == answer.value)
+        line.append(answer.moves[index].move)
+        after = game.play(after, list(game.legal_moves(after))[index])
+        if not pv or game.outcome(after) is not None:
+            break
+        answer = book.answer(after)
+    stats = stats_of((), time.perf_counter() - started)
+    best_moves = tuple(mv.move for mv in move_values if mv.best)
+    result = assemble(
+        TIERS, game, root, best, True, found.value.remoteness, best_moves, move_values, tuple(line), None, stats
+    )
+    return dataclasses.replace(result, from_store=True)
 
 
 def preference(value: TierValue) -> tuple[int, int]:

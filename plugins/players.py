@@ -11,7 +11,8 @@ perfect   gametree's exact solver: it never gives away a won or drawn position
           (the value is proven, however long that takes), and wins as fast and
           loses as slowly as possible when the exact scores are proven in 1.5 s
           ($GAMETREE_PERFECT_SECONDS); the solution store's books answer first
-          (gametree.search.perfect)
+          (gametree.search.perfect); with play's --tiers DIR, a tier
+          directory answers the positions it holds at once (gametree.tier_book)
 mcts      Monte Carlo tree search, 1 s a move ($GAMETREE_MCTS_SECONDS), with
           proven wins and losses (gametree.search.montecarlo.MCTSPlayer)
 learned   the move with the best record in a table of random games written by
@@ -73,6 +74,7 @@ if TYPE_CHECKING:
     from gametree.search.known import KnownValues
     from gametree.search.montecarlo import MCTSPlayer
     from gametree.search.valueiteration import ValueTable
+    from gametree.tier_book import TierBook
 
 __all__ = ["EasyPlayer", "HumanPlayer", "RandomPlayer", "SearchPlayer", "STRENGTHS"]
 
@@ -163,6 +165,9 @@ class SearchPlayer:
         self.store: KnownValues | None = None
         #: A full solve's seconds for exact scores once the value is proven (:mod:`gametree.search.perfect`).
         self.seconds = seconds if seconds is not None else _perfect_seconds() if depth is None else PERFECT_SECONDS
+        #: A tier directory of the game (``gametree play --tiers`` sets it): a full solve reads the
+        #: positions it covers from there, without a search.
+        self.tiers: TierBook | None = None
         #: How the last full solve chose (None before one).
         self.last: Choice | None = None
         self._game: object = None  # the game the table belongs to (compared by identity)
@@ -186,7 +191,14 @@ class SearchPlayer:
         moves keeping the proven value; see :mod:`gametree.search.perfect`), or alpha-beta's."""
         table = self.table_for(game)
         texts: tuple[str, ...]
-        if (
+        if self.depth is None and self.tiers is not None and self.tiers.covers(state):
+            # A tier directory (gametree play --tiers) answers at once: the fastest win, the slowest loss, a draw.
+            from gametree.tier_book import tier_result
+
+            answer = tier_result(self.tiers, state, pv=False)
+            self.last = Choice(answer.best_moves, int(answer.score), True, "tiers", answer.stats.seconds)
+            texts = answer.best_moves
+        elif (
             not game.info.deterministic
             and ALGORITHMS["star1"].refusal(game) is not None
             and ALGORITHMS["value-iteration"].refusal(game) is None

@@ -32,6 +32,7 @@ from .common import (
     split_game_options,
     store_options,
 )
+from .tiers import TIERS_OPTION, open_tier_book
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -143,6 +144,7 @@ _SESSION_OPTIONS = (
         "[default: $GAMETREE_TABLE, else gametree-learned.json].",
     ),
     ENGINE_OPTION,
+    TIERS_OPTION,
 )
 
 
@@ -167,6 +169,7 @@ def _play_command(spec: GameSpec) -> click.Command:
         game_params, params = split_game_options(spec, params)
         game = make_game(spec, game_params)
         params["book"] = open_book(spec, game, game_params, params)
+        params["tier_book"] = open_tier_book(spec, game, params["tiers"]) if params["tiers"] else None
         _seat_and_play(ctx, spec, game, params)
 
     return command
@@ -191,7 +194,8 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
     from ..search.compiled import use_compiled
 
     compiled = use_compiled(game, params["engine"] or "auto", game.info.max_plies)
-    big = game.info.max_plies > _perfect_max_plies(game, compiled)
+    # (a tier directory answers the perfect player at once: no game is too long for it then)
+    big = game.info.max_plies > _perfect_max_plies(game, compiled) and params["tier_book"] is None
     notes: list[str] = []
     kinds = _default_kinds(registry, spec, game, params, big, compiled, notes)
     options = ["--seats"] * len(kinds) if params["seats"] is not None else ["--x", "--o", *["--seats"] * len(kinds)]
@@ -243,6 +247,7 @@ def _seat_and_play(ctx: click.Context, spec: GameSpec, game: Game[S, M], params:
         notes=tuple(notes),
         engine=params["engine"] or "auto",
         store=params["book"],
+        tiers=params["tier_book"],
     )
     try:
         session.play_games()
@@ -350,6 +355,8 @@ def _seat(registry: Registry, option: str, kind: str, params: dict[str, Any]) ->
         player.engine = params["engine"]
     if params["book"] is not None and hasattr(player, "store"):  # a solving player: proven values from the store
         player.store = params["book"]
+    if params["tier_book"] is not None and hasattr(player, "tiers"):  # the perfect player: a tier directory
+        player.tiers = params["tier_book"]
     return Seat(kind, player)
 
 

@@ -18,15 +18,40 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..game import GameError
+from ..game import Game, GameError
 from ..plugin.registry import GameSpec
 from . import common
 
-__all__ = ["tiers"]
+if TYPE_CHECKING:
+    from ..tier_book import TierBook
+
+__all__ = ["TIERS_OPTION", "open_tier_book", "tiers"]
+
+#: ``--tiers DIR`` of the commands that read a tier directory (play, solve).
+TIERS_OPTION = click.option(
+    "--tiers",
+    "tiers",
+    metavar="DIR",
+    default=None,
+    help="Read positions from this tier directory (gametree tiers build): values, remoteness and every move's, "
+    "without a search.",
+)
+
+
+def open_tier_book(spec: GameSpec, game: Game[Any, Any], folder: str) -> TierBook:
+    """The tier directory ``folder`` of ``game`` (installed as ``spec``), checked against the game's
+    name, options and tier sizes: one of another game or board is a one-line error."""
+    from ..store.tiers import TierFileError
+    from ..tier_book import TierBook
+
+    try:
+        return TierBook(game, spec.name, Path(folder))
+    except (GameError, TierFileError) as exc:
+        raise click.ClickException(f"--tiers: {exc}") from None
 
 
 @click.group(name="tiers", help="Strong solutions in flat arrays, tier by tier, in a directory (see docs/tiers.md).")

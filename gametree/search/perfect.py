@@ -52,7 +52,7 @@ __all__ = ["Choice", "PERFECT_SECONDS", "PerfectMover", "moves_to", "stored_choi
 #: Seconds a perfect move may take for exact scores once the value is proven (see the module).
 PERFECT_SECONDS = 1.5
 
-How = Literal["store", "exact", "keeps", "guess"]
+How = Literal["store", "exact", "keeps", "guess", "tiers"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +64,7 @@ class Choice:
     store, by exact scores, or by a weak proof (a move keeping the value); ``"guess"``
     (while the compiled engine compiles in the background, see the module): nothing is
     proven, ``moves`` are the heuristic's best guess and ``value`` the sign of its
-    estimate.
+    estimate; ``"tiers"``: read from a tier directory (:mod:`gametree.tier_book`), exact.
     """
 
     moves: tuple[str, ...]
