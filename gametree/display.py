@@ -197,6 +197,9 @@ def print_result(
     if not result.weak:  # a weak result has no line to the end
         out.print(f"Principal variation: {_clipped(result.pv, max_rows)}")
     s = result.stats
+    if result.from_store and result.algorithm == "tiers":  # (gametree.tier_book.tier_result)
+        out.print(f"[dim]answered from the tier directory in {s.seconds * 1000:.1f} ms, without a search[/]")
+        return
     if result.from_store:
         out.print(
             f"[dim]{result.algorithm}: answered from the solution store in {s.seconds * 1000:.1f} ms, without a "

@@ -42,6 +42,7 @@ from .common import (
     split_game_options,
     store_options,
 )
+from .tiers import TIERS_OPTION, solve_from_tiers
 
 __all__ = ["CACHE_SIZE", "solve"]
 
@@ -77,6 +78,7 @@ _COMMAND_PARAMS = frozenset(
         "store_path",
         "no_store",
         "trace",
+        "tiers",
     }
 )
 
@@ -237,6 +239,7 @@ _RUN_OPTIONS = option_stack(
         "PLY",
         "With --workers/--scheduler: split this many moves down [default: automatic].",
     ),
+    TIERS_OPTION,
 )
 
 
@@ -263,6 +266,9 @@ def _solve(ctx: click.Context, spec: GameSpec, params: dict[str, Any]) -> None:
     game_params, params = split_game_options(spec, params)
     registry = registry_of(ctx)
     game = make_game(spec, game_params)
+    if params["tiers"] is not None:  # read from a tier directory, no search
+        solve_from_tiers(ctx, spec, game, game_params, params)
+        return
     name = params["algorithm"]
     if name == "all":
         _solve_all(spec, game, game_params, params)

@@ -29,7 +29,7 @@ from . import common
 if TYPE_CHECKING:
     from ..tier_book import TierBook
 
-__all__ = ["TIERS_OPTION", "open_tier_book", "tiers"]
+__all__ = ["TIERS_OPTION", "open_tier_book", "solve_from_tiers", "tiers"]
 
 #: ``--tiers DIR`` of the commands that read a tier directory (play, solve).
 TIERS_OPTION = click.option(
@@ -57,6 +57,39 @@ def open_tier_book(spec: GameSpec, game: Game[Any, Any], folder: str) -> TierBoo
 @click.group(name="tiers", help="Strong solutions in flat arrays, tier by tier, in a directory (see docs/tiers.md).")
 def tiers() -> None:
     pass
+
+
+#: ``gametree solve`` flags that do not go with ``--tiers`` (they ask for a search, or for many positions).
+_SEARCH_FLAGS = ("algorithm", "batch", "workers", "scheduler", "split_ply", "depth", "time_limit", "weak", "trace")
+
+
+def solve_from_tiers(
+    ctx: click.Context, spec: GameSpec, game: Game[Any, Any], game_params: dict[str, Any], params: dict[str, Any]
+) -> None:
+    """``gametree solve GAME --tiers DIR``: the position's answer read from the tier directory (the
+    solver's result, ``algorithm`` ``"tiers"``), printed as ``solve`` prints a result."""
+    given = [
+        "--" + flag.replace("_", "-")
+        for flag in _SEARCH_FLAGS
+        if flag in params and ctx.get_parameter_source(flag) is not click.core.ParameterSource.DEFAULT
+    ]
+    if given:
+        raise click.UsageError(f"--tiers reads the answer without a search: drop {', '.join(given)}")
+    book = open_tier_book(spec, game, params["tiers"])
+    state = common.position_of(game, params["moves"])
+    from .. import display
+    from ..store.tiers import TierFileError
+    from ..tier_book import tier_result
+
+    try:
+        result = tier_result(book, state)
+    except (GameError, TierFileError) as exc:
+        raise click.ClickException(f"--tiers: {exc}") from None
+    if params["as_json"]:
+        options = common.resolved_options(spec, game, game_params)
+        click.echo(json.dumps({"game": spec.name, "options": options, "moves": params["moves"], **result.data()}))
+        return
+    display.print_result(game, state, result)
 
 
 def _default_out(spec: GameSpec, options: dict[str, Any]) -> Path:
