@@ -6,22 +6,28 @@ line updated in place, :func:`gametree.notebook.notebook_live`), and is cleared 
 the result.  Ctrl-C while the moves are scored keeps the scores proven (the solver's
 ``interruptible``); before the value is proven it gives a result marked
 ``cut_short="interrupt"`` with the range of scores proven so far (:func:`interrupted`).
+``Position.solve(tiers=...)`` reads the answer from a tier directory instead (:func:`solve_from_tiers`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import os
 import sys
 from collections.abc import Iterator, Mapping
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .game import Game, M, S
 from .search import SearchResult, search
 from .search.progress import SolveProgress
 from .search.results import SearchStats
 
-__all__ = ["in_notebook", "interrupted", "solve_position"]
+if TYPE_CHECKING:
+    from .tier_book import TierBook
+
+__all__ = ["in_notebook", "interrupted", "open_tiers", "solve_from_tiers", "solve_position"]
 
 
 def in_notebook() -> bool:
@@ -104,3 +110,38 @@ def solve_position(
         if type(exc) is not KeyboardInterrupt:  # a termination signal ends the program
             raise
         return interrupted(game, state, watch)
+
+
+def open_tiers(game: Game[S, M], tiers: TierBook | str | os.PathLike[str]) -> TierBook:
+    """``tiers`` as a :class:`gametree.tier_book.TierBook` of ``game``: a book of the same game and
+    options as it is, a directory opened as the installed game ``game`` is one of; else a
+    :class:`gametree.store.tiers.TierFileError` (another game or board, not a tier directory)."""
+    from .default_store import spec_of
+    from .game import Configurable, game_name
+    from .store.tiers import TierFileError
+    from .tier_book import TierBook
+
+    def options(of: Game[Any, Any]) -> dict[str, Any]:
+        return of.options() if isinstance(of, Configurable) else {}
+
+    if isinstance(tiers, TierBook):
+        if type(tiers.game) is not type(game) or options(tiers.game) != options(game):
+            raise TierFileError(f"{tiers.folder} holds {tiers.header['game']} {tiers.header['options']}, not this game")
+        return tiers
+    spec = spec_of(game)
+    if spec is None:
+        raise TierFileError(f"{game_name(game)} is not an installed game: open its tier directory with TierBook")
+    return TierBook(game, spec.name, Path(tiers))
+
+
+def solve_from_tiers(
+    game: Game[S, M], state: S, tiers: TierBook | str | os.PathLike[str], options: Mapping[str, Any]
+) -> SearchResult:
+    """``Position.solve(tiers=...)``: the solver's result read from the tier directory ``tiers`` (a
+    :class:`gametree.tier_book.TierBook` or its folder), ``algorithm`` ``"tiers"``, no search; a
+    search option in ``options`` is a :class:`TypeError` (nothing is searched)."""
+    from .tier_book import tier_result
+
+    if options:
+        raise TypeError(f"tiers= reads the answer without a search: drop {', '.join(sorted(options))}")
+    return tier_result(open_tiers(game, tiers), state)

@@ -15,7 +15,8 @@ Position.of('tictactoe', 'A1 B1')
 :meth:`Position.solve` does what ``gametree solve`` does: it reads the solution store
 and the books shipped with the game (``store=None``: none), scores the moves for at
 most :data:`ANALYSIS_TIME` seconds once the value is proven, shows its progress on a
-terminal or in Jupyter, and Ctrl-C gives what was proven, marked ``cut_short="interrupt"``.
+terminal or in Jupyter, and Ctrl-C gives what was proven, marked ``cut_short="interrupt"``;
+``solve(tiers=DIR)`` reads the same answer from a tier directory (``gametree tiers build``).
 """
 
 from __future__ import annotations
@@ -97,7 +98,9 @@ class Position(Generic[S, M]):
         """How the game ended, or None while it goes on."""
         return self.game.outcome(self.state)
 
-    def solve(self, *, store: Any = DEFAULT, show: bool | None = None, **options: Any) -> SearchResult:
+    def solve(
+        self, *, store: Any = DEFAULT, show: bool | None = None, tiers: Any = None, **options: Any
+    ) -> SearchResult:
         """The exact solver's answer, as ``gametree solve`` gives it: ``search("solver", ...)`` with
         ``options`` (see :func:`gametree.search.search`; ``time_limit=SECONDS`` bounds it).
 
@@ -105,8 +108,16 @@ class Position(Generic[S, M]):
         line, with the books shipped for this board; None: no store).  The moves are scored for at
         most :data:`ANALYSIS_TIME` seconds unless ``analysis_time`` says otherwise.  ``show``: show
         the progress live (None: on a terminal and in Jupyter).  Ctrl-C ends the solve with what was
-        proven, marked ``cut_short="interrupt"``."""
-        from .api_solve import solve_position
+        proven, marked ``cut_short="interrupt"``.
+
+        ``tiers``: a tier directory of this game (its folder, or a :class:`gametree.tier_book.TierBook`):
+        the same result read from its arrays at once (``algorithm`` ``"tiers"``, every move's score and
+        remoteness), without a search; another game's or board's directory is a
+        :class:`gametree.store.tiers.TierFileError`, a search option beside it a :class:`TypeError`."""
+        from .api_solve import solve_from_tiers, solve_position
+
+        if tiers is not None:
+            return solve_from_tiers(self.game, self.state, tiers, options)
 
         if store == DEFAULT:
             from .default_store import entries_for
