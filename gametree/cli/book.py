@@ -6,7 +6,9 @@
   reachable position of a small board (a strong solution); ``--for-play S``
   stores what the perfect player needs to move within S seconds against any
   opponent;
-- ``gametree book info`` lists what the store holds;
+- ``gametree book info`` lists what the store holds (``--tiers DIR``: a tier directory's tiers);
+- ``gametree book query GAME --tiers DIR --moves M``: a position's value and remoteness and
+  every move's from a tier directory (``gametree tiers query``, the same command);
 - ``gametree book export GAME [game options] -o FILE`` writes one board's
   entries to a compact file, ``gametree book import FILE`` adds one.
 """
@@ -23,6 +25,7 @@ import click
 from ..game import Game, GameError
 from ..plugin.registry import GameSpec
 from . import common
+from .tiers import query_command, show_tier_info
 
 if TYPE_CHECKING:
     from ..book import BuildReport
@@ -257,10 +260,19 @@ book.add_command(
 )
 
 
-@book.command(name="info", help="What the solution store holds, game by game.")
+@book.command(name="info", help="What the solution store holds, game by game (or a tier directory: --tiers DIR).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.option(
+    "--tiers",
+    metavar="DIR",
+    default=None,
+    help="Describe this tier directory instead (as gametree tiers info DIR): each tier's positions and bytes.",
+)
 @common.store_options
 def info(**params: Any) -> None:
+    if params["tiers"] is not None:
+        show_tier_info(params["tiers"], params["as_json"])
+        return
     from ..store import StoreError
 
     store = _open(params, readonly=True)
@@ -305,6 +317,15 @@ def info(**params: Any) -> None:
         for name, complete, positions, seconds, note in g.builds:
             state = "" if complete else " (incomplete)"
             click.echo(f"  {name}: {positions:,} positions, {seconds:.1f} s{state}{'; ' + note if note else ''}")
+
+
+book.add_command(
+    common.game_group(
+        "query",
+        "A position's value, remoteness and every move's, from a tier directory (as gametree tiers query; "
+        "gametree book query GAME --help).",
+    )(query_command)
+)
 
 
 def _export_command(spec: GameSpec) -> click.Command:

@@ -3,9 +3,13 @@
 - ``gametree tiers build GAME [game options] [--out DIR]`` solves every reachable position of a
   tiered game (Connect Four, m,n,k) into DIR, with a live line (positions a second, the time left
   for the whole build); Ctrl-C or SIGTERM keeps the finished tiers, and the same command resumes;
-- ``gametree tiers query GAME [game options] [--out DIR] --moves M [--json]``: a position's value
+- ``gametree tiers query GAME [game options] [--tiers DIR] --moves M [--json]``: a position's value
   and remoteness and every move's, from the arrays;
 - ``gametree tiers info DIR [--json]``: the positions and bytes of each tier.
+
+``gametree book query`` and ``gametree book info --tiers DIR`` are these same commands
+(:func:`query_command`, :func:`show_tier_info`); ``play --tiers`` and ``solve --tiers`` read a
+directory through :func:`open_tier_book` (and :func:`solve_from_tiers`).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from . import common
 if TYPE_CHECKING:
     from ..tier_book import TierBook
 
-__all__ = ["TIERS_OPTION", "open_tier_book", "solve_from_tiers", "tiers"]
+__all__ = ["TIERS_OPTION", "open_tier_book", "query_command", "show_tier_info", "solve_from_tiers", "tiers"]
 
 #: ``--tiers DIR`` of the commands that read a tier directory (play, solve).
 TIERS_OPTION = click.option(
@@ -207,10 +211,23 @@ tiers.add_command(
 )
 
 
-def _query_command(spec: GameSpec) -> click.Command:
+#: The directory ``tiers query`` and ``book query`` read (``--out``, as ``tiers build`` names it, or ``--tiers``).
+_READ_OPTION = click.option(
+    "--tiers",
+    "--out",
+    "out",
+    metavar="DIR",
+    help="The tier directory to read (default: GAME-OPTIONS.tiers in the current folder).",
+)
+
+
+def query_command(spec: GameSpec) -> click.Command:
+    """``tiers query GAME`` (and ``book query GAME``, the same command): a position's value and
+    remoteness and every move's, from a tier directory."""
+
     @click.command(name=spec.name, help=f"A position's value and every move's, from a tier directory of {spec.name}.")
     @common.game_options(spec)
-    @OUT_OPTION
+    @_READ_OPTION
     @click.option("--moves", default="", metavar="MOVES", help="The moves from the start (default: none).")
     @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
     def command(**params: Any) -> None:
@@ -220,10 +237,9 @@ def _query_command(spec: GameSpec) -> click.Command:
         out = Path(params["out"]) if params["out"] else _default_out(spec, options)
         state = common.position_of(game, params["moves"])
         from ..store.tiers import TierFileError
-        from ..tier_book import TierBook
 
         try:
-            answer = TierBook(game, spec.name, out).answer(state)
+            answer = open_tier_book(spec, game, str(out)).answer(state)
         except (GameError, TierFileError) as exc:
             raise click.ClickException(str(exc)) from None
         if params["as_json"]:
@@ -238,7 +254,7 @@ def _query_command(spec: GameSpec) -> click.Command:
 
 tiers.add_command(
     common.game_group("query", "A position's value from a tier directory (gametree tiers query GAME --help).")(
-        _query_command
+        query_command
     )
 )
 
@@ -247,6 +263,12 @@ tiers.add_command(
 @click.argument("directory", metavar="DIR")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def info(directory: str, as_json: bool) -> None:
+    show_tier_info(directory, as_json)
+
+
+def show_tier_info(directory: str, as_json: bool) -> None:
+    """Print what the tier directory ``directory`` holds (``tiers info DIR``, ``book info --tiers DIR``):
+    each tier's positions by outcome and bytes, as text or JSON."""
     from ..store.tiers import TierFileError
     from ..tier_book import tier_info
 
