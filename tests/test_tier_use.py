@@ -261,3 +261,17 @@ def test_book_query_and_info_are_the_tiers_commands(gametree_cli: Any, tier_dirs
     answer = json.loads(gametree_cli("book", "query", "tictactoe", "--tiers", folder, "--moves", "B2", "--json").stdout)
     assert answer["value"] == {"outcome": "draw", "remoteness": 8}
     assert json.loads(gametree_cli("book", "info", "--tiers", folder, "--json").stdout)["positions"] == 5478
+
+
+def test_a_directory_built_with_other_tier_sizes_is_refused(
+    gametree_cli: Any, tier_dirs: dict[str, Path], tmp_path: Path
+) -> None:
+    folder = tmp_path / "resized"
+    shutil.copytree(tier_dirs["ttt"], folder)
+    header = json.loads((folder / "header.json").read_text())
+    header["sizes"][9] += 1  # (as a game whose perfect hash changed would have it)
+    (folder / "header.json").write_text(json.dumps(header))
+    with pytest.raises(TierFileError, match="other tier sizes"):
+        TierBook(_ttt(), "tictactoe", folder)
+    out = gametree_cli("play", "tictactoe", "--tiers", str(folder), "--x", "perfect", "--o", "random", "--json")
+    assert out.returncode == 1 and out.stderr.count("\n") == 1 and "other tier sizes" in out.stderr
