@@ -18,7 +18,6 @@ between two, ``progress`` is told and ``should_stop`` asked (Ctrl-C stops at onc
 from __future__ import annotations
 
 import functools
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ import numpy as np
 
 from ..game import CompiledRules, CompiledTiers, Game, RuleSet, TierFunctions, UnsupportedGameError, game_name
 from ..game import capabilities as capabilities_of
+from ..runtime.errors import WorkerLost
 from . import tier_kernel
 from .tier_kernel import DRAW, LOSS, OPEN, WIN
 
@@ -314,20 +314,33 @@ def solve_tiers(
     return TierSolution(game_name(game), counts, width, time.perf_counter() - started)
 
 
-def _sharded(run: _Run, tier: int, src: Path, dst: Path, *, solve: bool, stage: str, finished: tuple[int, ...]) -> int:
+def _sharded(
+    run: _Run,
+    tier: int,
+    src: Path,
+    dst: Path,
+    *,
+    solve: bool,
+    stage: str,
+    finished: tuple[int, ...],
+    marks: Path | None = None,
+) -> int:
     """One pass over ``tier`` split into shards for the runner's workers; the sum of their answers."""
     from .tier_shards import ShardJob
 
     assert run.runner is not None
     size = run.sizes[tier]
     jobs = [
-        ShardJob(run.rules, run.tiers, tier, lo, min(lo + SHARD, size), src, dst, solve, run.shift)
+        ShardJob(run.rules, run.tiers, tier, lo, min(lo + SHARD, size), src, dst, solve, run.shift, marks)
         for lo in range(0, size, SHARD)
     ]
     pending = [run.runner.submit(job) for job in jobs]
     total = 0
     for job, answer in zip(jobs, pending):
-        total += answer.result()
+        try:
+            total += answer.result()
+        except WorkerLost as exc:
+            raise WorkerLost(f"{stage}, the shard of indices {job.lo:,} to {job.hi:,}: {exc}") from None
         run.step(stage, (job.hi - job.lo) if solve else 0, finished)
     return total
 
@@ -405,7 +418,9 @@ def _backward(run: _Run, store: TierStore) -> tuple[TierCounts, ...]:
         cur = np.array(marks, dtype=run.dtype)  # a copy: the marks may be a read-only map of a file
         for lo in range(0, run.sizes[tier], CHUNK):
             hi = min(lo + CHUNK, run.sizes[tier])
-            missing = run.kernel.solve(run.board, run.tboard, tier, lo, hi, cur, nxt, run.out, run.shift, run.no_moves)
+            missing = run.kernel.solve(
+                run.board, run.tboard, tier, lo, hi, cur, cur, nxt, run.out, run.shift, run.no_moves
+            )
             if missing:
                 raise RuntimeError(f"tier {tier}: {missing} children of reachable positions were not solved")
             run.step(f"solve tier {tier}", hi - lo, tuple(finished))
@@ -421,10 +436,19 @@ def _solve_sharded(run: _Run, store: TierFiles, tier: int, finished: tuple[int, 
     if store.reach(tier) is None:  # (checks the marks' file)
         raise RuntimeError(f"tier {tier}'s reach marks are missing")
     scratch = store.scratch("tier", tier)
-    shutil.copyfile(store.path("reach", tier), scratch)
+    _zeros_file(scratch, run.sizes[tier], run.dtype)
     last = tier == len(run.sizes) - 1  # (its positions have no children: the source is never read)
     src = store.path("reach" if last else "tier", tier if last else tier + 1)
-    missing = _sharded(run, tier, src, scratch, solve=True, stage=f"solve tier {tier}", finished=finished)
+    missing = _sharded(
+        run,
+        tier,
+        src,
+        scratch,
+        solve=True,
+        stage=f"solve tier {tier}",
+        finished=finished,
+        marks=store.path("reach", tier),
+    )
     if missing:
         raise RuntimeError(f"tier {tier}: {missing} children of reachable positions were not solved")
     counts = _counted(tier, np.asarray(np.load(scratch, mmap_mode="r")), run.shift)
