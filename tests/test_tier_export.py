@@ -320,3 +320,22 @@ def test_export_refuses_an_unfinished_directory(built: Path, tmp_path: Path) -> 
     result = run("tiers", "export", str(folder), str(tmp_path / "t.zip"))
     assert result.exit_code == 1 and "not finished (9 of 10 tiers solved)" in result.output
     assert not (tmp_path / "t.zip").exists() and sorted(os.listdir(tmp_path)) == ["part"]
+
+
+def test_a_zip64_tier_file_reads_back(built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files over 4 GB (6x5 Connect Four's) need ZIP64 end records: written here by lowering zipfile's limit."""
+    with monkeypatch.context() as patched:
+        patched.setattr(zipfile, "ZIP64_LIMIT", 1000)
+        assert run("tiers", "export", str(built), str(tmp_path / "t.zip")).exit_code == 0
+    data = bytearray((tmp_path / "t.zip").read_bytes())
+    assert b"PK\x06\x06" in data  # (a ZIP64 end record)
+    end = data.rindex(b"PK\x05\x06")
+    data[end + 8 : end + 12] = b"\xff" * 4  # the classic record's counts saturated: the ZIP64 record's are read
+    (tmp_path / "t.zip").write_bytes(bytes(data))
+    assert run("tiers", "import", str(tmp_path / "t.zip"), "--out", str(tmp_path / "out")).exit_code == 0
+    assert arrays(tmp_path / "out") == arrays(built)
+    record = data.rindex(b"PK\x06\x06")
+    data[record + 32 : record + 40] = struct.pack("<Q", 10**6)  # a ZIP64 record declaring a million members
+    (tmp_path / "t.zip").write_bytes(bytes(data))
+    refused = run("tiers", "import", str(tmp_path / "t.zip"), "--out", str(tmp_path / "again"))
+    assert refused.exit_code == 1 and "declares 1,000,000 members" in refused.output
