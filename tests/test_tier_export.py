@@ -339,3 +339,11 @@ def test_a_zip64_tier_file_reads_back(built: Path, tmp_path: Path, monkeypatch: 
     (tmp_path / "t.zip").write_bytes(bytes(data))
     refused = run("tiers", "import", str(tmp_path / "t.zip"), "--out", str(tmp_path / "again"))
     assert refused.exit_code == 1 and "declares 1,000,000 members" in refused.output
+
+
+def test_a_fifo_or_a_directory_is_refused_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo.zip")
+    for path in (tmp_path / "fifo.zip", tmp_path):
+        result = run("tiers", "import", str(path), "--out", str(tmp_path / "out"))
+        assert result.exit_code == 1 and "is not a regular file" in result.output
+    assert not (tmp_path / "out").exists()

@@ -133,9 +133,9 @@ def test_a_two_worker_dask_cluster_redoes_a_lost_workers_shard(
     tmp_path: Path, ttt_in_memory: dict[int, bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Two Dask worker processes give one process's bytes, although a worker dies (SIGKILL) half-way
-    through a backward shard: Dask gives the shard to a worker again (its own retries), and the
-    shard, reading only files no shard writes, writes the same bytes.  Once Dask gives up (here at
-    the first death), the build stops with one line naming the shard."""
+    through a forward shard and another through a backward one: Dask gives each shard to a worker
+    again (its own retries), and the shard, reading only files no shard writes, writes the same
+    bytes.  Once Dask gives up (here at the first death), the build stops with one line naming the shard."""
     distributed = pytest.importorskip("distributed", reason="Dask is an optional extra: pip install 'gametree[dask]'")
     from gametree.runtime.errors import WorkerLost
     from gametree.search import tiers
@@ -149,9 +149,10 @@ def test_a_two_worker_dask_cluster_redoes_a_lost_workers_shard(
         distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
         distributed.Client(cluster) as client,
     ):
-        (kills / "once").touch()
+        (kills / "reach-once").touch()  # a worker dies half-way through a forward shard,
+        (kills / "solve-once").touch()  # another half-way through a backward one
         solution = solve_tiers(game, directory(tmp_path / "ttt", game), scheduler=client)
-        assert not (kills / "once").exists()  # a worker took it, and died
+        assert not list(kills.iterdir())  # (each taken by a worker that died)
         assert solution.positions == 5478
         assert on_disk(tmp_path / "ttt") == ttt_in_memory
 
@@ -159,7 +160,7 @@ def test_a_two_worker_dask_cluster_redoes_a_lost_workers_shard(
             dask_scheduler.allowed_failures = 0
 
         client.run_on_scheduler(give_up_at_once)
-        (kills / "again").touch()
+        (kills / "solve-again").touch()
         with pytest.raises(WorkerLost, match=r"^solve tier 9, the shard of indices 0 to 126: Dask gave up") as lost:
             solve_tiers(game, directory(tmp_path / "lost", game), scheduler=client)
         assert "\n" not in str(lost.value)

@@ -17,9 +17,10 @@ A shard reads only files no shard writes and writes only bytes that its input de
 done twice (its worker lost half-way and the shard given to another, as Dask does by itself)
 writes the same bytes, whatever the first attempt left.
 
-Test hook: ``GAMETREE_TIERS_SHARD_KILL=FOLDER`` makes a worker that starts a backward shard take
-one file out of FOLDER (if one is left), solve the first half of its range and kill itself
-(SIGKILL): a worker lost mid-way, once per file (``tests/test_tier_files.py``).
+Test hook: ``GAMETREE_TIERS_SHARD_KILL=FOLDER`` makes a worker that starts a shard of the forward
+(backward) pass, of more than one index, take one file named ``reach-*`` (``solve-*``) out of
+FOLDER, if one is left, do the first half of its range and kill itself (SIGKILL): a worker lost mid-way, once per file
+(``tests/test_tier_files.py``).
 
 :func:`work_shard` is the runner's work function (importable by name, as runners need).
 """
@@ -76,12 +77,17 @@ def _board(job: ShardJob) -> tuple[np.ndarray, np.ndarray]:
     return board_constants(job.rules.board), board_constants(job.tiers.board)
 
 
-def _killed_here() -> bool:
-    """Whether the test hook (see the module) asks this shard's worker to die half-way."""
+def _half_if_killed(job: ShardJob) -> int:
+    """Where this shard stops: its end, or half-way if the test hook (see the module) asks its
+    worker to die there."""
     folder = os.environ.get(KILL_SHARD_VARIABLE)
-    if not folder or not os.path.isdir(folder):
-        return False
-    for name in sorted(os.listdir(folder)):
+    if folder and job.hi - job.lo > 1 and os.path.isdir(folder) and _take(folder, "solve-" if job.solve else "reach-"):
+        return (job.lo + job.hi) // 2
+    return job.hi
+
+
+def _take(folder: str, prefix: str) -> bool:
+    for name in sorted(n for n in os.listdir(folder) if n.startswith(prefix)):
         try:
             os.unlink(os.path.join(folder, name))  # (one worker wins each file)
         except FileNotFoundError:
@@ -98,22 +104,21 @@ def work_shard(job: ShardJob, halter: Halter | None = None) -> int:
     src = np.asarray(np.load(job.src, mmap_mode="r"))
     mapped = np.load(job.dst, mmap_mode="r+")
     dst = np.asarray(mapped)
+    hi = _half_if_killed(job)
     try:
         if job.solve:
             if job.marks is None:
                 raise ValueError("a backward shard needs its tier's marks")
             marks = np.asarray(np.load(job.marks, mmap_mode="r"))
-            hi = job.hi
-            if _killed_here():
-                hi = (job.lo + job.hi) // 2
-            missing = kernel.solve(
+            answer = kernel.solve(
                 board, tboard, job.tier, job.lo, hi, marks, dst, src, out, job.shift, job.rules.no_moves
             )
-            if hi != job.hi:
-                mapped.flush()
-                os.kill(os.getpid(), signal.SIGKILL)
-            return int(missing)
-        return int(kernel.reach(board, tboard, job.tier, job.lo, job.hi, src, dst, out))
+        else:
+            answer = kernel.reach(board, tboard, job.tier, job.lo, hi, src, dst, out)
+        if hi != job.hi:
+            mapped.flush()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return int(answer)
     finally:
         mapped.flush()
         del dst, mapped

@@ -191,9 +191,9 @@ def _line(exc: BaseException) -> str:
 def open_tier_file(path: Path) -> TierArchive:
     """The tier file at ``path``, its structure checked (see the module): :class:`TierFileError` if not."""
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # (before opening: a FIFO would block the open)
+            raise TierFileError(f"{path} is not a regular file")
         with path.open("rb") as raw:
-            if not stat.S_ISREG(os.fstat(raw.fileno()).st_mode):
-                raise TierFileError(f"{path} is not a regular file")
             _check_end(path, raw)
             with zipfile.ZipFile(raw) as archive:
                 infos = archive.infolist()
@@ -203,8 +203,6 @@ def open_tier_file(path: Path) -> TierArchive:
         raise
     except FileNotFoundError:
         raise TierFileError(f"{path} does not exist") from None
-    except IsADirectoryError:
-        raise TierFileError(f"{path} is a directory, not a tier file (tiers info reads a directory)") from None
     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, ValueError, struct.error) as exc:
         raise TierFileError(f"{path} is damaged: {_line(exc)}") from None
     except OSError as exc:
