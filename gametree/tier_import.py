@@ -33,7 +33,7 @@ import numpy as np
 
 from .game import Configurable, Game, GameError, capabilities
 from .plugin.registry import GameSpec, PluginError
-from .search.tiers import TierValue, tier_rules, value_bytes
+from .search.tiers import TierValue, count_tier, tier_rules, value_bytes
 from .store.tier_archive import TierArchive, open_tier_file
 from .store.tiers import TierFileError
 from .tier_book import TierBook, preference
@@ -42,6 +42,8 @@ __all__ = ["SAMPLE", "ImportSummary", "checked_game", "default_folder", "import_
 
 #: Positions of each tier whose value is checked against their moves' on import.
 SAMPLE = 64
+#: Tiers of at most this many indices have their reachable ones listed to draw the sample from.
+_LISTED = 1 << 16
 #: Room kept free on the disk beyond the declared bytes.
 _MARGIN = 1 << 20
 
@@ -159,22 +161,35 @@ def _check_values(game: Game[Any, Any], name: str, folder: Path, path: Path, see
     checked = 0
     shift = 6 if book.width == 1 else 14
     for tier in range(len(book.header["sizes"])):
-        values = np.asarray(book.tier(tier))
+        values = book.tier(tier)  # (its checksum, type and size checked again)
         entry = book.header["tiers"][str(tier)]
-        outcomes = np.bincount(values >> shift, minlength=4)
-        if [int(outcomes[3] + outcomes[2] + outcomes[1]), int(outcomes[3]), int(outcomes[2]), int(outcomes[1])] != [
-            entry["positions"],
-            entry["wins"],
-            entry["draws"],
-            entry["losses"],
-        ] or int(outcomes[0]) != int(np.count_nonzero(values == 0)):
+        counts = count_tier(tier, values, shift)
+        header_counts = (entry["positions"], entry["wins"], entry["draws"], entry["losses"])
+        stray = int(np.count_nonzero(values)) - counts.positions  # (marks or garbage, not values)
+        if (counts.positions, counts.wins, counts.draws, counts.losses) != header_counts or stray:
             raise TierFileError(f"{path}: the header's counts of tier {tier} are not those of its array")
-        reachable = np.flatnonzero(values)
-        picks = reachable if reachable.size <= SAMPLE else rng.sample(list(reachable), SAMPLE)
-        for index in picks:
-            _check_position(game, book, path, tiered.tier_unrank(tier, int(index)), (tier, int(index)))
+        for index in _sample(values, rng):
+            _check_position(game, book, path, tiered.tier_unrank(tier, index), (tier, index))
             checked += 1
     return checked
+
+
+def _sample(values: np.ndarray, rng: random.Random) -> list[int]:
+    """Up to :data:`SAMPLE` reachable indices of a tier, at random (all of a smaller tier); tier 0's
+    one.  A large tier is sampled by drawing indices (at most 64 times the sample), never by listing
+    its reachable ones (8 bytes each)."""
+    size = values.shape[0]
+    if size <= _LISTED:
+        reachable = [int(i) for i in np.flatnonzero(values)]
+        return reachable if len(reachable) <= SAMPLE else sorted(rng.sample(reachable, SAMPLE))
+    picked: set[int] = set()
+    for _ in range(64 * SAMPLE):
+        index = rng.randrange(size)
+        if values[index]:
+            picked.add(index)
+            if len(picked) == SAMPLE:
+                break
+    return sorted(picked)
 
 
 def _check_position(game: Game[Any, Any], book: TierBook, path: Path, state: object, where: tuple[int, int]) -> None:

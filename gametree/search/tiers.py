@@ -49,6 +49,7 @@ __all__ = [
     "TierStore",
     "TiersStopped",
     "TierValue",
+    "count_tier",
     "decode",
     "solve_tiers",
     "tier_rules",
@@ -59,7 +60,7 @@ __all__ = [
 CHUNK = 1 << 18
 #: Indices of one worker's shard (a tier split over workers).
 SHARD = 1 << 21
-#: Indices counted at once (:func:`_counted`).
+#: Indices counted at once (:func:`count_tier`).
 COUNT_SLICE = 1 << 22
 
 
@@ -424,7 +425,7 @@ def _backward(run: _Run, store: TierStore) -> tuple[TierCounts, ...]:
             if missing:
                 raise RuntimeError(f"tier {tier}: {missing} children of reachable positions were not solved")
             run.step(f"solve tier {tier}", hi - lo, tuple(finished))
-        found[tier] = _counted(tier, cur, run.shift)
+        found[tier] = count_tier(tier, cur, run.shift)
         store.keep_solved(tier, cur, found[tier])
         finished.append(tier)
         nxt = cur
@@ -451,12 +452,12 @@ def _solve_sharded(run: _Run, store: TierFiles, tier: int, finished: tuple[int, 
     )
     if missing:
         raise RuntimeError(f"tier {tier}: {missing} children of reachable positions were not solved")
-    counts = _counted(tier, np.asarray(np.load(scratch, mmap_mode="r")), run.shift)
+    counts = count_tier(tier, np.asarray(np.load(scratch, mmap_mode="r")), run.shift)
     store.adopt("tier", tier, counts)
     return counts
 
 
-def _counted(tier: int, values: np.ndarray, shift: int) -> TierCounts:
+def count_tier(tier: int, values: np.ndarray, shift: int) -> TierCounts:
     """The tier's positions by outcome, counted a slice at a time: ``np.bincount`` casts its input to
     8-byte integers, 8 times the memory of a one-byte tier (10 GB for 6x5's largest)."""
     by_outcome = np.zeros(4, dtype=np.int64)

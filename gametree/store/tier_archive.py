@@ -148,8 +148,9 @@ class TierArchive:
 
     def extract(self, into: Path) -> None:
         """Write the header and every array into the (new, empty) directory ``into``, each array's
-        bytes counted and its SHA-256 checked against the header's; then every array loaded back
-        (its type and size).  :class:`TierFileError` at the first fault (``into`` is left to the caller)."""
+        bytes counted and its SHA-256 checked against the header's (each array's type and size are
+        checked when it is loaded: :func:`gametree.store.tiers.load_checked`).  :class:`TierFileError`
+        at the first fault (``into`` is left to the caller)."""
         try:
             with zipfile.ZipFile(self.path) as archive:
                 for tier in range(len(self.header["sizes"])):
@@ -162,9 +163,6 @@ class TierArchive:
         except OSError as exc:
             raise TierFileError(f"{self.path} cannot be extracted: {exc.strerror or exc}") from None
         (into / HEADER).write_text(json.dumps(self.header, indent=1) + "\n", encoding="utf-8")
-        dtype = _dtype(self.header["value_bytes"])
-        for tier, size in enumerate(self.header["sizes"]):
-            load_checked(into, self.header["tiers"][str(tier)], size, dtype)
 
     def _copy(self, archive: zipfile.ZipFile, name: str, target: Path, sha256: str) -> None:
         declared = self.members[name]
