@@ -129,6 +129,10 @@ class TierBook:
         self.width = int(header["value_bytes"])
         self._arrays: dict[int, np.ndarray] = {}
 
+    def tier(self, tier: int) -> np.ndarray:
+        """Tier ``tier``'s values (memory-mapped, its file checked when first read)."""
+        return self._tier(tier)
+
     def _tier(self, tier: int) -> np.ndarray:
         array = self._arrays.get(tier)
         if array is None:
@@ -247,6 +251,8 @@ class TierInfo:
     tiers: tuple[tuple[TierCounts | None, int], ...]
     #: Tiers whose reach marks are kept (a build under way: the forward pass got that far).
     marked: int = 0
+    #: The size of the tier file described (0: a directory).
+    file_bytes: int = 0
 
     @property
     def positions(self) -> int:
@@ -258,7 +264,19 @@ class TierInfo:
 
 
 def tier_info(folder: Path) -> TierInfo:
-    """The counts and bytes of each tier of ``folder`` (the header only: no array is read)."""
+    """The counts and bytes of each tier of the directory ``folder``, or of the tier file
+    ``folder`` (:mod:`gametree.store.tier_archive`: its bytes as the file declares them, before
+    compression); the header only: no array is read."""
+    if folder.is_file():
+        from .store.tier_archive import open_tier_file
+
+        archive = open_tier_file(folder)
+        entries = archive.header["tiers"]
+        listed = tuple(
+            (_counts(t, size, entries[str(t)]), archive.members[entries[str(t)]["file"]])
+            for t, size in enumerate(archive.header["sizes"])
+        )
+        return TierInfo(archive.header["game"], archive.header["options"], True, listed, 0, folder.stat().st_size)
     header = read_header(folder)
     rows: list[tuple[TierCounts | None, int]] = []
     for tier, size in enumerate(header["sizes"]):
@@ -267,6 +285,9 @@ def tier_info(folder: Path) -> TierInfo:
             rows.append((None, 0))
             continue
         path = folder / entry["file"]
-        counts = TierCounts(tier, size, entry["positions"], entry["wins"], entry["draws"], entry["losses"])
-        rows.append((counts, path.stat().st_size if path.exists() else 0))
+        rows.append((_counts(tier, size, entry), path.stat().st_size if path.exists() else 0))
     return TierInfo(header["game"], header["options"], bool(header["complete"]), tuple(rows), len(header["reach"]))
+
+
+def _counts(tier: int, size: int, entry: dict[str, Any]) -> TierCounts:
+    return TierCounts(tier, size, entry["positions"], entry["wins"], entry["draws"], entry["losses"])

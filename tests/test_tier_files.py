@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from gametree import load
+from gametree.search.tier_shards import KILL_SHARD_VARIABLE
 from gametree.search.tiers import MemoryTiers, solve_tiers
 from gametree.store.tiers import KILL_VARIABLE, TierFileError
 from gametree.tier_book import TierBook, build_tier_book, tier_info
@@ -128,16 +129,41 @@ def test_two_worker_processes_give_the_same_arrays(tmp_path: Path, ttt_in_memory
     assert not list((tmp_path / "ttt").glob("*.tmp")) and not list((tmp_path / "ttt").glob("reach-*"))
 
 
-def test_a_two_worker_dask_cluster_gives_the_same_arrays(tmp_path: Path, ttt_in_memory: dict[int, bytes]) -> None:
+def test_a_two_worker_dask_cluster_redoes_a_lost_workers_shard(
+    tmp_path: Path, ttt_in_memory: dict[int, bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two Dask worker processes give one process's bytes, although a worker dies (SIGKILL) half-way
+    through a forward shard and another through a backward one: Dask gives each shard to a worker
+    again (its own retries), and the shard, reading only files no shard writes, writes the same
+    bytes.  Once Dask gives up (here at the first death), the build stops with one line naming the shard."""
     distributed = pytest.importorskip("distributed", reason="Dask is an optional extra: pip install 'gametree[dask]'")
+    from gametree.runtime.errors import WorkerLost
+    from gametree.search import tiers
+
+    kills = tmp_path / "kills"
+    kills.mkdir()
+    monkeypatch.setenv(KILL_SHARD_VARIABLE, str(kills))  # (the workers, started below, inherit it)
+    monkeypatch.setattr(tiers, "SHARD", 300)  # tiers of several shards (tier 5 has 1,260 indices)
     game = load().game("tictactoe").create()
     with (
         distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
         distributed.Client(cluster) as client,
     ):
+        (kills / "reach-once").touch()  # a worker dies half-way through a forward shard,
+        (kills / "solve-once").touch()  # another half-way through a backward one
         solution = solve_tiers(game, directory(tmp_path / "ttt", game), scheduler=client)
-    assert solution.positions == 5478
-    assert on_disk(tmp_path / "ttt") == ttt_in_memory
+        assert not list(kills.iterdir())  # (each taken by a worker that died)
+        assert solution.positions == 5478
+        assert on_disk(tmp_path / "ttt") == ttt_in_memory
+
+        def give_up_at_once(dask_scheduler: Any) -> None:
+            dask_scheduler.allowed_failures = 0
+
+        client.run_on_scheduler(give_up_at_once)
+        (kills / "solve-again").touch()
+        with pytest.raises(WorkerLost, match=r"^solve tier 9, the shard of indices 0 to 126: Dask gave up") as lost:
+            solve_tiers(game, directory(tmp_path / "lost", game), scheduler=client)
+        assert "\n" not in str(lost.value)
 
 
 def test_workers_need_a_tier_directory() -> None:

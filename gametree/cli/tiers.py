@@ -5,7 +5,10 @@
   for the whole build); Ctrl-C or SIGTERM keeps the finished tiers, and the same command resumes;
 - ``gametree tiers query GAME [game options] [--tiers DIR] --moves M [--json]``: a position's value
   and remoteness and every move's, from the arrays;
-- ``gametree tiers info DIR [--json]``: the positions and bytes of each tier.
+- ``gametree tiers info DIR|FILE [--json]``: the positions and bytes of each tier (of a tier
+  file too, from its header alone);
+- ``gametree tiers export DIR FILE`` and ``gametree tiers import FILE [--out DIR] [--force]``: one
+  file a user can copy (:mod:`.tiers_files`).
 
 ``gametree book query`` and ``gametree book info --tiers DIR`` are these same commands
 (:func:`query_command`, :func:`show_tier_info`); ``play --tiers`` and ``solve --tiers`` read a
@@ -29,6 +32,7 @@ import click
 from ..game import Game, GameError
 from ..plugin.registry import GameSpec
 from . import common
+from .tiers_files import export_command, import_command
 
 if TYPE_CHECKING:
     from ..tier_book import TierBook
@@ -97,8 +101,9 @@ def solve_from_tiers(
 
 
 def _default_out(spec: GameSpec, options: dict[str, Any]) -> Path:
-    shown = "-".join(f"{k}{v}" for k, v in sorted(options.items()))
-    return Path(f"{spec.name}-{shown}.tiers" if shown else f"{spec.name}.tiers")
+    from ..tier_import import default_folder
+
+    return default_folder(spec.name, options)
 
 
 OUT_OPTION = click.option(
@@ -259,8 +264,8 @@ tiers.add_command(
 )
 
 
-@tiers.command(name="info", help="The positions and bytes of each tier of a tier directory.")
-@click.argument("directory", metavar="DIR")
+@tiers.command(name="info", help="The positions and bytes of each tier of a tier directory or a tier file.")
+@click.argument("directory", metavar="DIR|FILE")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def info(directory: str, as_json: bool) -> None:
     show_tier_info(directory, as_json)
@@ -282,9 +287,13 @@ def show_tier_info(directory: str, as_json: bool) -> None:
     ]
     if as_json:
         summary = {"game": found.game, "options": found.options, "complete": found.complete}
+        if found.file_bytes:
+            summary["file_bytes"] = found.file_bytes
         click.echo(json.dumps({**summary, "positions": found.positions, "bytes": found.bytes, "tiers": rows}))
         return
     state = "complete" if found.complete else "incomplete"
+    if found.file_bytes:
+        state = f"a tier file of {found.file_bytes:,} bytes, compressed; not checked until imported"
     click.echo(f"{found.game} {found.options}: {found.positions:,} positions, {found.bytes:,} bytes ({state})")
     for row in rows:
         if not row["solved"]:
@@ -294,3 +303,7 @@ def show_tier_info(directory: str, as_json: bool) -> None:
             f"  tier {row['tier']}: {row['positions']:,} positions ({row['wins']:,} wins, {row['draws']:,} draws, "
             f"{row['losses']:,} losses), {row['bytes']:,} bytes"
         )
+
+
+tiers.add_command(export_command)
+tiers.add_command(import_command)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, TypeVar
 
-from .errors import ParallelError
+from .errors import ParallelError, WorkerLost
 from .stops import Halter, run_stoppable
 
 if TYPE_CHECKING:
@@ -131,7 +131,15 @@ def dask_client(scheduler: str | Client) -> Iterator[Client]:
 
 def dask_lost(error: BaseException, scheduler: object, work: str = "the solve") -> ParallelError | None:
     """The one-line error for ``error`` raised while waiting on a Dask result: the scheduler or
-    the connection was lost during ``work`` (None: another error, to raise as it is)."""
+    the connection was lost during ``work``, or the task's workers kept dying (:class:`WorkerLost`);
+    None: another error, to raise as it is."""
+    from distributed.scheduler import KilledWorker
+
+    if isinstance(error, KilledWorker):
+        return WorkerLost(
+            f"Dask gave up a task of {work}: every worker that ran it died (the limit is "
+            "distributed.scheduler.allowed-failures)"
+        )
     if isinstance(error, (CancelledError, OSError)):  # (distributed's FutureCancelledError, CommClosedError)
         reason = "the connection was lost" if isinstance(error, CancelledError) else " ".join(str(error).split())
         return ParallelError(f"lost the Dask scheduler at {scheduler} during {work}: {reason}")

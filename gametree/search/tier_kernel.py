@@ -9,9 +9,12 @@ stop between ranges, or hand ranges to workers.
   marked :data:`OPEN` in ``src`` (reachable and not over) marks its children in ``dst`` (the next
   tier): :data:`OPEN`, or :data:`ENDED_WON` / :data:`ENDED_LOST` where the move ended the game with
   a win (a loss) for the side that played it.
-- ``solve(g, t, tier, lo, hi, cur, nxt, out, shift, no_moves)``: the backward pass.  Every marked
-  position of ``cur`` gets its value from its children in ``nxt`` (solved already) and the moves
-  that end the game; returns how many children were found unsolved (0 unless something is wrong).
+- ``solve(g, t, tier, lo, hi, marks, cur, nxt, out, shift, no_moves)``: the backward pass.  Every
+  position marked in ``marks`` gets its value in ``cur`` from its children in ``nxt`` (solved
+  already) and the moves that end the game; returns how many children were found unsolved (0
+  unless something is wrong).  ``marks`` and ``cur`` may be one array (in memory, solved in place);
+  a worker's shard reads the tier's marks file and writes another, so that a shard done again
+  (its worker lost half-way) reads the same input and writes the same bytes.
 
 A value is ``outcome << shift | remoteness``: the outcome for the side to move (:data:`LOSS`,
 :data:`DRAW`, :data:`WIN`) and the moves left under perfect play: the fastest win, the slowest
@@ -82,15 +85,15 @@ def build(rules: RuleSet, tiers: TierFunctions) -> TierKernel:
 
     @numba_support.compiled_as(f"tiers_{name}")
     def solve(
-        board: np.ndarray, tboard: np.ndarray, tier: int, lo: int, hi: int, cur: np.ndarray, nxt: np.ndarray,
-        out: np.ndarray, shift: int, no_moves: int,
+        board: np.ndarray, tboard: np.ndarray, tier: int, lo: int, hi: int, marks: np.ndarray, cur: np.ndarray,
+        nxt: np.ndarray, out: np.ndarray, shift: int, no_moves: int,
     ) -> int:  # fmt: skip
         g = board[0]
         t = tboard[0]
         low = (1 << shift) - 1
         missing = 0
         for i in range(lo, hi):
-            mark = cur[i]
+            mark = marks[i]
             if mark == 0:
                 continue
             if mark == ENDED_WON:

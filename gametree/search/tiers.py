@@ -18,7 +18,6 @@ between two, ``progress`` is told and ``should_stop`` asked (Ctrl-C stops at onc
 from __future__ import annotations
 
 import functools
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ import numpy as np
 
 from ..game import CompiledRules, CompiledTiers, Game, RuleSet, TierFunctions, UnsupportedGameError, game_name
 from ..game import capabilities as capabilities_of
+from ..runtime.errors import WorkerLost
 from . import tier_kernel
 from .tier_kernel import DRAW, LOSS, OPEN, WIN
 
@@ -49,6 +49,7 @@ __all__ = [
     "TierStore",
     "TiersStopped",
     "TierValue",
+    "count_tier",
     "decode",
     "solve_tiers",
     "tier_rules",
@@ -59,7 +60,7 @@ __all__ = [
 CHUNK = 1 << 18
 #: Indices of one worker's shard (a tier split over workers).
 SHARD = 1 << 21
-#: Indices counted at once (:func:`_counted`).
+#: Indices counted at once (:func:`count_tier`).
 COUNT_SLICE = 1 << 22
 
 
@@ -314,20 +315,33 @@ def solve_tiers(
     return TierSolution(game_name(game), counts, width, time.perf_counter() - started)
 
 
-def _sharded(run: _Run, tier: int, src: Path, dst: Path, *, solve: bool, stage: str, finished: tuple[int, ...]) -> int:
+def _sharded(
+    run: _Run,
+    tier: int,
+    src: Path,
+    dst: Path,
+    *,
+    solve: bool,
+    stage: str,
+    finished: tuple[int, ...],
+    marks: Path | None = None,
+) -> int:
     """One pass over ``tier`` split into shards for the runner's workers; the sum of their answers."""
     from .tier_shards import ShardJob
 
     assert run.runner is not None
     size = run.sizes[tier]
     jobs = [
-        ShardJob(run.rules, run.tiers, tier, lo, min(lo + SHARD, size), src, dst, solve, run.shift)
+        ShardJob(run.rules, run.tiers, tier, lo, min(lo + SHARD, size), src, dst, solve, run.shift, marks)
         for lo in range(0, size, SHARD)
     ]
     pending = [run.runner.submit(job) for job in jobs]
     total = 0
     for job, answer in zip(jobs, pending):
-        total += answer.result()
+        try:
+            total += answer.result()
+        except WorkerLost as exc:
+            raise WorkerLost(f"{stage}, the shard of indices {job.lo:,} to {job.hi:,}: {exc}") from None
         run.step(stage, (job.hi - job.lo) if solve else 0, finished)
     return total
 
@@ -405,11 +419,13 @@ def _backward(run: _Run, store: TierStore) -> tuple[TierCounts, ...]:
         cur = np.array(marks, dtype=run.dtype)  # a copy: the marks may be a read-only map of a file
         for lo in range(0, run.sizes[tier], CHUNK):
             hi = min(lo + CHUNK, run.sizes[tier])
-            missing = run.kernel.solve(run.board, run.tboard, tier, lo, hi, cur, nxt, run.out, run.shift, run.no_moves)
+            missing = run.kernel.solve(
+                run.board, run.tboard, tier, lo, hi, cur, cur, nxt, run.out, run.shift, run.no_moves
+            )
             if missing:
                 raise RuntimeError(f"tier {tier}: {missing} children of reachable positions were not solved")
             run.step(f"solve tier {tier}", hi - lo, tuple(finished))
-        found[tier] = _counted(tier, cur, run.shift)
+        found[tier] = count_tier(tier, cur, run.shift)
         store.keep_solved(tier, cur, found[tier])
         finished.append(tier)
         nxt = cur
@@ -421,18 +437,27 @@ def _solve_sharded(run: _Run, store: TierFiles, tier: int, finished: tuple[int, 
     if store.reach(tier) is None:  # (checks the marks' file)
         raise RuntimeError(f"tier {tier}'s reach marks are missing")
     scratch = store.scratch("tier", tier)
-    shutil.copyfile(store.path("reach", tier), scratch)
+    _zeros_file(scratch, run.sizes[tier], run.dtype)
     last = tier == len(run.sizes) - 1  # (its positions have no children: the source is never read)
     src = store.path("reach" if last else "tier", tier if last else tier + 1)
-    missing = _sharded(run, tier, src, scratch, solve=True, stage=f"solve tier {tier}", finished=finished)
+    missing = _sharded(
+        run,
+        tier,
+        src,
+        scratch,
+        solve=True,
+        stage=f"solve tier {tier}",
+        finished=finished,
+        marks=store.path("reach", tier),
+    )
     if missing:
         raise RuntimeError(f"tier {tier}: {missing} children of reachable positions were not solved")
-    counts = _counted(tier, np.asarray(np.load(scratch, mmap_mode="r")), run.shift)
+    counts = count_tier(tier, np.asarray(np.load(scratch, mmap_mode="r")), run.shift)
     store.adopt("tier", tier, counts)
     return counts
 
 
-def _counted(tier: int, values: np.ndarray, shift: int) -> TierCounts:
+def count_tier(tier: int, values: np.ndarray, shift: int) -> TierCounts:
     """The tier's positions by outcome, counted a slice at a time: ``np.bincount`` casts its input to
     8-byte integers, 8 times the memory of a one-byte tier (10 GB for 6x5's largest)."""
     by_outcome = np.zeros(4, dtype=np.int64)

@@ -41,7 +41,19 @@ import numpy as np
 from ..game import GameError
 from ..search.tiers import TierCounts
 
-__all__ = ["FORMAT", "KILL_VARIABLE", "VERSION", "TierDirectory", "TierFileError", "TierHeader"]
+__all__ = [
+    "FORMAT",
+    "HEADER",
+    "KILL_VARIABLE",
+    "VERSION",
+    "TierDirectory",
+    "TierFileError",
+    "TierHeader",
+    "check_header",
+    "digest_of",
+    "load_checked",
+    "read_header",
+]
 
 FORMAT = "gametree-tiers"
 VERSION = 1
@@ -61,7 +73,8 @@ class TierFileError(GameError, ValueError):
 TierHeader = dict[str, Any]
 
 
-def _digest(path: Path) -> str:
+def digest_of(path: Path) -> str:
+    """The SHA-256 of the file at ``path`` (hex), read a block at a time."""
     h = hashlib.sha256()
     with path.open("rb") as f:
         for block in iter(lambda: f.read(1 << 22), b""):
@@ -188,7 +201,7 @@ class TierDirectory:
         """Checksum the finished temporary file of ``name`` and rename it onto ``name``."""
         path = self.folder / name
         tmp = path.with_name(name + ".tmp")
-        digest = _digest(tmp)
+        digest = digest_of(tmp)
         os.replace(tmp, path)
         self._writes += 1
         kill_at = os.environ.get(KILL_VARIABLE, "")
@@ -212,6 +225,13 @@ def read_header(folder: Path) -> TierHeader:
         raise TierFileError(f"{folder} is not a tier directory (no {HEADER})") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise TierFileError(f"{path} cannot be read: {str(exc).splitlines()[0]}") from None
+    return check_header(header, str(path))
+
+
+def check_header(header: object, where: str) -> TierHeader:
+    """``header`` (parsed JSON) if it is a tier header of this version with every field of its
+    type, else :class:`TierFileError` naming ``where`` (the file it comes from)."""
+    path = where
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise TierFileError(f"{path} is not a gametree tier header")
     if header.get("version") != VERSION:
@@ -239,6 +259,7 @@ _COUNTS = ("positions", "wins", "draws", "losses")
 def _entry_ok(key: object, entry: object, tiers: int) -> bool:
     return (
         isinstance(key, str)
+        and key.isascii()
         and key.isdigit()
         and int(key) < tiers
         and isinstance(entry, dict)
@@ -252,7 +273,7 @@ def load_checked(folder: Path, entry: Mapping[str, Any], size: int, dtype: np.dt
     """The array ``entry`` names in ``folder``, memory-mapped, after its checksum, type and size are checked."""
     path = folder / str(entry["file"])
     try:
-        digest = _digest(path)
+        digest = digest_of(path)
     except OSError as exc:
         raise TierFileError(f"{path} cannot be read: {exc.strerror or exc}") from None
     if digest != entry["sha256"]:
