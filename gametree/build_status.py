@@ -284,10 +284,15 @@ class StrongBuildStatus:
         """The time left for the whole build while the first listing runs: an estimate, saying so
         and what it rests on."""
         known = self.estimated_left()
-        if known is None:
+        if known is None and self.last_ply is None:
+            return "time left: unknown until every position is listed (the game's depth is not known)"
+        found = self.estimate()
+        if found is None:
             return "time left: not estimated yet (too few plies listed)"
-        seconds, found = known
         upper = "" if found.upper is None else f", at most {_short(found.upper)} by the tier sizes"
+        if known is None:
+            return f"time left: estimated once the listing has a rate (~{_short(found.total)} positions{upper})"
+        seconds = known[0]
         source = "the tier sizes" if found.upper is not None else "the growth per ply"
         rest = (
             f"plies {found.counted + 1}-{self.last_ply} extrapolated by {source}"
