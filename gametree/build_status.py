@@ -37,7 +37,8 @@ __all__ = ["SCORING_SHARE", "STOP_VARIABLE", "Estimate", "StrongBuildStatus", "e
 STOP_VARIABLE = "GAMETREE_BUILD_STOP"
 
 #: The scoring (and writing the store) of a position, in times the listing of one: what
-#: ``book build --all`` took on 5x4 Connect Four here (25.5 s listing, 33.5 s scoring and writing).
+#: ``book build --all`` took on 5x4 Connect Four here (25.6 s listing, its plies kept on disk, then
+#: 34.2 s scoring and writing; docs/performance-log.md, 26 November 2026).
 SCORING_SHARE = 1.3
 
 

@@ -5,6 +5,7 @@ first listing runs (gametree.build_status, issue 34)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -20,7 +21,8 @@ from gametree import load
 from gametree.book import build_strong
 from gametree.build_status import SCORING_SHARE, StrongBuildStatus, estimate_positions
 from gametree.game import capabilities
-from gametree.listing_files import MAGIC, ListingFiles
+from gametree.listing_files import MAGIC, ListingDamaged, ListingFiles
+from gametree.search.strong import ListedPly
 from gametree.store import SolutionStore
 
 OPTIONS = {"width": 4, "height": 3, "k": 4}
@@ -317,3 +319,33 @@ def test_with_json_a_terminal_shows_no_live_line(gametree_cli, tmp_path: Path) -
     assert code != 0 and out == ""
     assert "listing the positions" not in shown and "estimate" not in shown, shown
     assert shown.lstrip().startswith("Interrupted while the positions were being listed: listed plies 0-14 kept"), shown
+
+
+@dataclasses.dataclass(frozen=True)
+class Cell:
+    x: int
+    y: int
+
+
+class Box:
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Box) and other.n == self.n
+
+    def __hash__(self) -> int:
+        return self.n
+
+
+@pytest.mark.parametrize(("kind", "make"), [(Cell, lambda i: Cell(i, -i)), (Box, Box)], ids=["dataclass", "other"])
+def test_positions_of_any_class_are_kept_and_read_back_in_order(tmp_path: Path, kind: type, make) -> None:
+    listing: ListingFiles[Any] = ListingFiles(str(tmp_path / "l"), {"game": "toy"}, kind)
+    following = {(i * 7) % 11: make(i) for i in range(11)}
+    listing.save(ListedPly(0, 1, {0: 1}, {}, {}, {0: tuple(following)}, following))
+    (read,) = listing.load()
+    assert read.following == following and list(read.following) == list(following)
+    assert (read.count, read.images, read.reps) == (1, {0: 1}, {0: tuple(following)})
+    other: ListingFiles[Any] = ListingFiles(str(tmp_path / "l"), {"game": "toy"}, Cell if kind is Box else Box)
+    with pytest.raises(ListingDamaged):  # (the files name another class of positions)
+        list(other.load())
