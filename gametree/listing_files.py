@@ -127,9 +127,9 @@ class ListingFiles(Generic[S]):
             self.failed = True
             self.note(f"the listing cannot be kept in {self.folder} ({exc}): a stop while listing loses it")
             return
-        for name in os.listdir(self.folder):
-            if name.startswith("next-") and name != f"next-{found.ply + 1}":
-                with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError):  # (a folder removed meanwhile: nothing to tidy)
+            for name in os.listdir(self.folder):
+                if name.startswith("next-") and name != f"next-{found.ply + 1}":
                     os.unlink(os.path.join(self.folder, name))
 
     def load(self) -> Iterator[ListedPly[S]]:
