@@ -349,3 +349,35 @@ def test_positions_of_any_class_are_kept_and_read_back_in_order(tmp_path: Path, 
     other: ListingFiles[Any] = ListingFiles(str(tmp_path / "l"), {"game": "toy"}, Cell if kind is Box else Box)
     with pytest.raises(ListingDamaged):  # (the files name another class of positions)
         list(other.load())
+
+
+def _stopper(at: int) -> Any:
+    """A progress callback that raises KeyboardInterrupt (Ctrl-C) at its ``at``-th report."""
+    seen = 0
+
+    def progress(stage: str, done: int, total: int) -> None:
+        nonlocal seen
+        seen += 1
+        if seen == at:
+            raise KeyboardInterrupt
+
+    return progress
+
+
+# The listing reports twice a ply: report 2N + 1 as ply N starts, 2N + 2 as it ends (before it is kept).
+@pytest.mark.parametrize("at", [1, 2, 3, 8, 15, 16, 25, 26])
+def test_a_build_stopped_at_a_report_of_its_listing_ends_as_one_build(tmp_path: Path, reference, at: int) -> None:
+    path = tmp_path / "b.sqlite"
+    with SolutionStore(path) as store:
+        entries = store.entries_of("connect4", OPTIONS)
+        listing = ListingFiles.for_build(_c4(), entries, "all")
+        with pytest.raises(KeyboardInterrupt):
+            build_strong(_c4(), entries, progress=_stopper(at), listing=listing)
+        kept = (at - 1) // 2
+        assert listing.kept() == kept
+        if kept > 2:  # stopped again while the plies kept are read back: they stay kept
+            with pytest.raises(KeyboardInterrupt):
+                build_strong(_c4(), entries, progress=_stopper(2), listing=listing)
+            assert listing.kept() == kept
+        build_strong(_c4(), entries, listing=listing)
+    assert _rows(path) == reference
