@@ -28,6 +28,7 @@ from .store import GameEntries, MemoryEntries
 if TYPE_CHECKING:
     import distributed
 
+    from .listing_files import ListingFiles
     from .runtime.stops import Halter
     from .search.solver import Solver
 
@@ -269,6 +270,7 @@ def build_strong(
     progress: Callable[[str, int, int], None] | None = None,
     kept: Callable[[int], None] | None = None,
     name: str = "all",
+    listing: ListingFiles[S] | None = None,
 ) -> BuildReport:
     """Prove every reachable position of ``game`` (a strong solution) and keep them all in
     ``book``, each canonical position with how many positions it stands for.
@@ -279,16 +281,28 @@ def build_strong(
     from).  After each write the build's record ``name`` notes where a rerun goes on from
     (:func:`strong_resume`): a rerun enumerates the positions only down to the shallowest ply kept,
     reads that ply's scores from the store, and proves the plies above it.  The store ends as after
-    one uninterrupted build."""
+    one uninterrupted build.
+
+    Before that, while the positions are listed, each ply listed is kept in ``listing`` (files
+    beside the store: :mod:`gametree.listing_files`), so that a build stopped then goes on listing
+    from the ply after the last one kept; those files are removed once the listing is complete."""
+    from .listing_files import ListingDamaged
+
     started = time.perf_counter()
     record = book.build(name)
     before = record[2] if record is not None else 0.0  # (the time the stopped builds took)
     resume = strong_resume(book, name)
+    if resume is not None and listing is not None:
+        listing.clear()  # (the store tells where to go on from: a listing kept is of no more use)
     try:
-        solved = _solve_strong(game, book, resume, progress, kept, name, (started, before))
+        solved = _solve_strong(game, book, resume, (progress, kept), name, (started, before), listing)
     except LookupError:  # (the store lacks a score the note promises: a build from the start)
         resume = None
-        solved = _solve_strong(game, book, None, progress, kept, name, (started, before))
+        solved = _solve_strong(game, book, None, (progress, kept), name, (started, before), listing)
+    except ListingDamaged as exc:  # (a file of the listing kept cannot be used: a listing from the start)
+        assert listing is not None
+        listing.damaged(exc)
+        solved = _solve_strong(game, book, None, (progress, kept), name, (started, before), listing)
     per_ply, written = solved
     had = resume.kept if resume is not None else 0
     return BuildReport(sum(per_ply), written - had, had, time.perf_counter() - started, per_ply)
@@ -298,22 +312,23 @@ def _solve_strong(
     game: Game[S, M],
     book: GameEntries,
     resume: StrongResume | None,
-    progress: Callable[[str, int, int], None] | None,
-    kept: Callable[[int], None] | None,
+    callbacks: tuple[Callable[[str, int, int], None] | None, Callable[[int], None] | None],
     name: str,
     clock: tuple[float, float],
+    listing: ListingFiles[S] | None = None,
 ) -> tuple[tuple[int, ...], int]:
-    """:func:`build_strong`'s solve, from the start or going on from ``resume``: each ply's count of
-    positions and the entries kept in all."""
+    """:func:`build_strong`'s solve, from the start or going on from ``resume`` (or from the
+    ``listing`` kept): each ply's count of positions and the entries kept in all."""
     from .search.strong import Resume, solve_strongly
 
+    progress, kept = callbacks
     written = resume.kept if resume is not None else 0
     counts: dict[int, int] = dict(enumerate(resume.per_ply)) if resume is not None else {}
     if kept is not None and written:
         kept(written)
 
     def counting(stage: str, done: int, total: int) -> None:
-        if done == total and stage.startswith("enumerating ply "):
+        if done == total and stage.startswith(("enumerating ply ", "reading listed ply ")):
             counts[int(stage.rpartition(" ")[2])] = total
         if progress is not None:
             progress(stage, done, total)
@@ -334,6 +349,8 @@ def _solve_strong(
         point = StrongResume(len(per_ply) if ply is None else ply, per_ply, written)
         seconds = clock[1] + time.perf_counter() - clock[0]
         book.record_build(name, complete=False, positions=written, seconds=seconds, note=point.note())
+        if ply is None and listing is not None:
+            listing.clear()  # (the listing is complete, and the store's note tells where to go on from)
         if kept is not None:
             kept(written)
 
@@ -343,7 +360,15 @@ def _solve_strong(
         return {by_stored[k]: score for k, score in found.items()}
 
     again = Resume(resume.ply, stored) if resume is not None else None
-    solve_strongly(game, progress=counting, keep=keep, resume=again)
+    relisting = listing is not None and resume is None
+    solve_strongly(
+        game,
+        progress=counting,
+        keep=keep,
+        resume=again,
+        listed=listing.save if relisting and listing is not None else None,
+        relist=listing.load() if relisting and listing is not None else (),
+    )
     return tuple(counts[p] for p in range(len(counts))), written
 
 

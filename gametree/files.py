@@ -21,7 +21,7 @@ __all__ = ["user_cache_folder", "write_atomically", "write_privately"]
 _ATTEMPTS = 10_000
 
 
-def write_atomically(path: str | os.PathLike[str], data: bytes) -> None:
+def write_atomically(path: str | os.PathLike[str], data: bytes, *, sync: bool = True) -> None:
     """Write ``data`` to ``path`` so that ``path`` holds either its old content or all of ``data``.
 
     The data go to a new file in the same folder, which is flushed, fsynced and
@@ -37,6 +37,10 @@ def write_atomically(path: str | os.PathLike[str], data: bytes) -> None:
     the permissions ``open(path, "w")`` would give it (0o666 less the umask); a
     replaced file keeps its permission bits, though the new file belongs to
     whoever wrote it.
+
+    ``sync=False`` leaves out the two fsyncs: the rename is still atomic for other processes and
+    after a kill, but after a power loss the file may be empty or old (for files whose readers
+    check them, where a sync would cost more than a lost write).
     """
     target = os.path.realpath(path)
     try:
@@ -54,10 +58,12 @@ def write_atomically(path: str | os.PathLike[str], data: bytes) -> None:
             os.fchmod(stream.fileno(), stat.S_IMODE(old.st_mode))
         stream.write(data)
         stream.flush()
-        os.fsync(stream.fileno())
+        if sync:
+            os.fsync(stream.fileno())
     with _removed_on_error(temporary):
         os.replace(temporary, target)
-    _sync_folder(folder)
+    if sync:
+        _sync_folder(folder)
 
 
 def write_privately(path: str | os.PathLike[str], data: bytes) -> None:

@@ -13,6 +13,7 @@ import pytest
 from gametree import load
 from gametree.book import StrongResume, build_strong, strong_resume
 from gametree.build_status import STOP_VARIABLE, StrongBuildStatus
+from gametree.listing_files import ListingFiles
 from gametree.store import SolutionStore
 
 BOARD = ("connect4", "--width", "4", "--height", "3")
@@ -59,8 +60,10 @@ def test_a_stopped_build_keeps_what_it_says_and_a_rerun_ends_as_one_build(
         if kept:
             count = re.search(r"Interrupted: ([\d,]+) positions proven and kept", said)
             assert count is not None and int(count.group(1).replace(",", "")) == len(kept), said
-        else:
-            assert "nothing was proven yet, nothing is kept" in said, said
+        else:  # stopped while listing: the plies listed are kept beside the store, and it says which
+            listed = re.search(r"listed plies 0-(\d+) kept \(beside the store\); a rerun lists from ply (\d+)", said)
+            assert listed is not None and int(listed[2]) == int(listed[1]) + 1, said
+            assert _listing(path).kept() == int(listed[2])
         info = gametree_cli("book", "info", "--store", str(path), "--json", check=True)
         assert '"complete": false' in info.stdout.replace("False", "false")
     again = _build(gametree_cli, path)
@@ -95,6 +98,13 @@ def test_a_rerun_lists_only_the_plies_above_those_kept(gametree_cli, tmp_path: P
         len(reference) - resume.kept,
     )
     assert _entries(path) == reference
+
+
+def _listing(path: Path) -> ListingFiles[object]:
+    with SolutionStore(path, readonly=True) as store:
+        return ListingFiles.for_build(
+            load().game("connect4").create(**OPTIONS), store.entries_of("connect4", OPTIONS), "all"
+        )
 
 
 def _resume_point(path: Path) -> StrongResume | None:
@@ -145,3 +155,27 @@ def test_a_resumed_build_says_how_long_its_listing_has_left() -> None:
     assert "reading ply 3's scores kept in the store (10/79)" in status.text()
     status.progress("scoring ply 2", 0, 16)
     assert status.left() is None and "scoring (2/2) ply 2 (0/16)" in status.text()
+
+
+# The 4x3 build's listing reports twice a ply (its start and its end): report 2N + 1 starts ply N.
+@pytest.mark.parametrize("stop", ["3:INT", "12:TERM", "21:KILL", "26:INT"])
+def test_a_build_stopped_while_listing_goes_on_listing_from_the_next_ply(
+    gametree_cli, tmp_path: Path, reference, stop: str
+) -> None:
+    path = tmp_path / "b.sqlite"
+    assert _build(gametree_cli, path, stop).returncode != 0
+    plies = _listing(path).kept()
+    at = int(stop.partition(":")[0])
+    assert plies == (at - 1) // 2  # every ply whose listing ended before the stop, none more
+    stages: list[str] = []
+    with SolutionStore(path) as store:
+        entries = store.entries_of("connect4", OPTIONS)
+        game = load().game("connect4").create(**OPTIONS)
+        listing = ListingFiles.for_build(game, entries, "all", note=stages.append)
+        build_strong(game, entries, progress=lambda stage, done, total: stages.append(stage), listing=listing)
+    stages = list(dict.fromkeys(stages))
+    assert stages[:13] == [f"reading listed ply {p}" for p in range(plies)] + [
+        f"enumerating ply {p}" for p in range(plies, 13)
+    ]
+    assert _entries(path) == reference  # row for row as one uninterrupted build
+    assert not listing.kept() and not (tmp_path / "b.sqlite.listing").exists()  # (removed once listed)

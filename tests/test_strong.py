@@ -16,7 +16,7 @@ import pytest
 from gametree import UnsupportedGameError, load, play_text
 from gametree.game import capabilities, win_score
 from gametree.search import Solver, StrongSolution, solve_strongly
-from gametree.search.strong import Resume
+from gametree.search.strong import ListedPly, Resume
 
 COUNTS = json.loads((Path(__file__).parent / "data" / "strong_counts.json").read_text(encoding="utf-8"))
 SLOW = os.environ.get("GAMETREE_SLOW") == "1"
@@ -297,3 +297,33 @@ def test_a_resumed_solve_lists_down_to_the_kept_ply_and_scores_the_rest_as_one_s
 def test_a_resumed_solve_without_a_kept_score_raises_lookup_error(ttt3) -> None:
     with pytest.raises(LookupError, match="ply 4"):
         solve_strongly(ttt3, resume=Resume(4, lambda keys: {}))
+
+
+@pytest.mark.parametrize("plies", [1, 4, 9, 10])
+def test_a_solve_going_on_from_the_plies_listed_before_ends_as_one_solve(ttt3, ttt3_solved, plies) -> None:
+    # What a stopped listing kept: the first ``plies`` plies, as ``listed`` gave them.
+    listed: list[ListedPly[Any]] = []
+    assert solve_strongly(ttt3, listed=listed.append).scores == ttt3_solved.scores
+    assert [found.ply for found in listed] == list(range(10))
+    assert [found.count for found in listed] == list(ttt3_solved.per_ply)
+    kept = listed[:plies]
+    calls: list[str] = []
+    again: list[ListedPly[Any]] = []
+    solved = solve_strongly(
+        ttt3, progress=lambda stage, done, total: calls.append(stage), listed=again.append, relist=kept
+    )
+    assert solved.per_ply == ttt3_solved.per_ply and solved.positions == 5478
+    assert solved.scores == ttt3_solved.scores and solved.images == ttt3_solved.images
+    assert list(solved.scores) == list(ttt3_solved.scores)  # (the same order: the store is written alike)
+    stages = list(dict.fromkeys(calls))
+    assert stages[: plies + (10 - plies)] == [f"reading listed ply {p}" for p in range(plies)] + [
+        f"enumerating ply {p}" for p in range(plies, 10)
+    ]
+    assert [found.ply for found in again] == list(range(plies, 10))  # only the plies listed now are told
+
+
+def test_a_listing_kept_out_of_order_is_refused(ttt3) -> None:
+    listed: list[ListedPly[Any]] = []
+    solve_strongly(ttt3, listed=listed.append)
+    with pytest.raises(ValueError, match="ply 1 where ply 0 was due"):
+        solve_strongly(ttt3, relist=listed[1:3])

@@ -30,6 +30,7 @@ from .tiers import query_command, show_tier_info
 if TYPE_CHECKING:
     from ..book import BuildReport
     from ..build_status import StrongBuildStatus
+    from ..listing_files import ListingFiles
     from ..store import GameEntries, SolutionStore
 
 __all__ = ["book"]
@@ -111,22 +112,27 @@ def _build(spec: GameSpec, params: dict[str, Any]) -> None:
         raise click.ClickException(str(exc)) from None
     before = previous[2] if previous is not None else 0.0  # the time of earlier runs (stopped, or done before)
     started = time.perf_counter()
-    status = StrongBuildStatus()
+    status = StrongBuildStatus.for_game(game) if params["everything"] else StrongBuildStatus()
+    listing = None
     if params["everything"]:
         from ..book import strong_resume
 
         resume = strong_resume(entries, name)
         if resume is not None:
             status.resuming(resume.ply, resume.per_ply)
+        from ..listing_files import ListingFiles
+
+        listing = ListingFiles.for_build(game, entries, name, lambda text: click.echo(text, err=True))
     try:
-        report = _run_build(game, entries, params, status)
+        report = _run_build(game, entries, params, status, listing)
     except KeyboardInterrupt:
         kept = status.kept if params["everything"] else 0
         record = entries.build(name)  # (a strong build's note: where a rerun goes on from)
         note = record[3] if record is not None and params["everything"] else ""
         seconds = before + time.perf_counter() - started
         entries.record_build(name, complete=False, positions=kept, seconds=seconds, note=note)
-        click.echo(_interrupted(params, kept), err=True)
+        listed = listing.kept() if listing is not None and not kept else 0  # (read from the files: the truth)
+        click.echo(_interrupted(params, kept, listed), err=True)
         raise
     except (ValueError, StoreError, GameError) as exc:  # (a lost Dask scheduler is a GameError)
         raise click.ClickException(str(exc)) from None
@@ -137,10 +143,17 @@ def _build(spec: GameSpec, params: dict[str, Any]) -> None:
     _print_build(spec, entries, name, report, params)
 
 
-def _interrupted(params: dict[str, Any], kept: int) -> str:
-    """What an interrupted build says it kept (the truth: a strong build keeps the plies it scored)."""
+def _interrupted(params: dict[str, Any], kept: int, listed: int = 0) -> str:
+    """What an interrupted build says it kept (the truth: a strong build keeps the plies it scored,
+    and before that the plies it listed, ``listed`` of them)."""
     if not params["everything"]:  # (each position is written as soon as it is proven)
         return "Interrupted: what was proven is kept; run the same command again to go on."
+    if not kept and listed:
+        plies = "ply 0" if listed == 1 else f"plies 0-{listed - 1}"
+        return (
+            f"Interrupted while the positions were being listed: listed {plies} kept (beside the store); "
+            f"a rerun lists from ply {listed}. Nothing was proven yet."
+        )
     if not kept:
         return (
             "Interrupted while the positions were being listed: nothing was proven yet, nothing is kept; "
@@ -175,15 +188,18 @@ def _build_name(params: dict[str, Any]) -> str:
 
 
 def _run_build(
-    game: Game[Any, Any], entries: GameEntries, params: dict[str, Any], status: StrongBuildStatus
+    game: Game[Any, Any],
+    entries: GameEntries,
+    params: dict[str, Any],
+    status: StrongBuildStatus,
+    listing: ListingFiles[Any] | None = None,
 ) -> BuildReport:
     """Prove the positions the flags ask for into ``entries``, with a progress bar (``--all``: a live
     line naming the stage, with the time left for the whole build, fed to ``status``)."""
-    import sys
 
     from ..book import build_book, build_play_book, build_strong
     from ..build_status import stop_hook
-    from ..live import live, text_status
+    from ..live import live, text_status, wanted
 
     if params["everything"]:
         hook = stop_hook()
@@ -192,8 +208,10 @@ def _run_build(
             status.progress(stage, done, total)
             hook()
 
-        with live(text_status(status.text), sys.stderr.isatty()):
-            return build_strong(game, entries, progress=progress, kept=status.record_kept, name=_build_name(params))
+        with live(text_status(status.text), wanted(None, params["as_json"])):  # (no live line with --json)
+            return build_strong(
+                game, entries, progress=progress, kept=status.record_kept, name=_build_name(params), listing=listing
+            )
     if params["for_play"] is not None:
         players = {"first": (0,), "second": (1,), "both": (0, 1)}[params["player"]]
         with common.progress_bar("positions the perfect player meets (stored / visited)", total=False) as bar:

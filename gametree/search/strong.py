@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Generic
 
 from ..game import Game, M, S, UnsupportedGameError, capabilities, game_name, win_score
 from .results import check_game, position
 
-__all__ = ["DEFAULT_MAX_POSITIONS", "Progress", "Resume", "StrongSolution", "solve_strongly"]
+__all__ = ["DEFAULT_MAX_POSITIONS", "ListedPly", "Progress", "Resume", "StrongSolution", "solve_strongly"]
 
 #: Refuse to go on once this many positions are enumerated (a few GB of memory in Python).
 DEFAULT_MAX_POSITIONS = 50_000_000
@@ -58,6 +59,30 @@ class Resume:
 
     ply: int
     scores: Callable[[list[Hashable]], Mapping[Hashable, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class ListedPly(Generic[S]):
+    """What the listing (the forward pass) found at one ply, all a later solve needs to go on
+    listing from the next ply without listing this one again.
+
+    ``count`` positions are at ``ply``; ``images`` counts them by class (canonical key, in the
+    order the listing met them), ``aliases`` maps each position's key that is not its class's
+    key to it, ``finished`` holds the finished classes' scores, ``reps`` each unfinished class's
+    children (their ``game.key``, in move order), and ``following`` the positions at the next
+    ply by key (the listing's frontier: a solve going on reads only the last ply's)."""
+
+    ply: int
+    count: int
+    images: dict[Hashable, int]
+    aliases: dict[Hashable, Hashable]
+    finished: dict[Hashable, int]
+    reps: dict[Hashable, tuple[Hashable, ...]]
+    following: dict[Hashable, S] = field(default_factory=dict)
+
+
+#: ``listed(ply)``: called as soon as the listing of a ply ends, with what it found (to keep it).
+Listed = Callable[[ListedPly[S]], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +114,8 @@ def solve_strongly(
     max_positions: int = DEFAULT_MAX_POSITIONS,
     keep: Keep | None = None,
     resume: Resume | None = None,
+    listed: Listed[S] | None = None,
+    relist: Iterable[ListedPly[S]] = (),
 ) -> StrongSolution:
     """Prove every position reachable from ``state`` (default: the start).
 
@@ -111,6 +138,12 @@ def solve_strongly(
             ``"reading ply N"``), the shallower plies scored and kept, and the
             finished positions not kept again.  The solution then holds
             ``per_ply`` and ``scores`` up to that ply only.
+        listed: Called with what the listing found at each ply as soon as that
+            ply is listed (:class:`ListedPly`), so that a caller can keep it.
+        relist: What an earlier listing of the same game from the same position
+            found at plies 0, 1, ... N (as ``listed`` was given them; only the last
+            one's ``following`` is read): the listing goes on from ply N + 1
+            (each ply read reported with the stage ``"reading listed ply N"``).
 
     Returns:
         The :class:`StrongSolution`.
@@ -130,7 +163,9 @@ def solve_strongly(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        layers, aliases, per_ply, scores, images = _enumerate(game, state, canonical, progress, max_positions, resume)
+        layers, aliases, per_ply, scores, images = _enumerate(
+            game, state, canonical, progress, max_positions, resume, (listed, relist)
+        )
         if keep is not None and resume is None:
             keep(list(scores), scores, images, None)  # the finished positions
         _score(game, game.ply(state), layers, aliases, scores, progress, keep, images)
@@ -147,6 +182,7 @@ def _enumerate(
     progress: Progress | None,
     max_positions: int,
     resume: Resume | None = None,
+    listing: tuple[Listed[S] | None, Iterable[ListedPly[S]]] = (None, ()),
 ) -> tuple[
     list[dict[Hashable, tuple[Hashable, ...]]],
     dict[Hashable, Hashable],
@@ -163,17 +199,27 @@ def _enumerate(
     backward pass neither plays a move nor computes a key again); ``scores``
     holds the finished positions' scores already.  With ``resume``, the positions at
     ``resume.ply`` are not expanded: their scores are read (:func:`_read_boundary`).
+    ``listing``: who is told of each ply listed, and the plies an earlier listing kept
+    (read instead of listed again).
     """
-    outcome, legal, play, key, to_move = game.outcome, game.legal_moves, game.play, game.key, game.to_move
-    C = game.info.max_plies
+    listed, relist = listing
     ply = game.ply(state)
     layers: list[dict[Hashable, tuple[Hashable, ...]]] = []
     aliases: dict[Hashable, Hashable] = {}
     per_ply: list[int] = []
     scores: dict[Hashable, int] = {}
     images: dict[Hashable, int] = {}
-    frontier: dict[Hashable, S] = {key(state): state}
-    counted = 0  # positions up to the frontier's ply
+    frontier: dict[Hashable, S] = {game.key(state): state}
+    for kept in relist:
+        if kept.ply != ply:
+            raise ValueError(f"the listing kept has ply {kept.ply} where ply {ply} was due")
+        per_ply.append(kept.count)
+        _merge(kept, layers, aliases, scores, images)
+        frontier = kept.following
+        if progress is not None:
+            progress(f"reading listed ply {ply}", kept.count, kept.count)
+        ply += 1
+    counted = sum(per_ply)  # positions up to the frontier's ply
     while frontier:
         depth = len(per_ply)
         size = len(frontier)
@@ -184,50 +230,92 @@ def _enumerate(
         counted += size
         if counted > max_positions:
             raise UnsupportedGameError(_too_many(max_positions, depth))
-        stage = f"enumerating ply {ply}"
-        magnitude = win_score(C, ply - 1)  # a game that ended with the move to this ply
-        reps: dict[Hashable, tuple[Hashable, ...]] = {}
-        following: dict[Hashable, S] = {}
-        for done, (k, s) in enumerate(frontier.items()):
-            if not done & _EVERY:
-                if counted + len(following) > max_positions:
-                    raise UnsupportedGameError(_too_many(max_positions, depth + 1))
-                if progress is not None:
-                    progress(stage, done, size)
-            if canonical is None:
-                c = k
-            else:
-                c = canonical(s)
-                if c != k:
-                    aliases[k] = c
-            images[c] = images.get(c, 0) + 1
-            ended = outcome(s)
-            if ended is not None:
-                scores[c] = _ended_score(ended.winner, to_move(s), magnitude)
-                continue
-            if c in reps:  # an image of a class met before: its children are counted, not kept
-                for m in legal(s):
-                    child = play(s, m)
-                    ck = key(child)
-                    if ck not in following:
-                        following[ck] = child
-                continue
-            children = []
+        found = _list_ply(game, ply, frontier, canonical, progress, (counted, max_positions, depth))
+        _merge(found, layers, aliases, scores, images)
+        frontier = found.following
+        if listed is not None:
+            listed(found)
+        del found  # (its dictionaries of the ply's classes: merged, their memory freed)
+        ply += 1
+    return layers, aliases, per_ply, scores, images
+
+
+def _merge(
+    found: ListedPly[S],
+    layers: list[dict[Hashable, tuple[Hashable, ...]]],
+    aliases: dict[Hashable, Hashable],
+    scores: dict[Hashable, int],
+    images: dict[Hashable, int],
+) -> None:
+    """Add what the listing found at one ply to what it found at the plies before."""
+    layers.append(found.reps)
+    aliases.update(found.aliases)
+    scores.update(found.finished)
+    if images.keys().isdisjoint(found.images):  # (a class never spans two plies in the usual games)
+        images.update(found.images)
+    else:
+        for c, n in found.images.items():
+            images[c] = images.get(c, 0) + n
+
+
+def _list_ply(
+    game: Game[S, M],
+    ply: int,
+    frontier: dict[Hashable, S],
+    canonical: Callable[[S], Hashable] | None,
+    progress: Progress | None,
+    limit: tuple[int, int, int],
+) -> ListedPly[S]:
+    """List the positions at ``ply`` (the ``frontier``): their classes, the finished ones' scores,
+    the others' children, and the positions at the next ply.  ``limit``: the positions counted up to
+    this ply, ``max_positions`` and the depth (to refuse a game too large as soon as it shows)."""
+    outcome, legal, play, key, to_move = game.outcome, game.legal_moves, game.play, game.key, game.to_move
+    counted, max_positions, depth = limit
+    stage = f"enumerating ply {ply}"
+    size = len(frontier)
+    magnitude = win_score(game.info.max_plies, ply - 1)  # a game that ended with the move to this ply
+    images: dict[Hashable, int] = {}
+    aliases: dict[Hashable, Hashable] = {}
+    finished: dict[Hashable, int] = {}
+    reps: dict[Hashable, tuple[Hashable, ...]] = {}
+    following: dict[Hashable, S] = {}
+    for done, (k, s) in enumerate(frontier.items()):
+        if not done & _EVERY:
+            if counted + len(following) > max_positions:
+                raise UnsupportedGameError(_too_many(max_positions, depth + 1))
+            if progress is not None:
+                progress(stage, done, size)
+        if canonical is None:
+            c = k
+        else:
+            c = canonical(s)
+            if c != k:
+                aliases[k] = c
+        images[c] = images.get(c, 0) + 1
+        ended = outcome(s)
+        if ended is not None:
+            finished[c] = _ended_score(ended.winner, to_move(s), magnitude)
+            continue
+        if c in reps:  # an image of a class met before: its children are counted, not kept
             for m in legal(s):
                 child = play(s, m)
                 ck = key(child)
-                children.append(ck)
                 if ck not in following:
                     following[ck] = child
-            if not children:
-                raise ValueError(f"{game_name(game)}: an unfinished position at ply {ply} has no legal move")
-            reps[c] = tuple(children)
-        if progress is not None:
-            progress(stage, size, size)
-        layers.append(reps)
-        frontier = following
-        ply += 1
-    return layers, aliases, per_ply, scores, images
+            continue
+        children = []
+        for m in legal(s):
+            child = play(s, m)
+            ck = key(child)
+            children.append(ck)
+            if ck not in following:
+                following[ck] = child
+        if not children:
+            raise ValueError(f"{game_name(game)}: an unfinished position at ply {ply} has no legal move")
+        reps[c] = tuple(children)
+    if progress is not None:
+        progress(stage, size, size)
+    return ListedPly(ply, size, images, aliases, finished, reps, following)
 
 
 def _ended_score(winner: int | None, mover: int, magnitude: int) -> int:
