@@ -173,7 +173,7 @@ def tier_score(value: TierValue, ply: int, max_plies: int) -> int:
     return won if value.outcome == "win" else -won
 
 
-def tier_result(book: TierBook, state: Any, *, pv: bool = True) -> SearchResult:
+def tier_result(book: TierBook, state: Any, *, pv: bool = True, all_moves: bool = True) -> SearchResult:
     """``state``'s answer from ``book`` as the exact solver gives it (every move scored, its
     remoteness as ``plies_to_end``, the best moves those of the best score: the fastest win, the
     slowest loss, any drawing move), ``algorithm`` :data:`TIERS` and ``from_store``; no search.
@@ -204,6 +204,8 @@ def tier_result(book: TierBook, state: Any, *, pv: bool = True) -> SearchResult:
         answer = book.answer(after)
     stats = stats_of((), time.perf_counter() - started)
     best_moves = tuple(mv.move for mv in move_values if mv.best)
+    if not all_moves:
+        move_values = tuple(mv for mv in move_values if mv.best)
     result = assemble(
         TIERS, game, root, best, True, found.value.remoteness, best_moves, move_values, tuple(line), None, stats
     )
