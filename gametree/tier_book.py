@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .game import Configurable, Game, capabilities, game_name, win_score
+from .game import Configurable, Game, UnsupportedGameError, capabilities, game_name, win_score
 from .search.ply_tiers import by_ply_refusal, list_plies, score_plies
 from .search.results import MoveValue, SearchResult, assemble, start, stats_of
 from .search.tiers import (
@@ -74,7 +74,10 @@ def build_tier_book(
     tier.  ``workers`` processes (or the workers of the Dask cluster at ``scheduler``, which must
     see ``folder``) share each tier.  A game without tiers of its own is tiered by ply if it declares
     ``GameInfo.adds_one_piece`` (in this process: ``workers`` and ``scheduler`` are refused)."""
-    if capabilities(game).tiered is None and by_ply_refusal(game) is None:
+    if capabilities(game).tiered is None:
+        why = by_ply_refusal(game)
+        if why is not None:
+            raise UnsupportedGameError(why)
         if workers > 1 or scheduler is not None:
             raise TierFileError(f"{game_name(game)} is tiered by ply, in one process: drop --workers and --scheduler")
         plies = list_plies(game, progress)

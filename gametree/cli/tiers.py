@@ -1,7 +1,8 @@
 """``gametree tiers``: strong solutions in flat arrays, tier by tier, kept in a directory (docs/tiers.md).
 
 - ``gametree tiers build GAME [game options] [--out DIR]`` solves every reachable position of a
-  tiered game (Connect Four, m,n,k) into DIR, with a live line (positions a second, the time left
+  tiered game (Connect Four, m,n,k; a game without tiers of its own that declares
+  ``GameInfo.adds_one_piece`` is tiered by ply) into DIR, with a live line (positions a second, the time left
   for the whole build); Ctrl-C or SIGTERM keeps the finished tiers, and the same command resumes;
 - ``gametree tiers query GAME [game options] [--tiers DIR] --moves M [--json]``: a position's value
   and remoteness and every move's, from the arrays;
