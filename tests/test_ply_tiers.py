@@ -167,6 +167,9 @@ def test_games_that_cannot_be_tiered_by_ply_are_refused(tmp_path: Path) -> None:
 
     with pytest.raises(UnsupportedGameError, match="keys are not integers"):
         list_plies(TupleKeys())
+    with pytest.raises(UnsupportedGameError, match="more than 1,000 positions: too many to tier by ply"):
+        list_plies(_ttt(), max_positions=1000)
+    assert sum(list_plies(_ttt(), max_positions=5478).sizes) == 5478
 
 
 def test_tiers_build_tiers_a_plugin_game_without_tiers_by_ply(gametree_cli: Any, tmp_path: Path) -> None:

@@ -35,6 +35,9 @@ __all__ = ["KeyedTierStore", "Plies", "by_ply_refusal", "list_plies", "score_pli
 
 #: The largest key a tier by ply can hold (keys are ``int64``).
 MAX_KEY = (1 << 63) - 1
+#: The most positions a build by ply lists (each kept as a Python state while it runs: 4x4
+#: tic-tac-toe's 9,722,011 took 1.6 GB), so that a board too big for it is refused, not a swap storm.
+MAX_POSITIONS = 20_000_000
 #: Positions between two progress reports (and stop checks).
 REPORT_EVERY = 1 << 14
 
@@ -81,8 +84,11 @@ def _key(game: Game[Any, Any], state: Any) -> int:
     return key
 
 
-def list_plies(game: Game[Any, Any], progress: TierProgress | None = None) -> Plies:
-    """Every reachable position of ``game``, ply by ply, each ply sorted by key (the forward pass)."""
+def list_plies(
+    game: Game[Any, Any], progress: TierProgress | None = None, *, max_positions: int = MAX_POSITIONS
+) -> Plies:
+    """Every reachable position of ``game``, ply by ply, each ply sorted by key (the forward pass);
+    more than ``max_positions`` is an :class:`UnsupportedGameError`."""
     why = by_ply_refusal(game)
     if why is not None:
         raise UnsupportedGameError(why)
@@ -104,6 +110,11 @@ def list_plies(game: Game[Any, Any], progress: TierProgress | None = None) -> Pl
                 child = game.play(state, move)
                 following.setdefault(_key(game, child), child)
         listed += len(level)
+        if listed + len(following) > max_positions:
+            raise UnsupportedGameError(
+                f"{game_name(game)} has more than {max_positions:,} positions: too many to tier by ply in Python "
+                "(give the game tiers of its own: gametree.game.Tiered)"
+            )
         if progress is not None:
             progress(f"list ply {len(keys) - 1}", listed, listed + len(following))
         level = following
