@@ -123,7 +123,7 @@ class TicTacToe(LetteredGrid, Game[TTTState, int]):
             raise ValueError(f"k={_shown(k)} cannot fit on a {width}x{height} board (1 <= k <= {max(width, height)})")
         self.width, self.height, self.k = width, height, k
         self.cells = n = width * height
-        self.info = GameInfo(max_plies=n, player_names=("X", "O"))
+        self.info = GameInfo(max_plies=n, player_names=("X", "O"), adds_one_piece=True)
         self.full = (1 << n) - 1
 
         self.lines = tuple(dict.fromkeys(grid_lines(width, height, k)))  # k == 1 yields each cell 4 times

@@ -139,9 +139,12 @@ def solve_from_tiers(
 ) -> SearchResult:
     """``Position.solve(tiers=...)``: the solver's result read from the tier directory ``tiers`` (a
     :class:`gametree.tier_book.TierBook` or its folder), ``algorithm`` ``"tiers"``, no search; a
-    search option in ``options`` is a :class:`TypeError` (nothing is searched)."""
+    search option in ``options`` is a :class:`TypeError` (nothing is searched); ``all_moves`` and
+    ``pv`` are honoured (:func:`gametree.tier_book.tier_result`)."""
     from .tier_book import tier_result
 
-    if options:
-        raise TypeError(f"tiers= reads the answer without a search: drop {', '.join(sorted(options))}")
-    return tier_result(open_tiers(game, tiers), state)
+    searched = sorted(set(options) - {"all_moves", "pv"})
+    if searched:
+        raise TypeError(f"tiers= reads the answer without a search: drop {', '.join(searched)}")
+    shown = {name: bool(options[name]) for name in ("all_moves", "pv") if name in options}
+    return tier_result(open_tiers(game, tiers), state, **shown)

@@ -172,7 +172,11 @@ class GameInfo:
       ``payoff_bounds`` it lets max^n prune shallowly (:mod:`gametree.search.multiplayer`).
       ``None``: 0 for a two-player zero-sum game, unknown for the others;
     - ``repeats``: a position can come back (a cycle in the game graph), so a
-      depth-first search need not end; retrograde analysis handles it.
+      depth-first search need not end; retrograde analysis handles it;
+    - ``adds_one_piece``: every move adds one piece and takes none away, so a position's ply is
+      its number of pieces and no position comes back; with ``key`` a distinct integer from 0 to
+      2**63 - 1 for each position, the tier solver can build the game without a :class:`Tiered`
+      (tiers by ply, ranked by sorted keys: :mod:`gametree.search.ply_tiers`).
     """
 
     max_plies: int
@@ -185,6 +189,7 @@ class GameInfo:
     payoff_bounds: tuple[Payoff, Payoff] | None = None
     repeats: bool = False
     payoff_sum: Payoff | None = None
+    adds_one_piece: bool = False
 
 
 class GameKind(StrEnum):

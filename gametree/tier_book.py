@@ -1,7 +1,8 @@
 """Tier books: a tier build kept in a directory (:mod:`gametree.store.tiers`), built, queried, described.
 
 - :func:`build_tier_book` solves a tiered game into a directory, tier by tier, resuming a stopped
-  build where it stopped (:func:`gametree.search.tiers.solve_tiers`);
+  build where it stopped (:func:`gametree.search.tiers.solve_tiers`); a game without tiers of its
+  own that declares ``GameInfo.adds_one_piece`` is tiered by ply (:mod:`gametree.search.ply_tiers`);
 - :class:`TierBook` reads one (memory-mapped, each tier checked when first used) and answers a
   position's value and remoteness and every move's (:meth:`TierBook.answer`);
 - :func:`tier_result`: the same answer as the :class:`gametree.search.results.SearchResult` the
@@ -18,11 +19,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from .game import Configurable, Game, capabilities, game_name, win_score
+from .game import Configurable, Game, UnsupportedGameError, capabilities, game_name, win_score
+from .search.ply_tiers import by_ply_refusal, list_plies, score_plies
 from .search.results import MoveValue, SearchResult, assemble, start, stats_of
 from .search.tiers import (
     TierCounts,
@@ -34,7 +36,7 @@ from .search.tiers import (
     tier_rules,
     value_bytes,
 )
-from .store.tiers import TierDirectory, TierFileError, load_checked, read_header
+from .store.tiers import SORTED_KEYS, TierDirectory, TierFileError, load_checked, read_header
 
 __all__ = [
     "TIERS",
@@ -70,7 +72,18 @@ def build_tier_book(
 ) -> TierSolution:
     """Solve ``game`` (installed as ``name``) into ``folder``; a build stopped before resumes at its
     tier.  ``workers`` processes (or the workers of the Dask cluster at ``scheduler``, which must
-    see ``folder``) share each tier."""
+    see ``folder``) share each tier.  A game without tiers of its own is tiered by ply if it declares
+    ``GameInfo.adds_one_piece`` (in this process: ``workers`` and ``scheduler`` are refused)."""
+    if capabilities(game).tiered is None:
+        why = by_ply_refusal(game)
+        if why is not None:
+            raise UnsupportedGameError(why)
+        if workers > 1 or scheduler is not None:
+            raise TierFileError(f"{game_name(game)} is tiered by ply, in one process: drop --workers and --scheduler")
+        plies = list_plies(game, progress)
+        _check_room(folder, plies.sizes, value_bytes(game) + 8)  # (a value and a key a position)
+        keyed = TierDirectory(folder, name, _options(game), plies.sizes, value_bytes(game), ranking=SORTED_KEYS)
+        return score_plies(game, plies, keyed, progress=progress, should_stop=should_stop)
     _, tiers = tier_rules(game)
     _check_room(folder, tiers.sizes, value_bytes(game))
     store = TierDirectory(folder, name, _options(game), tiers.sizes, value_bytes(game))
@@ -108,6 +121,35 @@ class TierAnswer:
     moves: tuple[TierMove, ...]
 
 
+class _Positions(Protocol):
+    """Where a position is in a tier directory: ``(tier, index)``."""
+
+    def tier_position(self, state: Any) -> tuple[int, int]: ...
+
+
+class _SortedKeys:
+    """The positions of a build by ply (:data:`gametree.store.tiers.SORTED_KEYS`): tier ``ply``,
+    index the key's place among the tier's sorted keys (each tier's keys checked when first used)."""
+
+    def __init__(self, game: Game[Any, Any], folder: Path, header: dict[str, Any]) -> None:
+        self.game, self.folder, self.header = game, folder, header
+        self._keys: dict[int, np.ndarray] = {}
+
+    def tier_position(self, state: Any) -> tuple[int, int]:
+        tier = self.game.ply(state)
+        keys = self._keys.get(tier)
+        if keys is None:
+            entry = self.header["keys"].get(str(tier)) if 0 <= tier < len(self.header["sizes"]) else None
+            if entry is None:
+                raise TierFileError(f"{self.folder} has no keys of ply {tier} (an unfinished build: run it again)")
+            keys = self._keys[tier] = load_checked(self.folder, entry, self.header["sizes"][tier], np.dtype(np.int64))
+        key = self.game.key(state)
+        index = int(np.searchsorted(keys, key)) if isinstance(key, int) and 0 <= key < 1 << 63 else len(keys)
+        if index == len(keys) or int(keys[index]) != key:
+            raise TierFileError(f"{self.folder}: this position is not among ply {tier}'s (another game's directory?)")
+        return tier, index
+
+
 class TierBook:
     """A tier directory of ``game`` (installed as ``name``), read-only: one of another game, other
     options or other tier sizes is a :class:`TierFileError` here.  A build not finished yet answers
@@ -117,14 +159,19 @@ class TierBook:
         header = read_header(folder)
         if header["game"] != name or header["options"] != _options(game):
             raise TierFileError(f"{folder} holds {header['game']} {header['options']}, not {name} {_options(game)}")
-        tiered = capabilities(game).tiered
-        if tiered is None:
-            raise TierFileError(f"{game_name(game)} has no tiers")
-        sizes = [tiered.tier_size(t) for t in range(tiered.tier_count())]
-        if header["sizes"] != sizes:
-            raise TierFileError(
-                f"{folder} was built with other tier sizes than this version of {name}'s: build it again"
-            )
+        tiered: _Positions
+        if header.get("ranking") == SORTED_KEYS:  # (tiers by ply: the sizes are the build's)
+            tiered = _SortedKeys(game, folder, header)
+        else:
+            own = capabilities(game).tiered
+            if own is None:
+                raise TierFileError(f"{game_name(game)} has no tiers")
+            sizes = [own.tier_size(t) for t in range(own.tier_count())]
+            if header["sizes"] != sizes:
+                raise TierFileError(
+                    f"{folder} was built with other tier sizes than this version of {name}'s: build it again"
+                )
+            tiered = own
         self.game, self.tiered, self.folder, self.header = game, tiered, folder, header
         self.width = int(header["value_bytes"])
         self._arrays: dict[int, np.ndarray] = {}
@@ -146,6 +193,8 @@ class TierBook:
     def covers(self, state: object) -> bool:
         """Whether the directory answers ``state`` (its tier is solved: the next one is too, as tiers
         are solved from the last)."""
+        if self.header.get("ranking") == SORTED_KEYS:
+            return str(self.game.ply(state)) in self.header["tiers"]
         tier, _ = self.tiered.tier_position(state)
         return str(tier) in self.header["tiers"]
 
@@ -177,7 +226,7 @@ def tier_score(value: TierValue, ply: int, max_plies: int) -> int:
     return won if value.outcome == "win" else -won
 
 
-def tier_result(book: TierBook, state: Any, *, pv: bool = True) -> SearchResult:
+def tier_result(book: TierBook, state: Any, *, pv: bool = True, all_moves: bool = True) -> SearchResult:
     """``state``'s answer from ``book`` as the exact solver gives it (every move scored, its
     remoteness as ``plies_to_end``, the best moves those of the best score: the fastest win, the
     slowest loss, any drawing move), ``algorithm`` :data:`TIERS` and ``from_store``; no search.
@@ -208,6 +257,8 @@ def tier_result(book: TierBook, state: Any, *, pv: bool = True) -> SearchResult:
         answer = book.answer(after)
     stats = stats_of((), time.perf_counter() - started)
     best_moves = tuple(mv.move for mv in move_values if mv.best)
+    if not all_moves:
+        move_values = tuple(mv for mv in move_values if mv.best)
     result = assemble(
         TIERS, game, root, best, True, found.value.remoteness, best_moves, move_values, tuple(line), None, stats
     )

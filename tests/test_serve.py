@@ -422,3 +422,127 @@ def test_workers_write_one_store_at_once(tmp_path):
     assert all(a["exact"] for a in first)
     assert [a["source"] for a in again] == ["store"] * len(openings)
     assert [[m["value"] for m in a["moves"]] for a in again] == [[m["value"] for m in a["moves"]] for a in first]
+
+
+# ---------------------------------------------------------------------------------------------
+# Tier directories (gametree serve --tiers DIR, issue 33): their board answered from the arrays
+
+
+@pytest.fixture(scope="module")
+def ttt_tiers(tmp_path_factory):
+    """3x3 tic-tac-toe's tier directory (5,478 positions), built once."""
+    from gametree.tier_book import build_tier_book
+
+    folder = tmp_path_factory.mktemp("serve-tiers") / "ttt"
+    build_tier_book(load().game("tictactoe").create(), "tictactoe", folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tier_client(ttt_tiers):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with TestClient(make_app(WorkerSetup(tiers=(str(ttt_tiers),)), workers=1)) as client:
+            yield client
+
+
+@pytest.mark.parametrize("moves", ["", "A1", "B2 A1", "A1 B2 C3", "A1 B1 A2 B2", "A1 A2 B1 B2 C3 C1"])
+def test_the_tier_directory_answers_the_analysis_of_its_board_as_minimax_does(tier_client, moves):
+    game = load().game("tictactoe").create()
+    data = tier_client.post("/api/analyse", json={"game": "tictactoe", "moves": moves, "budget": 5}).json()
+    assert data["source"] == "tiers" and data["algorithm"] == "tiers" and data["exact"]
+    exact = search("minimax", game, play_text(game, moves))  # (depth-aware scores, the plies to the end)
+    assert data["value"] == exact.value
+    by_move = {mv.move: mv for mv in exact.move_values}
+    assert [m["move"] for m in data["moves"]] == [mv.move for mv in exact.move_values]
+    for m in data["moves"]:
+        mv = by_move[m["move"]]
+        assert m["value"] == sign(mv.score) and m["score"] == mv.score and m["plies"] == mv.plies_to_end, m
+        assert m["exact"] and m["label"] == ("D" if m["value"] == "draw" else f"{m['value'][0].upper()}{m['plies']}")
+
+
+def test_other_boards_and_games_are_searched_as_without_a_directory(tier_client):
+    other = {"game": "tictactoe", "options": {"size": 3, "k": 2}, "moves": "A1", "budget": 5}
+    data = tier_client.post("/api/analyse", json=other).json()
+    assert data["source"] == "search" and data["algorithm"] == "solver" and data["exact"]
+    game = load().game("tictactoe").create(size=3, k=2)
+    assert {m["move"]: m["value"] for m in data["moves"]} == brute_force(game, "A1")
+    nim = tier_client.post("/api/analyse", json={"game": "nim", "options": {"heaps": "1,2"}}).json()
+    assert nim["source"] == "search"
+    over = tier_client.post("/api/analyse", json={"game": "tictactoe", "moves": "A1 B1 A2 B2 A3"}).json()
+    assert over["source"] == "over"
+
+
+@pytest.mark.parametrize("moves", ["A1 B2", "A1 B1 C1", "B2 A1 C3", "A1 A2 B1 B2"])
+def test_the_perfect_player_of_the_page_reads_the_tier_directory(tier_client, ttt_tiers, moves):
+    """Its move is one of the best the arrays give (keeping a draw; the fastest win; the slowest
+    loss), checked by minimax's depth-aware scores; in a worker of this process it says it read them."""
+    game = load().game("tictactoe").create()
+    exact = search("minimax", game, play_text(game, moves))
+    best = {mv.move for mv in exact.move_values if mv.score == exact.score}
+    for seed in range(3):
+        body = {"game": "tictactoe", "moves": moves, "player": "perfect", "seed": seed, "budget": 2}
+        answer = tier_client.post("/api/move", json=body)
+        assert answer.status_code == 200 and answer.json()["move"] in best, answer.text
+    context = WorkerContext(WorkerSetup(tiers=(str(ttt_tiers),)))
+    moved = run_job(context, MoveJob(parse_move({"game": "tictactoe", "moves": moves, "player": "perfect"}), 2.0))
+    assert moved.move in best
+    (player,) = context.players.values()
+    assert player.tiers is not None and player.tiers.folder == ttt_tiers and player.last.how == "tiers"
+    other = parse_move({"game": "tictactoe", "options": {"size": 3, "k": 2}, "moves": "A1", "player": "perfect"})
+    run_job(context, MoveJob(other, 2.0))
+    assert all(p.tiers is None for key, p in context.players.items() if key[1])  # (another board: searched)
+
+
+def _edited(source, target, **changes):
+    """A copy of the tier directory ``source`` at ``target`` with its header's fields changed."""
+    import shutil
+
+    shutil.copytree(source, target)
+    header = json.loads((target / "header.json").read_text())
+    header.update(changes)
+    (target / "header.json").write_text(json.dumps(header))
+    return target
+
+
+def test_a_wrong_tier_directory_is_one_line_before_the_server_listens(gametree_cli, ttt_tiers, tmp_path):
+    import socket
+
+    from gametree.store.tiers import TierFileError
+
+    header = json.loads((ttt_tiers / "header.json").read_text())
+    wrong = {
+        "is not a tier directory": [str(tmp_path / "missing")],
+        "which is not installed": [str(_edited(ttt_tiers, tmp_path / "unknown", game="no-such-game"))],
+        "cannot be made": [str(_edited(ttt_tiers, tmp_path / "board", options={"width": 3, "height": 3, "k": 9}))],
+        "other tier sizes": [str(_edited(ttt_tiers, tmp_path / "sizes", sizes=[s + 1 for s in header["sizes"]]))],
+        "hold the same game and board": [str(ttt_tiers), str(_edited(ttt_tiers, tmp_path / "twice"))],
+    }
+    with socket.socket() as taken:  # (a port in use: the error is the directory's, found before listening)
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        for said, folders in wrong.items():
+            flags = [f for folder in folders for f in ("--tiers", folder)]
+            out = gametree_cli("serve", "--port", port, "--no-store", *flags, timeout=60)
+            assert out.returncode == 1 and out.stderr.count("\n") == 1, out.stderr
+            assert out.stderr.startswith("Error: --tiers: ") and said in out.stderr, out.stderr
+            with pytest.raises(TierFileError, match=said):
+                make_app(WorkerSetup(tiers=tuple(folders)), workers=1)
+
+
+def test_a_tier_file_damaged_after_the_start_is_a_one_line_500(ttt_tiers, tmp_path):
+    import shutil
+
+    folder = tmp_path / "damaged"
+    shutil.copytree(ttt_tiers, folder)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with TestClient(make_app(WorkerSetup(tiers=(str(folder),)), workers=1)) as client:
+            tier = folder / json.loads((folder / "header.json").read_text())["tiers"]["1"]["file"]
+            data = bytearray(tier.read_bytes())
+            data[-1] ^= 0xFF
+            tier.write_bytes(bytes(data))
+            answer = client.post("/api/analyse", json={"game": "tictactoe", "moves": "", "budget": 2})
+    assert answer.status_code == 500 and "is damaged" in answer.json()["error"], answer.text
+    assert "\n" not in answer.json()["error"]

@@ -233,6 +233,84 @@ def test_solve_with_tiers_refuses_search_flags_and_a_finished_game(
     assert out.returncode == 1 and out.stderr.count("\n") == 1 and "game is over" in out.stderr
 
 
+#: Every ``gametree solve`` flag that means nothing with ``--tiers``, as given and as the error names it.
+REFUSED_WITH_TIERS = [
+    (["--depth", "2"], "--depth"),
+    (["--time-limit", "1"], "--time-limit"),
+    (["--analysis-time", "1"], "--analysis-time"),
+    (["--analysis-time", "3"], "--analysis-time"),  # (its default, given all the same)
+    (["--cache-size", "2M"], "--cache-size"),
+    (["--no-cache"], "--no-cache"),
+    (["--no-symmetry"], "--no-symmetry"),
+    (["--weak"], "--weak"),
+    (["--engine", "python"], "--engine"),
+    (["--trace"], "--trace"),
+    (["--no-trace"], "--no-trace"),
+    (["-a", "solver"], "--algorithm"),
+    (["--iterations", "5"], "--iterations"),
+    (["--seed", "1"], "--seed"),
+    (["--store", "x.sqlite"], "--store"),
+    (["--no-store"], "--no-store"),
+    (["--batch", "-"], "--batch"),
+    (["--keep-going"], "--keep-going"),
+    (["--progress"], "--progress"),
+    (["--no-progress"], "--no-progress"),
+    (["--workers", "2"], "--workers"),
+    (["--scheduler", "tcp://127.0.0.1:1"], "--scheduler"),
+    (["--split-ply", "2"], "--split-ply"),
+]
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"), REFUSED_WITH_TIERS, ids=[n + "=" + "".join(f[1:]) for f, n in REFUSED_WITH_TIERS]
+)
+def test_solve_with_tiers_refuses_each_flag_of_a_search_by_name(
+    tier_dirs: dict[str, Path], flags: list[str], named: str
+) -> None:
+    from click.testing import CliRunner
+
+    from gametree.cli.root import cli
+
+    args = ["solve", "tictactoe", "--tiers", str(tier_dirs["ttt"]), "--moves", "B2", *flags]
+    out = CliRunner().invoke(cli, args, input="B2\n")
+    assert out.exit_code == 2, out.output
+    error = [line for line in out.output.splitlines() if line.startswith("Error:")]
+    assert error == [f"Error: --tiers reads the answer without a search: drop {named}"]
+
+
+def test_solve_with_tiers_names_every_refused_flag_in_one_line(gametree_cli: Any, tier_dirs: dict[str, Path]) -> None:
+    folder = str(tier_dirs["ttt"])
+    out = gametree_cli(
+        "solve", "tictactoe", "--tiers", folder, "--cache-size", "2M", "--no-store", "--analysis-time", "0"
+    )
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "drop --analysis-time, --cache-size, --no-store" in out.stderr.splitlines()[-1]
+    # The game's own options and --json, --moves, --best-only are not refused.
+    ok = gametree_cli("solve", "tictactoe", "--size", "3", "--tiers", folder, "--moves", "B2", "--best-only", "--json")
+    assert ok.returncode == 0, ok.stderr
+
+
+@pytest.mark.parametrize("moves", ["", "B2", "A1 B1 A2 B2", "A1 B2 C3"])
+def test_solve_with_tiers_best_only_lists_only_the_best_moves_values(tier_dirs: dict[str, Path], moves: str) -> None:
+    from click.testing import CliRunner
+
+    from gametree.cli.root import cli
+
+    folder = str(tier_dirs["ttt"])
+    base = ["solve", "tictactoe", "--tiers", folder, "--moves", moves, "--json"]
+    every = json.loads(CliRunner().invoke(cli, base).output)
+    best = json.loads(CliRunner().invoke(cli, [*base, "--best-only"]).output)
+    game = _ttt()
+    state = Position.of("tictactoe", moves).state
+    top = max(-brute(game.play(state, m)) for m in game.legal_moves(state))
+    expected = {game.format_move(state, m) for m in game.legal_moves(state) if -brute(game.play(state, m)) == top}
+    assert {m["move"] for m in best["move_values"]} == set(best["best_moves"]) == expected
+    assert all(m["best"] and m["score"] == top for m in best["move_values"])
+    assert len(every["move_values"]) == len(list(game.legal_moves(state)))
+    for field in ("value", "score", "plies_to_end", "best_moves", "pv"):
+        assert best[field] == every[field], field
+
+
 def test_position_solve_reads_a_tier_directory(tier_dirs: dict[str, Path]) -> None:
     position = Position.of("connect4", "1 2", width=4, height=4)
     read = position.solve(tiers=tier_dirs["c4"])
@@ -246,7 +324,10 @@ def test_position_solve_reads_a_tier_directory(tier_dirs: dict[str, Path]) -> No
     with pytest.raises(TierFileError, match="not this game"):
         Position.of("tictactoe", "B2").solve(tiers=book)
     with pytest.raises(TypeError, match="drop depth"):
-        position.solve(tiers=book, depth=3)
+        position.solve(tiers=book, depth=3, all_moves=False)
+    best = position.solve(tiers=book, all_moves=False)
+    assert best.move_values == tuple(m for m in read.move_values if m.best) and best.best_moves == read.best_moves
+    assert position.solve(tiers=book, pv=False).pv == read.pv[:1]
 
 
 def test_book_query_and_info_are_the_tiers_commands(gametree_cli: Any, tier_dirs: dict[str, Path]) -> None:

@@ -2,7 +2,8 @@
 
 Starts the web application of :mod:`gametree.serve` on uvicorn, bound to the loopback
 address unless ``--host`` says otherwise; ``--open`` opens the page in the default
-browser.  Ctrl-C stops the server and its search workers.
+browser; ``--tiers DIR`` answers the game and board a tier directory holds from its arrays
+(checked before the server listens).  Ctrl-C stops the server and its search workers.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from .common import check_workers, echo_message, number_option, registry_of, sto
 
 if TYPE_CHECKING:
     import uvicorn
+
+    from ..plugin.registry import Registry
 
 __all__ = ["serve"]
 
@@ -67,6 +70,17 @@ def _store_path(store_path: str | None, no_store: bool) -> str | None:
     return path
 
 
+def _check_tiers(registry: Registry, folders: tuple[str, ...]) -> None:
+    """Each ``--tiers`` directory opened as the game and board it holds, or a one-line error."""
+    from ..serve.tiers import TierShelf
+    from ..store.tiers import TierFileError
+
+    try:
+        TierShelf(registry, folders)
+    except TierFileError as exc:
+        raise click.ClickException(f"--tiers: {exc}") from None
+
+
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback by default).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port to listen on.")
@@ -86,6 +100,14 @@ def _store_path(store_path: str | None, no_store: bool) -> str | None:
     f"Search in at most N worker processes [default: {DEFAULT_WORKERS}].",
     callback=check_workers,
 )
+@click.option(
+    "--tiers",
+    "tiers",
+    multiple=True,
+    metavar="DIR",
+    help="Answer the analysis and the perfect player of the game and board this tier directory holds "
+    "(gametree tiers build) from its arrays, without a search (repeatable: one a board).",
+)
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in the default browser.")
 @click.pass_context
 def serve(
@@ -96,19 +118,21 @@ def serve(
     store_path: str | None,
     no_store: bool,
     workers: int | None,
+    tiers: tuple[str, ...],
     open_browser: bool,
 ) -> None:
     """Play and analyse any installed game in the browser: every move's value, computer players, the search tree."""
     root = ctx.find_root()
     root.params["plugins"] = (*(root.params.get("plugins") or ()), *plugins)
-    registry_of(ctx)  # (a -p MODULE that fails is a one-line error here, before the server starts)
+    registry = registry_of(ctx)  # (a -p MODULE that fails is a one-line error here, before the server starts)
     try:
         import uvicorn
 
         from ..serve import WorkerSetup, make_app
     except ImportError as exc:
         raise click.ClickException(f"gametree serve needs {exc.name}: pip install starlette uvicorn") from None
-    setup = WorkerSetup(tuple(root.params["plugins"]), _store_path(store_path, no_store), tuple(sys.path))
+    _check_tiers(registry, tiers)
+    setup = WorkerSetup(tuple(root.params["plugins"]), _store_path(store_path, no_store), tuple(sys.path), tiers)
     listening = _listen(host, port)  # (bound here: a port in use is a one-line error before anything starts)
     port = listening.getsockname()[1]
     app = make_app(setup, workers=workers or DEFAULT_WORKERS)

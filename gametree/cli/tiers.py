@@ -1,7 +1,8 @@
 """``gametree tiers``: strong solutions in flat arrays, tier by tier, kept in a directory (docs/tiers.md).
 
 - ``gametree tiers build GAME [game options] [--out DIR]`` solves every reachable position of a
-  tiered game (Connect Four, m,n,k) into DIR, with a live line (positions a second, the time left
+  tiered game (Connect Four, m,n,k; a game without tiers of its own that declares
+  ``GameInfo.adds_one_piece`` is tiered by ply) into DIR, with a live line (positions a second, the time left
   for the whole build); Ctrl-C or SIGTERM keeps the finished tiers, and the same command resumes;
 - ``gametree tiers query GAME [game options] [--tiers DIR] --moves M [--json]``: a position's value
   and remoteness and every move's, from the arrays;
@@ -67,20 +68,37 @@ def tiers() -> None:
     pass
 
 
-#: ``gametree solve`` flags that do not go with ``--tiers`` (they ask for a search, or for many positions).
-_SEARCH_FLAGS = ("algorithm", "batch", "workers", "scheduler", "split_ply", "depth", "time_limit", "weak", "trace")
+#: ``gametree solve`` parameters that mean something with ``--tiers`` (beside the game's options).
+_TIER_PARAMS = frozenset({"moves", "tiers", "as_json", "best_only"})
+
+
+def _flag_given(parameter: click.Parameter, value: object) -> str:
+    """How ``parameter`` was written on the command line (``--no-cache``, ``--no-trace``, ``--algorithm``)."""
+    if isinstance(parameter, click.Option) and parameter.secondary_opts and value is False:
+        return parameter.secondary_opts[0]
+    return next((o for o in parameter.opts if o.startswith("--")), parameter.opts[0])
+
+
+def _refused_with_tiers(ctx: click.Context, params: dict[str, Any]) -> list[str]:
+    """The flags of ``params`` given on the command line that mean nothing when the answer is read
+    from a tier directory: a search's (``--depth``, ``--cache-size``, ``--analysis-time``, an
+    algorithm's own), the store's, the batch's, the parallel run's, the live progress."""
+    return [
+        _flag_given(parameter, params[parameter.name])
+        for parameter in ctx.command.params
+        if parameter.name in params
+        and parameter.name not in _TIER_PARAMS
+        and ctx.get_parameter_source(parameter.name) is click.core.ParameterSource.COMMANDLINE
+    ]
 
 
 def solve_from_tiers(
     ctx: click.Context, spec: GameSpec, game: Game[Any, Any], game_params: dict[str, Any], params: dict[str, Any]
 ) -> None:
     """``gametree solve GAME --tiers DIR``: the position's answer read from the tier directory (the
-    solver's result, ``algorithm`` ``"tiers"``), printed as ``solve`` prints a result."""
-    given = [
-        "--" + flag.replace("_", "-")
-        for flag in _SEARCH_FLAGS
-        if flag in params and ctx.get_parameter_source(flag) is not click.core.ParameterSource.DEFAULT
-    ]
+    solver's result, ``algorithm`` ``"tiers"``), printed as ``solve`` prints a result; ``--best-only``
+    lists only the best moves' values, any flag of a search is a usage error naming it."""
+    given = _refused_with_tiers(ctx, params)
     if given:
         raise click.UsageError(f"--tiers reads the answer without a search: drop {', '.join(given)}")
     book = open_tier_book(spec, game, params["tiers"])
@@ -90,7 +108,7 @@ def solve_from_tiers(
     from ..tier_book import tier_result
 
     try:
-        result = tier_result(book, state)
+        result = tier_result(book, state, all_moves=not params.get("best_only", False))
     except (GameError, TierFileError) as exc:
         raise click.ClickException(f"--tiers: {exc}") from None
     if params["as_json"]:

@@ -14,7 +14,9 @@ Routes (all answers JSON but the page, its assets and the explorer):
 
 A bad request is a 4xx with ``{"error": "one line"}``; an unexpected error a 500 with one line,
 never a traceback.  Searches run in worker processes (:mod:`gametree.serve.pool`) within the
-request's ``budget``; a request whose page went away stops its search.
+request's ``budget``; a request whose page went away stops its search.  A position of a game and
+board a tier directory was given for (``WorkerSetup.tiers``, :mod:`gametree.serve.tiers`) is
+analysed by the server from the arrays at once, without a worker.
 """
 
 from __future__ import annotations
@@ -38,9 +40,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Scope
 
 from ..plugin.manager import load
+from ..store.tiers import TierFileError
 from .pool import Busy, SearchPool, WorkerGone
 from .positions import Catalogue, error_of
 from .requests import BadRequest, PositionRequest, one_line, parse_analyse, parse_move, parse_position
+from .tiers import TierShelf
 from .work import (
     AnalyseJob,
     Analysis,
@@ -56,6 +60,7 @@ from .work import (
     WorkerSetup,
     add_books,
     stored_analysis,
+    tier_analysis,
 )
 
 if TYPE_CHECKING:
@@ -175,6 +180,8 @@ class _Server:
 
     def __init__(self, setup: WorkerSetup, workers: int) -> None:
         self.catalogue = Catalogue(load(extra=setup.plugins))
+        #: The tier directories, checked here (a wrong one: a TierFileError before the app is made).
+        self.tiers = TierShelf(self.catalogue.registry, setup.tiers)
         self.pool = SearchPool(setup, workers)
         self.store = _StoreReader(setup.store)
         #: Jobs under way that requests with the same key share.
@@ -228,7 +235,14 @@ class _Server:
         started = loop.time()
         parsed = parse_analyse(await _body(request))
         # A bad position is a 4xx at once (in a thread: a huge one, a million legal moves, takes a while).
-        await to_thread.run_sync(self.catalogue.checked, parsed.position)
+        made = await to_thread.run_sync(self.catalogue.checked, parsed.position)
+        if self.tiers.books:  # (read from the arrays, in a thread: a tier's first use checks its file)
+            try:
+                from_tiers = await to_thread.run_sync(tier_analysis, self.tiers, made)
+            except TierFileError as exc:  # (a tier file damaged since the start)
+                return _error(str(exc), 500)
+            if from_tiers is not None:
+                return self._answer(from_tiers)
         stored = await self.store.lookup(self.catalogue, parsed.position)
         if stored is not None:  # (proven before: at once, without waiting for a worker)
             return self._answer(stored)
@@ -336,7 +350,9 @@ class _Static(StaticFiles):
 
 
 def make_app(setup: WorkerSetup, *, workers: int = 2) -> Starlette:
-    """The application: ``setup`` for the worker processes (plugins, store), at most ``workers`` of them."""
+    """The application: ``setup`` for the worker processes (plugins, store, tier directories), at most
+    ``workers`` of them; a tier directory that cannot be used is a
+    :class:`gametree.store.tiers.TierFileError` here, before any worker starts."""
     server = _Server(setup, workers)
 
     @contextlib.asynccontextmanager

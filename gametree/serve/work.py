@@ -8,7 +8,8 @@ seconds it may take; its answer is a frozen dataclass too (:class:`Analysis`,
 the ``-p`` plugins, and the solution store, opened once a process); :mod:`gametree.serve.pool`
 runs it in worker processes, and tests call it directly.
 
-Values come from the store and the books a game ships first (the solver reads them), else
+Values come from the tier directories given (``gametree serve --tiers DIR``, :mod:`.tiers`) for
+their games and boards, then from the store and the books a game ships (the solver reads them), else
 from a search within the job's time: proven values are marked exact; a search cut short by its
 time gives its best guess, marked so.  Each move's value is said as the game's kind calls for:
 win, draw or loss in so many plies, a margin game's final margin, a game with dice's winning
@@ -18,6 +19,7 @@ probability, the payoff of the player moving in a game of more players.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import os
 import random
 import sys
@@ -35,10 +37,12 @@ from ..search.table import TranspositionTable
 from ..search.values import exact_value, margin_text
 from .positions import COMPUTER_PLAYERS_SKIPPED, Catalogue, Made, error_of
 from .requests import AnalyseRequest, BadRequest, MoveRequest, PositionRequest
+from .tiers import TierShelf
 
 if TYPE_CHECKING:
     from ..search.known import KnownValues
     from ..store import SolutionStore
+    from ..tier_book import TierBook
 
 __all__ = [
     "ANALYSERS",
@@ -59,6 +63,7 @@ __all__ = [
     "analyser_for",
     "analysis_of",
     "stored_analysis",
+    "tier_analysis",
     "move_report",
     "run_job",
 ]
@@ -75,17 +80,18 @@ KEPT_PLAYERS = 4
 TREE_NODES = 1500
 
 Value = Literal["win", "draw", "loss", "unknown"]
-Source = Literal["store", "search", "guess", "busy", "timeout", "over", "chance"]
+Source = Literal["tiers", "store", "search", "guess", "busy", "timeout", "over", "chance"]
 
 
 @dataclass(frozen=True, slots=True)
 class WorkerSetup:
-    """What a worker process needs to start: the ``-p`` plugins, the store's path (None: no store) and
-    the module path (where ``-p`` modules are found)."""
+    """What a worker process needs to start: the ``-p`` plugins, the store's path (None: no store),
+    the module path (where ``-p`` modules are found) and the tier directories (``--tiers``)."""
 
     plugins: tuple[str, ...] = ()
     store: str | None = None
     sys_path: tuple[str, ...] = ()
+    tiers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,8 +116,9 @@ class MoveReport:
 
 @dataclass(frozen=True, slots=True)
 class Analysis:
-    """Every legal move's value in a position; ``source``: from the store, proven by a search, a
-    search's best guess, or no search at all (the server was busy, or the search ran out of time)."""
+    """Every legal move's value in a position; ``source``: from a tier directory, from the store,
+    proven by a search, a search's best guess, or no search at all (the server was busy, or the
+    search ran out of time)."""
 
     moves: tuple[MoveReport, ...]
     value: Value
@@ -179,6 +186,13 @@ class _Solving(Protocol):
     store: KnownValues | None
 
 
+@runtime_checkable
+class _TierReading(Protocol):
+    """A player that reads its moves from a tier directory (the perfect player)."""
+
+    tiers: TierBook | None
+
+
 class WorkerContext:
     """What a worker process keeps between jobs: the registry (with the ``-p`` plugins) and the store."""
 
@@ -190,6 +204,7 @@ class WorkerContext:
         self.registry: Registry = load(extra=setup.plugins)
         self.catalogue = Catalogue(self.registry)
         self._store: SolutionStore | None = None
+        self._shelf: TierShelf | None = None
         #: Computer players kept between moves (by game, options, player and seconds), oldest first.
         self.players: collections.OrderedDict[tuple[object, ...], Player] = collections.OrderedDict()
 
@@ -205,6 +220,12 @@ class WorkerContext:
         if self._store is None:
             self._store = SolutionStore(self.setup.store)
         return self._store.entries_of(made.spec.name, dict(made.game.options()))
+
+    def shelf(self) -> TierShelf:
+        """The tier directories (``--tiers``), opened at the first job (the server checked them)."""
+        if self._shelf is None:
+            self._shelf = TierShelf(self.registry, self.setup.tiers)
+        return self._shelf
 
 
 def add_books(path: str | None, registry: Registry) -> None:
@@ -295,6 +316,9 @@ def _analyse(context: WorkerContext, job: AnalyseJob) -> Analysis:
         return Analysis((), "unknown", "the game is over", True, "over", "", 0.0, game.to_move(state))
     if game.to_move(state) == CHANCE:
         return Analysis((), "unknown", "chance is to move: the dice decide", True, "chance", "", 0.0, CHANCE)
+    from_tiers = tier_analysis(context.shelf(), made)
+    if from_tiers is not None:
+        return from_tiers
     spec = analyser_for(context.registry, game)
     if spec is None:
         raise BadRequest(f"no installed algorithm can analyse {made.spec.name}", 422)
@@ -318,6 +342,16 @@ def analysis_of(game: Game[Any, Any], result: SearchResult, seconds: float) -> A
     source: Source = "store" if result.from_store else "search" if result.proven else "guess"
     text = _position_text(game, result)
     return Analysis(moves, result.value, text, exact, source, result.algorithm, seconds, result.to_move)
+
+
+def tier_analysis(shelf: TierShelf, made: Made) -> Analysis | None:
+    """The analysis of ``made``'s position from its tier directory in ``shelf`` (``source``
+    ``"tiers"``: every move's exact value and remoteness), else None (:meth:`TierShelf.result`)."""
+    started = time.perf_counter()
+    result = shelf.result(made)
+    if result is None:
+        return None
+    return dataclasses.replace(analysis_of(made.game, result, time.perf_counter() - started), source="tiers")
 
 
 def stored_analysis(made: Made, known: KnownValues) -> Analysis | None:
@@ -363,6 +397,8 @@ def _move(context: WorkerContext, job: MoveJob) -> ComputerMove:
         player = made_player
         if isinstance(player, _Solving):
             player.store = context.entries(made)
+    if isinstance(player, _TierReading):  # (the perfect player: its board's tier directory, if given)
+        player.tiers = context.shelf().book_for(made)
     context.players[key] = player  # (kept, the last few: its tables serve the game's next moves)
     while len(context.players) > KEPT_PLAYERS:
         context.players.popitem(last=False)

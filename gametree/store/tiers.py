@@ -13,6 +13,12 @@ indices), ``tiers`` (for each solved tier, by its number as a string: ``file``, 
 the file, and its counts ``positions``, ``wins``, ``draws``, ``losses``), ``reach`` (the same,
 ``file`` and ``sha256``, for the reach marks kept) and ``complete`` (every tier solved).
 
+A game without its own ranking (:attr:`gametree.game.GameInfo.adds_one_piece`, tiers by ply:
+:mod:`gametree.search.ply_tiers`) is built with ``ranking`` ``"sorted-keys"`` in the header: tier
+``t`` then holds the positions of ply ``t``, its index a position's place among the tier's keys
+(``game.key``) in increasing order, which ``keys-NNN.npy`` holds (``int64``, one a position; named
+in the header's ``keys`` as the tiers are), so every index is a reachable position.
+
 A value is ``outcome << 6 | remoteness`` in one byte (``<< 14`` in two): ``outcome`` 1 a loss,
 2 a draw, 3 a win for the side to move, the remoteness the moves to the end under perfect play;
 0 is an index no reachable position has.
@@ -45,6 +51,7 @@ __all__ = [
     "FORMAT",
     "HEADER",
     "KILL_VARIABLE",
+    "SORTED_KEYS",
     "VERSION",
     "TierDirectory",
     "TierFileError",
@@ -64,6 +71,8 @@ ENCODING = (
 #: Test hook: ``GAMETREE_TIERS_KILL=N`` kills the process (SIGKILL) right after its N-th array file is
 #: renamed into place, before the header names it.
 KILL_VARIABLE = "GAMETREE_TIERS_KILL"
+#: The header's ``ranking`` of a build by ply whose indices are places among sorted keys.
+SORTED_KEYS = "sorted-keys"
 
 
 class TierFileError(GameError, ValueError):
@@ -96,10 +105,18 @@ class TierDirectory:
 
     ``game`` and ``options`` name the game; ``sizes`` and ``value_bytes`` are the build's.  An
     existing directory must hold the same game, options, sizes and width (else
-    :class:`TierFileError`): its finished files are used again."""
+    :class:`TierFileError`): its finished files are used again.  ``ranking``: :data:`SORTED_KEYS`
+    for a build by ply (:meth:`keep_keys`), None for the game's own ranking."""
 
     def __init__(
-        self, folder: Path, game: str, options: Mapping[str, Any], sizes: tuple[int, ...], value_bytes: int
+        self,
+        folder: Path,
+        game: str,
+        options: Mapping[str, Any],
+        sizes: tuple[int, ...],
+        value_bytes: int,
+        *,
+        ranking: str | None = None,
     ) -> None:
         self.folder = folder
         self.dtype = np.dtype(np.uint8 if value_bytes == 1 else np.uint16)
@@ -116,10 +133,12 @@ class TierDirectory:
             "reach": {},
             "complete": False,
         }
+        if ranking is not None:
+            expected.update(ranking=ranking, keys={})
         if (folder / HEADER).exists():
             found = read_header(folder)
-            for field in ("game", "options", "value_bytes", "sizes"):
-                if found[field] != expected[field]:
+            for field in ("game", "options", "value_bytes", "sizes", "ranking"):
+                if found.get(field) != expected.get(field):
                     raise TierFileError(
                         f"{folder} holds tiers of another build ({field} {found[field]!r}, not {expected[field]!r}): "
                         "choose another --out"
@@ -162,6 +181,11 @@ class TierDirectory:
             with contextlib.suppress(OSError):
                 (self.folder / gone["file"]).unlink()
 
+    def keep_keys(self, tier: int, keys: np.ndarray) -> None:
+        """Keep the sorted keys of ``tier`` (a build by ply: :data:`SORTED_KEYS`)."""
+        self.header["keys"][str(tier)] = self._write(f"keys-{tier:03d}.npy", keys, np.dtype(np.int64))
+        self._save_header()
+
     def counts(self, tier: int) -> TierCounts | None:
         entry = self.header["tiers"].get(str(tier))
         if entry is None:
@@ -189,10 +213,10 @@ class TierDirectory:
             self._solved(tier, entry, counts)
 
     # -- files -----------------------------------------------------------------------------------
-    def _write(self, name: str, array: np.ndarray) -> dict[str, Any]:
+    def _write(self, name: str, array: np.ndarray, dtype: np.dtype[Any] | None = None) -> dict[str, Any]:
         tmp = (self.folder / name).with_name(name + ".tmp")
         with tmp.open("wb") as f:
-            np.save(f, np.ascontiguousarray(array, dtype=self.dtype))
+            np.save(f, np.ascontiguousarray(array, dtype=dtype or self.dtype))
             f.flush()
             os.fsync(f.fileno())
         return self._adopt(name)
@@ -246,6 +270,10 @@ def check_header(header: object, where: str) -> TierHeader:
         and isinstance(header.get("tiers"), dict)
         and isinstance(header.get("reach"), dict)
         and all(_entry_ok(k, v, len(sizes)) for part in ("tiers", "reach") for k, v in header[part].items())
+        and header.get("ranking", SORTED_KEYS) == SORTED_KEYS
+        and isinstance(header.get("keys", {}), dict)
+        and ("ranking" not in header or "keys" in header)
+        and all(_entry_ok(k, v, len(sizes)) for k, v in header.get("keys", {}).items())
         and all(isinstance(v.get(n), int) for v in header["tiers"].values() for n in _COUNTS)
     )
     if not well_formed:

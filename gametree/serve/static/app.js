@@ -225,7 +225,7 @@ function drawMoves(position, analysis) {
 function describe(analysis) {
   if (analysis.source === "over" || analysis.source === "chance") return analysis.text;
   const whose = analysis.to_move >= 0 ? page.position.players[analysis.to_move] : "chance";
-  const how = { store: "from the store", search: "proven", guess: "best guess", busy: "server busy", timeout: "out of time" };
+  const how = { tiers: "from the tier directory", store: "from the store", search: "proven", guess: "best guess", busy: "server busy", timeout: "out of time" };
   return `${whose} ${analysis.text}; ${how[analysis.source] || analysis.source}`;
 }
 
