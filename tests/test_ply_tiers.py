@@ -29,7 +29,7 @@ PLAIN_GAME = """
 import dataclasses
 
 from gametree import GameSpec, Option, hookimpl
-from games.tictactoe import TicTacToe
+from gametree_builtins.games.tictactoe import TicTacToe
 
 
 class PlainTTT:
@@ -194,5 +194,8 @@ def test_tiers_build_tiers_a_plugin_game_without_tiers_by_ply(gametree_cli: Any,
     assert solved.returncode == 0 and json.loads(solved.stdout)["algorithm"] == "tiers", solved.stderr
     refused = run("-p", "plainttt", "tiers", "build", "plainttt", "--out", folder, "--workers", "2")
     assert refused.returncode == 1 and refused.stderr.count("\n") == 1 and "tiered by ply" in refused.stderr
+    exported = run("-p", "plainttt", "tiers", "export", folder, str(tmp_path / "plain.zip"))
+    assert exported.returncode == 1 and exported.stderr.count("\n") == 1 and "tiered by ply" in exported.stderr
+    assert not (tmp_path / "plain.zip").exists()
     nim = run("tiers", "build", "nim", "--out", str(tmp_path / "nim"))
     assert nim.returncode == 1 and nim.stderr.count("\n") == 1 and "adds_one_piece" in nim.stderr

@@ -83,6 +83,11 @@ def export_tier_file(folder: Path, path: Path) -> ExportSummary:
         raise TierFileError(
             f"{folder} is not finished ({len(header['tiers'])} of {len(sizes)} tiers solved): run its build again first"
         )
+    if header.get("ranking") is not None:
+        raise TierFileError(
+            f"{folder} is tiered by ply (ranked by its keys): tier files hold only directories of a game's "
+            "own tiers in this version; copy the directory itself"
+        )
     dtype = _dtype(header["value_bytes"])
     for tier, size in enumerate(sizes):
         load_checked(folder, header["tiers"][str(tier)], size, dtype)
