@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from gametree import UnsupportedGameError, load, play_text
-from gametree.game import capabilities, win_score
+from gametree.game import capabilities, payoffs, win_score
 from gametree.search import Solver, StrongSolution, solve_strongly
 from gametree.search.strong import ListedPly, Resume
 
@@ -119,9 +119,11 @@ def check_sample(game: Any, solved: StrongSolution, rng: random.Random, *, playo
             ended = game.outcome(s)
             if ended is not None:
                 p = game.ply(s)
-                assert got == (
-                    0 if ended.winner is None else win_score(C, p - 1) * (1 if ended.winner == game.to_move(s) else -1)
-                )
+                if game.info.margin:  # the final margin for the side to move
+                    assert got == payoffs(game, ended)[game.to_move(s)]
+                else:
+                    won = win_score(C, p - 1)
+                    assert got == (0 if ended.winner is None else won * (1 if ended.winner == game.to_move(s) else -1))
                 break
             assert got == solver.score(s).score, game.render(s)
             checked += 1
@@ -131,6 +133,17 @@ def check_sample(game: Any, solved: StrongSolution, rng: random.Random, *, playo
 
 def test_4x4_connect_four_scores_equal_the_solvers(c4_4x4, c4_4x4_solved) -> None:
     assert check_sample(c4_4x4, c4_4x4_solved, random.Random(4), playouts=12) > 100
+
+
+def test_4x4_othello_margins_equal_the_solvers() -> None:
+    """A margin game (issue 33: margins for margin games): every position's score is its exact
+    final margin for the side to move, as the solver proves it."""
+    game = load().game("othello").create(size=4)
+    solved = solve_strongly(game)
+    start = game.initial_state()
+    assert solved.scores[canonical(game, start)] == Solver(game, engine="python").score(start).score
+    assert sum(solved.images.values()) == solved.positions
+    assert check_sample(game, solved, random.Random(5), playouts=12) > 100
 
 
 def test_3x3_tictactoe_scores_equal_the_solvers(ttt3, ttt3_solved) -> None:

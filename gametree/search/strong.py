@@ -12,8 +12,10 @@ the :class:`gametree.game.Game` protocol:
    the best of its children's scores negated.  Positions equivalent under the
    game's symmetries (the same canonical key) are scored once.
 
-The scores are the exact depth-aware scores of the rest of the core: for every
-position they equal what :func:`gametree.search.solver` proves for it.
+The scores are the exact scores of the rest of the core: depth-aware for a
+win/draw/loss game, the final margin for a margin game (``GameInfo.margin``:
+Othello's disc difference); for every position they equal what
+:func:`gametree.search.solver` proves for it.
 
 Every reachable position is held in memory at once (one representative state
 per canonical key), so this is for small boards: 4x4 Connect Four has 161,029
@@ -29,7 +31,8 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic
 
-from ..game import Game, M, S, UnsupportedGameError, capabilities, game_name, win_score
+from ..game import Game, GameKind, M, S, UnsupportedGameError, capabilities, end_score, game_name, win_score
+from .margins import margin_bound
 from .results import check_game, position
 
 __all__ = ["DEFAULT_MAX_POSITIONS", "ListedPly", "Progress", "Resume", "StrongSolution", "solve_strongly"]
@@ -120,8 +123,9 @@ def solve_strongly(
     """Prove every position reachable from ``state`` (default: the start).
 
     Args:
-        game: A two-player, zero-sum, deterministic, perfect-information game
-            (others raise :class:`gametree.game.UnsupportedGameError`).
+        game: A two-player, zero-sum, deterministic, perfect-information game,
+            won, drawn or lost or ending with a margin (others raise
+            :class:`gametree.game.UnsupportedGameError`).
         state: Where to start (None: the start); a finished position is
             solved as it is (one position).
         symmetry: Key the scores by the game's canonical key when it has one
@@ -154,7 +158,7 @@ def solve_strongly(
     (5478, (1, 9, 72, 252))
     """
     started = time.perf_counter()
-    check_game(game)
+    check_game(game, "the strong solver", (GameKind.MARGIN,))
     state = position(game, state)
     caps = capabilities(game)
     canonical = caps.symmetric.canonical_key if symmetry and caps.symmetric is not None else None
@@ -274,6 +278,7 @@ def _list_ply(
     stage = f"enumerating ply {ply}"
     size = len(frontier)
     magnitude = win_score(game.info.max_plies, ply - 1)  # a game that ended with the move to this ply
+    margin = _margin_of(game)
     images: dict[Hashable, int] = {}
     aliases: dict[Hashable, Hashable] = {}
     finished: dict[Hashable, int] = {}
@@ -294,7 +299,7 @@ def _list_ply(
         images[c] = images.get(c, 0) + 1
         ended = outcome(s)
         if ended is not None:
-            finished[c] = _ended_score(ended.winner, to_move(s), magnitude)
+            finished[c] = _ended_score(ended.winner, to_move(s), magnitude) if margin is None else margin(s)
             continue
         if c in reps:  # an image of a class met before: its children are counted, not kept
             for m in legal(s):
@@ -318,6 +323,14 @@ def _list_ply(
     return ListedPly(ply, size, images, aliases, finished, reps, following)
 
 
+def _margin_of(game: Game[S, M]) -> Callable[[S], int] | None:
+    """A margin game's score of a finished position (its final margin for the side to move:
+    :func:`gametree.game.end_score`); None for a win/draw/loss game (scored by :func:`_ended_score`)."""
+    if not game.info.margin:
+        return None
+    return lambda s: end_score(game, s) or 0  # (finished: never None; a margin of 0 is a draw)
+
+
 def _ended_score(winner: int | None, mover: int, magnitude: int) -> int:
     """A finished position's score for ``mover``, the side to move there (``magnitude``: a win's)."""
     return 0 if winner is None else magnitude if winner == mover else -magnitude
@@ -337,6 +350,7 @@ def _read_boundary(
     ply = resume.ply
     stage = f"reading ply {ply}"
     magnitude = win_score(game.info.max_plies, ply - 1)
+    margin = _margin_of(game)
     wanted: dict[Hashable, None] = {}
     for done, (k, s) in enumerate(frontier.items()):
         if progress is not None and not done & _EVERY:
@@ -346,7 +360,7 @@ def _read_boundary(
             aliases[k] = c
         ended = game.outcome(s)
         if ended is not None:
-            scores[c] = _ended_score(ended.winner, game.to_move(s), magnitude)
+            scores[c] = _ended_score(ended.winner, game.to_move(s), magnitude) if margin is None else margin(s)
         else:
             wanted[c] = None
     known = resume.scores(list(wanted))
@@ -371,6 +385,7 @@ def _score(
     scores, negated, the last ply first; ``layers`` are emptied on the way (their memory freed).
     Each ply's classes go to ``keep`` (with ``images``) once scored."""
     C = game.info.max_plies
+    largest = margin_bound(game.info) if game.info.margin else None
     canon = aliases.get
     for depth in range(len(layers) - 1, -1, -1):
         reps = layers[depth]
@@ -378,7 +393,8 @@ def _score(
         ply = first_ply + depth
         stage = f"scoring ply {ply}"
         total = len(reps)
-        top = win_score(C, ply)  # winning with the next move: no score is higher
+        # Winning with the next move (a margin game: its largest margin): no score is higher.
+        top = win_score(C, ply) if largest is None else largest
         for done, (c, children) in enumerate(reps.items()):
             if progress is not None and not done & _EVERY:
                 progress(stage, done, total)
