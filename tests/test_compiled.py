@@ -81,10 +81,50 @@ def test_auto_runs_short_searches_on_python_and_long_ones_compiled() -> None:
     game = ConnectFour(5, 4)  # 20 plies
     solver = Solver(game)
     assert isinstance(solver.engine_for(play_text(game, "3" * 4)), Engine)  # 16 plies left
+    assert isinstance(solver.engine_for(game.initial_state()), Engine)  # a probe within the node budget first
+    assert solver.work is not None and not solver.work.handed_over
+    solver.work.exhausted()  # (as when a probe crosses the budget)
     assert isinstance(solver.engine_for(game.initial_state()), CompiledEngine)
     assert isinstance(solver.engine_for(play_text(game, "3" * 4)), CompiledEngine)  # built: its cost is paid
     assert not use_compiled(game, "auto", AUTO_PLIES)
     assert not use_compiled(game, "python", 40)
+
+
+@pytest.mark.parametrize("all_moves", [False, True])
+def test_a_probe_past_its_node_budget_hands_the_search_over_exactly(all_moves: bool) -> None:
+    """5x4 Connect Four from the empty board takes the Python engine about 30,000 nodes: with a
+    budget of 2,000 the probe stops, and the compiled engine gives the answer, the same."""
+    game = ConnectFour(5, 4)
+    expected = run(game, algorithm="solver", engine="python", all_moves=all_moves)
+    solver = Solver(game)
+    assert solver.work is not None
+    solver.work.budget = 2_000
+    if all_moves:
+        result = solver.solve()
+        assert (result.score, result.best_moves, result.pv) == (expected.score, expected.best_moves, expected.pv)
+        assert [(m.move, m.score) for m in result.move_values] == [(m.move, m.score) for m in expected.move_values]
+        assert result.stats.nodes == sum(result.stats.nodes_per_depth) > 0  # the compiled engine's search alone
+    else:
+        assert solver.score().score == expected.score
+    assert solver.work.handed_over and isinstance(solver.engine, CompiledEngine)
+
+
+def test_a_probe_within_its_budget_stays_on_python_and_a_batch_projects_its_work() -> None:
+    game = ConnectFour(5, 4)
+    state = play_text(game, "33")  # 18 plies left, a few thousand nodes
+    solver = Solver(game)
+    assert solver.work is not None
+    scored = solver.score(state)
+    assert isinstance(solver.engine, Engine) and solver.work.nodes == scored.nodes > 0
+    assert not solver.work.handed_over
+    batch = Solver(game)
+    batch.expect(10_000)  # so many positions like this one: past the budget
+    assert batch.score(state).score == scored.score
+    assert isinstance(batch.engine_for(state), CompiledEngine)
+    python = Solver(game, engine="python")
+    python.expect(10_000)
+    python.score(state)
+    assert python.work is None and isinstance(python.engine, Engine)
 
 
 def test_compiled_where_it_cannot_be_is_a_one_line_error() -> None:
