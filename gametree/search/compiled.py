@@ -495,7 +495,8 @@ class CompiledEngine:
     def _grow(self, plies: int) -> None:
         """Make the table large enough for a search ``plies`` deep (see :data:`TABLE_PLIES_OFFSET`)."""
         extra = 0 if self._layout is None else COMPACT_EXTRA_BITS
-        wanted = min(self._budget, 1 << max(MIN_TABLE_BITS, min(62, plies - TABLE_PLIES_OFFSET + extra)))
+        # (the compact table's extra bits after the floor: the same memory as the other table at every size)
+        wanted = min(self._budget, 1 << (max(MIN_TABLE_BITS, min(60, plies - TABLE_PLIES_OFFSET)) + extra))
         if wanted <= self._mask + 1:
             return
         kernel = self._kernel_module
