@@ -61,7 +61,9 @@ def main() -> int:
                 names[workload] = name
                 nodes[workload, label] = n
                 ns.setdefault((workload, label), []).append(t)
-    print(f"{'workload':<36} {'old nodes':>13} {'new nodes':>13} {'old ns/node':>11} {'new ns/node':>11} {'new/old':>8}")
+    print(
+        f"{'workload':<36} {'old nodes':>13} {'new nodes':>13} {'old ns/node':>11} {'new ns/node':>11} {'new/old':>8}"
+    )
     for workload in workloads:
         old, new = statistics.median(ns[workload, "old"]), statistics.median(ns[workload, "new"])
         print(

@@ -48,7 +48,9 @@ def main(argv: list[str] | None = None) -> int:
             state = game.play(state, int(c) - 1)
         return state
 
-    Solver(game, engine="compiled").score(position("4444"))  # numba loads the compiled code
+    Solver(game, engine="compiled").engine_for(
+        position("4444")
+    )  # numba loads the compiled code (a search told to stop)
     wrong = 0
     only = set(args.only or WORKLOADS)
 

@@ -365,7 +365,8 @@ class CompiledEngine:
 
     def nodes_now(self) -> int:
         """Nodes counted so far, while a search runs too (for a live display in another thread)."""
-        running = int(self._control[self._kernel_module.NODES]) if self._searching else 0
+        # (the kernel adds a search's nodes to NODES when it ends; the counts by height as it goes)
+        running = int(self._per_height.sum()) if self._searching else 0
         return self.counters.nodes + running
 
     def keyf(self, state: State) -> Hashable:
