@@ -81,10 +81,11 @@ def test_auto_runs_short_searches_on_python_and_long_ones_compiled() -> None:
     game = ConnectFour(5, 4)  # 20 plies
     solver = Solver(game)
     assert isinstance(solver.engine_for(play_text(game, "3" * 4)), Engine)  # 16 plies left
-    assert isinstance(solver.engine_for(game.initial_state()), Engine)  # a probe within the node budget first
+    # The solver's own searches probe on Python within the node budget first (by the work, not the plies).
+    assert isinstance(solver.engine_for(game.initial_state(), probe=True), Engine)
     assert solver.work is not None and not solver.work.handed_over
     solver.work.exhausted()  # (as when a probe crosses the budget)
-    assert isinstance(solver.engine_for(game.initial_state()), CompiledEngine)
+    assert isinstance(solver.engine_for(game.initial_state(), probe=True), CompiledEngine)
     assert isinstance(solver.engine_for(play_text(game, "3" * 4)), CompiledEngine)  # built: its cost is paid
     assert not use_compiled(game, "auto", AUTO_PLIES)
     assert not use_compiled(game, "python", 40)
@@ -107,6 +108,22 @@ def test_a_probe_past_its_node_budget_hands_the_search_over_exactly(all_moves: b
     else:
         assert solver.score().score == expected.score
     assert solver.work.handed_over and isinstance(solver.engine, CompiledEngine)
+
+
+def test_an_engine_asked_for_from_outside_is_chosen_by_the_plies_left_and_never_stops_on_the_budget() -> None:
+    """The parallel solver's workers search with the engine they ask for (no probe): the compiled
+    one for a long search, as before; the Python one, even after a probe, is unbounded."""
+    game = ConnectFour(5, 4)
+    solver = Solver(game)
+    state = play_text(game, "33")  # 18 plies left
+    assert solver.work is not None
+    expected = solver.score(state).score  # a probe, within the budget
+    assert isinstance(solver.engine, Engine) and not solver.work.handed_over
+    solver.work.budget = solver.work.nodes + 1  # a next probe could search 1 node
+    engine = solver.engine_for(play_text(game, "3" * 4))  # 16 plies left: Python, unbounded
+    assert isinstance(engine, Engine)
+    assert engine.exact(state) == expected
+    assert isinstance(solver.engine_for(state), CompiledEngine)  # 18 plies left, no probe: compiled
 
 
 def test_a_probe_within_its_budget_stays_on_python_and_a_batch_projects_its_work() -> None:

@@ -101,25 +101,25 @@ class Solver:
             return self._python
         return self.engine_for(self.game.initial_state())
 
-    def engine_for(self, state: State, budget: float | None = None) -> SearchEngine:
+    def engine_for(self, state: State, budget: float | None = None, *, probe: bool = False) -> SearchEngine:
         """The engine that searches ``state``: the compiled one once built (its start-up is paid),
         else as :func:`gametree.search.compiled.use_compiled` says for the plies left and the time
-        ``budget`` of the search; ``auto`` then searches on the Python engine first, within the
-        node budget of :mod:`gametree.search.probe` (armed here), and on the compiled engine once
-        the work so far says it pays."""
+        ``budget`` of the search.  ``probe`` (this solver's own searches, which handle
+        :class:`~gametree.search.probe.ProbeExhausted`): ``auto`` then searches on the Python
+        engine first, within the node budget of :mod:`gametree.search.probe` (armed here), until
+        the work says the compiled engine pays."""
         if self._compiled is not None:
             return self._compiled
         game = self.game
         plies = game.info.max_plies - game.ply(state)
-        probe = False
         if self.choice != "python" and use_compiled(game, self.choice, plies, budget):
-            if self.work is not None and not self.work.handed_over:
-                probe = True
-            else:
+            if not (probe and self.work is not None and not self.work.handed_over):
                 compiled = self._compiled_engine()
                 if compiled is not None:
                     return compiled
                 probe = False
+        else:
+            probe = False
         if self._python is None:
             self._python = Engine(game, table=self.table, symmetry=self.symmetry, threats=True, stop=self._budget)
         if self._budget is not None:
@@ -152,6 +152,8 @@ class Solver:
         """A search on ``raw`` finished after ``nodes`` nodes: counted against the budget if it was a probe."""
         if self.work is not None and self._probing(raw):
             self.work.add(nodes)
+        if self._budget is not None:
+            self._budget.disarm()  # (the engine is the caller's again, unbounded, until the next probe)
 
     def _handed_over(self) -> None:
         """The Python engine's search crossed the budget: the compiled engine from now on."""
@@ -202,7 +204,7 @@ class Solver:
 
         def search() -> SearchResult:
             while True:
-                raw = self.engine_for(state, time_limit)
+                raw = self.engine_for(state, time_limit, probe=True)
                 # Through the known values, if any: what they hold is not searched again, what is proven goes to them.
                 engine: SearchEngine = Remembering(raw, self.store) if self.store is not None else raw
                 try:
@@ -405,7 +407,7 @@ class Solver:
         )  # (the game was checked when the solver was built)
         seconds = 0.0  # the searches' time (a probe's that was handed over too), not the engine's loading
         while True:
-            raw = self.engine_for(state)
+            raw = self.engine_for(state, probe=True)
             engine: SearchEngine = Remembering(raw, self.store) if self.store is not None else raw
             counters = engine.counters
             counters.reset()
