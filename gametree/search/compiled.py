@@ -210,6 +210,12 @@ MIN_TABLE_BITS = 16
 #: The compact table's buckets are a quarter of the other's (16 bytes against 64): it starts with
 #: 2 ** COMPACT_EXTRA_BITS times as many, the same memory.
 COMPACT_EXTRA_BITS = 2
+#: The compact table's floor: half the memory of the other's (2 MB).  At a quarter (the same number of
+#: buckets, 1 MB) 5x4 Connect Four from the empty board took 31,206 nodes against 31,203 in the other
+#: table (collisions: 31,167 in both with 2 ** 24 buckets), at 2 MB 31,191; at 4 MB 31,183, but a
+#: table kept for Pons's end-easy set, whose searches are tens of nodes, then cost about 10% more
+#: time a node (its probes miss the processor's caches more; docs/performance-log.md).
+COMPACT_FLOOR_BITS = MIN_TABLE_BITS + 1
 
 
 #: The stop flag's value when :meth:`CompiledEngine.halt` set it (a signal sets 1).
@@ -495,9 +501,8 @@ class CompiledEngine:
 
     def _grow(self, plies: int) -> None:
         """Make the table large enough for a search ``plies`` deep (see :data:`TABLE_PLIES_OFFSET`)."""
-        extra = 0 if self._layout is None else COMPACT_EXTRA_BITS
-        # (the compact table's extra bits after the floor: the same memory as the other table at every size)
-        wanted = min(self._budget, 1 << (max(MIN_TABLE_BITS, min(60, plies - TABLE_PLIES_OFFSET)) + extra))
+        extra, floor = (0, MIN_TABLE_BITS) if self._layout is None else (COMPACT_EXTRA_BITS, COMPACT_FLOOR_BITS)
+        wanted = min(self._budget, 1 << max(floor, min(62, plies - TABLE_PLIES_OFFSET + extra)))
         if wanted <= self._mask + 1:
             return
         kernel = self._kernel_module
