@@ -74,8 +74,10 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-#: ``auto`` runs a search with more plies left than this on the compiled engine; a shorter one
-#: finishes on the Python engine before numba would be loaded.  Whole processes measured on
+#: ``auto`` runs a search with at most this many plies left on the Python engine (it finishes
+#: before numba would be loaded); a longer one may run on the compiled engine: :class:`~gametree.search.solver.Solver`'s
+#: own searches try the Python engine first within a node budget (:mod:`gametree.search.probe`),
+#: an engine asked for from outside is the compiled one.  Whole processes measured on
 #: this machine: 4x4 k=4 tic-tac-toe (16 plies) 0.39 s on Python against about 0.7 s compiled;
 #: from 20 plies it depends on the game (5x4 Connect Four 0.45 s on Python, 5x4 k=4 tic-tac-toe
 #: 2.14 s on Python and 0.59 s compiled).

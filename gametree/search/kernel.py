@@ -569,8 +569,7 @@ def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
     ) -> int:
         # Fail-soft: a value <= alpha bounds the position's from above, one >= beta from below, one
         # between them is exact.  The window is open (alpha < beta), the position is not over, and
-        # with threat-aware rules its side to move cannot win at once.  Returned with the nodes of
-        # this search (_packed): counted in a local, not in the work array at every node.
+        # with threat-aware rules its side to move cannot win at once.  Returned _packed with its nodes.
         C, n, row = w[MAX_PLIES], 0, _row(w, p)
         w[HEIGHTS + height] += 1
         if w[STOP] != 0:
