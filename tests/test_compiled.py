@@ -91,23 +91,32 @@ def test_auto_runs_short_searches_on_python_and_long_ones_compiled() -> None:
     assert not use_compiled(game, "python", 40)
 
 
-@pytest.mark.parametrize("all_moves", [False, True])
-def test_a_probe_past_its_node_budget_hands_the_search_over_exactly(all_moves: bool) -> None:
+@pytest.mark.parametrize("how", ["solve", "score"])
+def test_a_probe_past_its_node_budget_hands_the_search_over_exactly(how: str) -> None:
     """5x4 Connect Four from the empty board takes the Python engine about 30,000 nodes: with a
     budget of 2,000 the probe stops, and the compiled engine gives the answer, the same."""
     game = ConnectFour(5, 4)
-    expected = run(game, algorithm="solver", engine="python", all_moves=all_moves)
+    expected = run(game, algorithm="solver", engine="python", all_moves=False)
     solver = Solver(game)
     assert solver.work is not None
     solver.work.budget = 2_000
-    if all_moves:
-        result = solver.solve()
+    if how == "solve":
+        result = solver.solve(all_moves=False)
         assert (result.score, result.best_moves, result.pv) == (expected.score, expected.best_moves, expected.pv)
-        assert [(m.move, m.score) for m in result.move_values] == [(m.move, m.score) for m in expected.move_values]
         assert result.stats.nodes == sum(result.stats.nodes_per_depth) > 0  # the compiled engine's search alone
     else:
         assert solver.score().score == expected.score
     assert solver.work.handed_over and isinstance(solver.engine, CompiledEngine)
+
+
+def test_a_solve_that_scores_every_move_does_not_probe() -> None:
+    """Scoring every move after the value, a probe that ran out would start again: such a solve
+    chooses by the plies left (and Ctrl-C while the moves are scored keeps what was proven)."""
+    game = ConnectFour(5, 4)
+    solver = Solver(game)
+    assert solver.work is not None
+    solver.solve(play_text(game, "33"), pv=False)
+    assert isinstance(solver.engine, CompiledEngine) and solver.work.nodes == 0
 
 
 def test_an_engine_asked_for_from_outside_is_chosen_by_the_plies_left_and_never_stops_on_the_budget() -> None:

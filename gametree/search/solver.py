@@ -204,7 +204,9 @@ class Solver:
 
         def search() -> SearchResult:
             while True:
-                raw = self.engine_for(state, time_limit, probe=True)
+                # (a probe only for the value and a best move: scoring every move after it, a probe that
+                # ran out would start again, and Ctrl-C while the moves are scored keeps what was proven)
+                raw = self.engine_for(state, time_limit, probe=not all_moves or weak)
                 # Through the known values, if any: what they hold is not searched again, what is proven goes to them.
                 engine: SearchEngine = Remembering(raw, self.store) if self.store is not None else raw
                 try:
