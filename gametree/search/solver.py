@@ -84,9 +84,11 @@ class Solver:
         self.symmetry = symmetry
         self.choice = engine
         use_compiled(game, engine, game.info.max_plies)  # "compiled" that cannot be: say so now
-        #: ``auto``: the Python engine's work so far (None: not auto), and its node budget (gametree.search.probe).
-        self.work = WorkTally() if engine == "auto" else None
-        self._budget = NodeBudget() if engine == "auto" else None
+        # (a budget only where the compiled engine can search: reading its flag costs a Python node a few per cent)
+        probes = engine == "auto" and compiled_rules(game) is not None
+        #: ``auto``: the Python engine's work so far (None: no probe), and its node budget (gametree.search.probe).
+        self.work = WorkTally() if probes else None
+        self._budget = NodeBudget() if probes else None
         self._python: Engine | None = None
         self._compiled: CompiledEngine | None = None
         #: Follows lines to the end for principal variations, without counting (built on first use).
