@@ -4,6 +4,7 @@ Run from the repository root::
 
     python benchmarks/bench_auto.py                      # this checkout's engines and BitBully, 5 rounds
     python benchmarks/bench_auto.py --old /work/main     # and another checkout's auto (its gametree package)
+    python benchmarks/bench_auto.py --old /old-venv/bin/python --old-cache /tmp/old-cache  # another install's
 
 Each case is one ``gametree solve`` process (``--no-store``): Pons's end-easy and middle-easy sets
 (1000 positions, ``--batch``), the first 10 and the first 1 of middle-easy, and empty boards
@@ -34,10 +35,13 @@ DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "connect4"
 
 
 def cli(root: str | None) -> list[str]:
-    """The gametree CLI of this checkout (None) or of the checkout at ``root`` (its package first on the path)."""
+    """The gametree CLI of this checkout (None), of the checkout at ``root`` (its package first on the
+    path: the games are this checkout's) or of the Python ``root`` (another environment's install)."""
     code = "import sys; from gametree.cli import main; sys.argv[0] = 'gametree'; main()"
     if root is None:
         return [sys.executable, "-c", code]
+    if Path(root).is_file():
+        return [root, "-c", code]
     return [sys.executable, "-c", f"import sys; sys.path.insert(0, {root!r}); {code}"]
 
 
@@ -54,9 +58,10 @@ def cases(sets: dict[str, str]) -> list[tuple[str, list[str], str | None]]:
     return out
 
 
-def run(command: list[str]) -> tuple[float, str]:
+def run(command: list[str], cache: str | None = None) -> tuple[float, str]:
+    env = {**os.environ, "GAMETREE_CACHE_DIR": cache} if cache else None
     start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=env, cwd="/" if cache else None)
     wall = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command[:3])}... failed: {done.stderr.strip()[-500:]}")
@@ -67,7 +72,8 @@ def run(command: list[str]) -> tuple[float, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5, help="rounds (default 5)")
-    parser.add_argument("--old", metavar="CHECKOUT", help="also another checkout's auto (e.g. /work/main)")
+    parser.add_argument("--old", metavar="CHECKOUT", help="also another checkout's auto (a folder, or a Python)")
+    parser.add_argument("--old-cache", metavar="FOLDER", help="GAMETREE_CACHE_DIR for the old one")
     parser.add_argument("--skip-boards", action="store_true", help="Pons's sets only")
     args = parser.parse_args(argv)
     lines = {
@@ -95,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         answers: dict[str, str] = {}
         for _ in range(args.repeat):
             for label, command in commands.items():
-                wall, scores = run(command)
+                wall, scores = run(command, args.old_cache if label == "old auto" else None)
                 walls[label].append(wall)
                 answers[label] = scores
         failures += len({a for label, a in answers.items() if label != "BitBully"}) != 1
