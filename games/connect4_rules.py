@@ -166,15 +166,6 @@ def _count(x: np.uint64) -> int:
 
 
 @njit(inline="always")
-def _stones(x: np.uint64) -> int:
-    """The number of bits set, in a few steps whatever their number (the ply, from all stones)."""
-    x = x - ((x >> _ONE) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
-
-@njit(inline="always")
 def _columns(g: Board, cells: np.uint64, out: np.ndarray, n: int) -> int:
     """Write the columns of ``cells`` (at most one cell a column) centre first, after the ``n``
     moves already in ``out``; the new count."""
@@ -189,11 +180,12 @@ def _columns(g: Board, cells: np.uint64, out: np.ndarray, n: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def safe_moves(g: Board, a: np.uint64, b: np.uint64, out: np.ndarray, ordered: bool) -> int:
+def safe_moves(g: Board, a: np.uint64, b: np.uint64, out: np.ndarray, ordered: bool, p: int) -> int:
     """The columns after which the opponent cannot win at once; ``ordered``: in the order of
     :meth:`connect4.ConnectFour.safe_moves` (the most threats created first, ties centre first;
     late in the game the columns a move fills first), else centre first.  ``out`` has room for
-    twice the width: the scores are sorted in its second half."""
+    twice the width: the scores are sorted in its second half.  ``p``: the ply (the stones on the
+    board), which the search carries rather than counting it here."""
     geometry = _geometry(g)
     possible = _possible(g, b)
     theirs = _winning_cells(geometry, a ^ b, b)
@@ -205,7 +197,7 @@ def safe_moves(g: Board, a: np.uint64, b: np.uint64, out: np.ndarray, ordered: b
     safe = possible & ~(theirs >> _ONE)  # never play just below one of their winning cells
     if not ordered or not safe & (safe - _ONE):
         return _columns(g, safe, out, 0)
-    ply = _stones(b)
+    ply = p
     if ply >= int(g.order_until) and (ply >= int(g.order_late) or _count(safe) < 4):
         top = safe & g.top_row  # late: the moves that fill a column first
         return _columns(g, safe ^ top, out, _columns(g, top, out, 0))

@@ -59,19 +59,6 @@ class Board(Protocol):
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 _ALL = ~np.uint64(0)
-_M1 = np.uint64(0x5555555555555555)
-_M2 = np.uint64(0x3333333333333333)
-_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
-_H01 = np.uint64(0x0101010101010101)
-
-
-@njit(inline="always")
-def _count(x: np.uint64) -> int:
-    """The number of bits set in ``x``."""
-    x = x - ((x >> _ONE) & _M1)
-    x = (x & _M2) + ((x >> np.uint64(2)) & _M2)
-    x = (x + (x >> np.uint64(4))) & _M4
-    return int((x * _H01) >> np.uint64(56))
 
 
 @njit(inline="always")
@@ -296,17 +283,18 @@ def win_now(g: Board, a: np.uint64, b: np.uint64) -> bool:
 
 
 @njit(cache=True)
-def safe_moves(g: Board, a: np.uint64, b: np.uint64, out: np.ndarray, ordered: bool) -> int:
+def safe_moves(g: Board, a: np.uint64, b: np.uint64, out: np.ndarray, ordered: bool, p: int) -> int:
     """The cells after which the opponent cannot win at once, in the game's order (as its
     ``safe_moves``): the one cell where the opponent would win, if there is one (none if two or
-    more); else every empty cell, in the first plies (when ``ordered``) those that build a line first."""
+    more); else every empty cell, in the first plies (when ``ordered``) those that build a line first
+    (``p``: the ply, the marks on the board)."""
     empty = g.board & ~(a | b)
     forced = _winning_cells(g, b, empty)
     if forced:
         if forced & (forced - _ONE):
             return 0  # two threats: one can be blocked, not both
         return _in_order(g, forced, out, 0)
-    if ordered and _count(a | b) < int(g.order_until):
+    if ordered and p < int(g.order_until):
         first = _line_builders(g, a, b, empty)
         if first:
             return _in_order(g, empty & ~first, out, _in_order(g, first, out, 0))

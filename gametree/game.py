@@ -615,8 +615,9 @@ class RuleSet:
     pair raises :class:`IncompleteCapabilityError`, as half of :class:`ThreatAware` does:
 
     - ``win_now(g, a, b) -> bool``: whether the side to move can win with one move;
-    - ``safe_moves(g, a, b, out, ordered) -> int``: as ``moves``, only the moves
+    - ``safe_moves(g, a, b, out, ordered, p) -> int``: as ``moves``, only the moves
       after which the opponent cannot win at once, best first when ``ordered``
+      (``p``: the position's ply, as ``key`` gets it)
       (else in any order, as cheaply as possible: the engine only asks whether
       there is one, or will settle each child by that); never asked when
       ``win_now`` holds.

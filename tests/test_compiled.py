@@ -81,10 +81,76 @@ def test_auto_runs_short_searches_on_python_and_long_ones_compiled() -> None:
     game = ConnectFour(5, 4)  # 20 plies
     solver = Solver(game)
     assert isinstance(solver.engine_for(play_text(game, "3" * 4)), Engine)  # 16 plies left
-    assert isinstance(solver.engine_for(game.initial_state()), CompiledEngine)
+    # The solver's own searches probe on Python within the node budget first (by the work, not the plies).
+    assert isinstance(solver.engine_for(game.initial_state(), probe=True), Engine)
+    assert solver.work is not None and not solver.work.handed_over
+    solver.work.exhausted()  # (as when a probe crosses the budget)
+    assert isinstance(solver.engine_for(game.initial_state(), probe=True), CompiledEngine)
     assert isinstance(solver.engine_for(play_text(game, "3" * 4)), CompiledEngine)  # built: its cost is paid
     assert not use_compiled(game, "auto", AUTO_PLIES)
     assert not use_compiled(game, "python", 40)
+
+
+@pytest.mark.parametrize("how", ["solve", "score"])
+def test_a_probe_past_its_node_budget_hands_the_search_over_exactly(how: str) -> None:
+    """5x4 Connect Four from the empty board takes the Python engine about 30,000 nodes: with a
+    budget of 2,000 the probe stops, and the compiled engine gives the answer, the same."""
+    game = ConnectFour(5, 4)
+    expected = run(game, algorithm="solver", engine="python", all_moves=False)
+    solver = Solver(game)
+    assert solver.work is not None
+    solver.work.budget = 2_000
+    if how == "solve":
+        result = solver.solve(all_moves=False)
+        assert (result.score, result.best_moves, result.pv) == (expected.score, expected.best_moves, expected.pv)
+        assert result.stats.nodes == sum(result.stats.nodes_per_depth) > 0  # the compiled engine's search alone
+    else:
+        assert solver.score().score == expected.score
+    assert solver.work.handed_over and isinstance(solver.engine, CompiledEngine)
+
+
+def test_a_solve_that_scores_every_move_does_not_probe() -> None:
+    """Scoring every move after the value, a probe that ran out would start again: such a solve
+    chooses by the plies left (and Ctrl-C while the moves are scored keeps what was proven)."""
+    game = ConnectFour(5, 4)
+    solver = Solver(game)
+    assert solver.work is not None
+    solver.solve(play_text(game, "33"), pv=False)
+    assert isinstance(solver.engine, CompiledEngine) and solver.work.nodes == 0
+
+
+def test_an_engine_asked_for_from_outside_is_chosen_by_the_plies_left_and_never_stops_on_the_budget() -> None:
+    """The parallel solver's workers search with the engine they ask for (no probe): the compiled
+    one for a long search, as before; the Python one, even after a probe, is unbounded."""
+    game = ConnectFour(5, 4)
+    solver = Solver(game)
+    state = play_text(game, "33")  # 18 plies left
+    assert solver.work is not None
+    expected = solver.score(state).score  # a probe, within the budget
+    assert isinstance(solver.engine, Engine) and not solver.work.handed_over
+    solver.work.budget = solver.work.nodes + 1  # a next probe could search 1 node
+    engine = solver.engine_for(play_text(game, "3" * 4))  # 16 plies left: Python, unbounded
+    assert isinstance(engine, Engine)
+    assert engine.exact(state) == expected
+    assert isinstance(solver.engine_for(state), CompiledEngine)  # 18 plies left, no probe: compiled
+
+
+def test_a_probe_within_its_budget_stays_on_python_and_a_batch_projects_its_work() -> None:
+    game = ConnectFour(5, 4)
+    state = play_text(game, "33")  # 18 plies left, a few thousand nodes
+    solver = Solver(game)
+    assert solver.work is not None
+    scored = solver.score(state)
+    assert isinstance(solver.engine, Engine) and solver.work.nodes == scored.nodes > 0
+    assert not solver.work.handed_over
+    batch = Solver(game)
+    batch.expect(10_000)  # so many positions like this one: past the budget
+    assert batch.score(state).score == scored.score
+    assert isinstance(batch.engine_for(state), CompiledEngine)
+    python = Solver(game, engine="python")
+    python.expect(10_000)
+    python.score(state)
+    assert python.work is None and isinstance(python.engine, Engine)
 
 
 def test_compiled_where_it_cannot_be_is_a_one_line_error() -> None:

@@ -130,7 +130,7 @@ def test_half_a_threat_pair_is_refused() -> None:
     def win_now(g: object, a: int, b: int) -> bool:
         return False
 
-    def safe_moves(g: object, a: int, b: int, out: object, ordered: bool) -> int:
+    def safe_moves(g: object, a: int, b: int, out: object, ordered: bool, p: int) -> int:
         return 0
 
     def play(g: object, a: int, b: int, m: int) -> tuple[int, int]:

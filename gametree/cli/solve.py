@@ -599,6 +599,10 @@ def _solve_batch(
     from ..search import prepare_scores
 
     options = {k: v for k, v in options.items() if k != "analysis_time"}  # (a batch scores no moves)
+    tally = _BatchTally(getattr(stream, "name", "batch"), keep_going)
+    lines = _read_batch(stream, tally.name)
+    if algorithm.name == "solver":  # its engine "auto" chooses by the work the whole batch is expected to take
+        options["positions"] = sum(1 for line in lines if line.strip() and not line.lstrip().startswith("#"))
     # One search set up for the whole batch (the solver's functions are built once), for the scores alone.
     try:
         solve = prepare_scores(algorithm, game, **options)
@@ -606,8 +610,6 @@ def _solve_batch(
         raise click.ClickException(f"--algorithm {algorithm.name}: {exc}") from None
     write = _batch_writer(as_json)
     compact = capabilities(game).splitter is not None
-    tally = _BatchTally(getattr(stream, "name", "batch"), keep_going)
-    lines = _read_batch(stream, tally.name)
     start = time.perf_counter()
     with progress_bar("solving positions", enabled=show) as advance:
         for number, raw in enumerate(lines, start=1):

@@ -74,8 +74,10 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-#: ``auto`` runs a search with more plies left than this on the compiled engine; a shorter one
-#: finishes on the Python engine before numba would be loaded.  Whole processes measured on
+#: ``auto`` runs a search with at most this many plies left on the Python engine (it finishes
+#: before numba would be loaded); a longer one may run on the compiled engine: :class:`~gametree.search.solver.Solver`'s
+#: own searches try the Python engine first within a node budget (:mod:`gametree.search.probe`),
+#: an engine asked for from outside is the compiled one.  Whole processes measured on
 #: this machine: 4x4 k=4 tic-tac-toe (16 plies) 0.39 s on Python against about 0.7 s compiled;
 #: from 20 plies it depends on the game (5x4 Connect Four 0.45 s on Python, 5x4 k=4 tic-tac-toe
 #: 2.14 s on Python and 0.59 s compiled).
@@ -210,6 +212,12 @@ MIN_TABLE_BITS = 16
 #: The compact table's buckets are a quarter of the other's (16 bytes against 64): it starts with
 #: 2 ** COMPACT_EXTRA_BITS times as many, the same memory.
 COMPACT_EXTRA_BITS = 2
+#: The compact table's floor: half the memory of the other's (2 MB).  At a quarter (the same number of
+#: buckets, 1 MB) 5x4 Connect Four from the empty board took 31,206 nodes against 31,203 in the other
+#: table (collisions: 31,167 in both with 2 ** 24 buckets), at 2 MB 31,191; at 4 MB 31,183, but a
+#: table kept for Pons's end-easy set, whose searches are tens of nodes, then cost about 10% more
+#: time a node (its probes miss the processor's caches more; docs/performance-log.md).
+COMPACT_FLOOR_BITS = MIN_TABLE_BITS + 1
 
 
 #: The stop flag's value when :meth:`CompiledEngine.halt` set it (a signal sets 1).
@@ -365,7 +373,8 @@ class CompiledEngine:
 
     def nodes_now(self) -> int:
         """Nodes counted so far, while a search runs too (for a live display in another thread)."""
-        running = int(self._control[self._kernel_module.NODES]) if self._searching else 0
+        # (the kernel adds a search's nodes to NODES when it ends; the counts by height as it goes)
+        running = int(self._per_height.sum()) if self._searching else 0
         return self.counters.nodes + running
 
     def keyf(self, state: State) -> Hashable:
@@ -494,8 +503,8 @@ class CompiledEngine:
 
     def _grow(self, plies: int) -> None:
         """Make the table large enough for a search ``plies`` deep (see :data:`TABLE_PLIES_OFFSET`)."""
-        extra = 0 if self._layout is None else COMPACT_EXTRA_BITS
-        wanted = min(self._budget, 1 << max(MIN_TABLE_BITS, min(62, plies - TABLE_PLIES_OFFSET + extra)))
+        extra, floor = (0, MIN_TABLE_BITS) if self._layout is None else (COMPACT_EXTRA_BITS, COMPACT_FLOOR_BITS)
+        wanted = min(self._budget, 1 << max(floor, min(62, plies - TABLE_PLIES_OFFSET + extra)))
         if wanted <= self._mask + 1:
             return
         kernel = self._kernel_module

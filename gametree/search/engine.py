@@ -303,7 +303,10 @@ class Engine:
       the values seen (:func:`gametree.search.classic.textbook`);
     - ``observer``: told of every node;
     - ``deadline``: a :func:`time.perf_counter` time at which a depth-limited
-      search stops with :class:`SearchTimeout`.
+      search stops with :class:`SearchTimeout`;
+    - ``stop``: the flag every node reads (default: a new
+      :class:`~gametree.search.contract.StopFlag`; ``auto``'s probe gives a
+      :class:`gametree.search.probe.NodeBudget`).
     """
 
     name: EngineName = "python"
@@ -321,6 +324,7 @@ class Engine:
         deadline: float | None = None,
         counters: Counters | None = None,
         bounds: bool = True,
+        stop: StopFlag | None = None,
     ) -> None:
         caps = capabilities(game)
         self.bounds = bounds
@@ -347,7 +351,7 @@ class Engine:
             else None
         )
         #: Set by :meth:`halt` (from any thread) or a stop signal; every node looks at it.
-        self.stop = StopFlag()
+        self.stop = stop if stop is not None else StopFlag()
         self._halted = False
         self.root = RootReport()
         #: The ply at height 0 and the ply down to which the search looks (what a table entry

@@ -97,6 +97,8 @@ __all__ = [
 #: The work array shared by Python and a running search (int64), one array so that a node passes
 #: few arguments to its children (numba passes an array as seven words).  Its control part: a
 #: request to stop (set from outside, looked at every node), the counts, and what the root found.
+#: NODES is written once a search, when it ends (a node returns the nodes of its search with its
+#: value); the nodes by height (from HEIGHTS) as the search goes.
 STOP, NODES, PROBES, HITS, STORES, CUTOFFS, TERMINALS, ROOT_MOVE, ROOT_IMPROVED = range(9)
 CONTROL_SIZE = 9
 #: Its parameters (set by Python before a search): the game's length in plies, the score of a
@@ -240,23 +242,34 @@ def _record(
     alpha: int,
     beta: int,
     height: int,
-    before: int,
+    below: int,
     compact: bool,
 ) -> None:
     """What a node found: the root's move, and the table's bound (``i``: the key's bucket, -1 for
     no table; ``k1``: the key's first word, mixed for the ``compact`` table; ``alpha, beta``: the
-    window searched; ``before``: the node count on entering)."""
+    window searched; ``below``: the nodes searched under it)."""
     if height == 0:
         w[ROOT_MOVE] = best_move
         w[ROOT_IMPROVED] = 1 if best > alpha else 0
     if i >= 0:
         w[STORES] += 1
-        work = _log2(w[NODES] - before)
+        work = _log2(below)
         lo, hi = (-SCORE_LIMIT, best) if best <= alpha else (best, SCORE_LIMIT) if best >= beta else (best, best)
         if compact:
             _cstore(table, w, i, k1, lo, hi, best_move, work)
         else:
             _store(table, i, k1, k2, lo, hi, best_move, work)
+
+
+@njit(inline="always")
+def _packed(value: int, nodes: int) -> int:
+    """What a node returns: its value and the nodes of its search (itself and those under it) in one word."""
+    return (nodes << 16) | (value + _OFFSET)
+
+
+@njit(inline="always")
+def _value(packed: int) -> int:
+    return (packed & 0xFFFF) - _OFFSET
 
 
 @njit(inline="always")
@@ -503,24 +516,30 @@ def build(rules: RuleSet, compact: bool = False) -> Kernel:
         # crashed the process.)
         g, found = board[0], -1
         if mode == 0:
-            return node(g, table, w, a, b, p, height, lo, hi)
+            r = node(g, table, w, a, b, p, height, lo, hi)
+            w[NODES] += r >> 16
+            return _value(r)
         if 0 < hi - lo <= FULL_WINDOW_RANGE:
             w[ROOT_MOVE], w[ROOT_IMPROVED] = -1, 0
             r = node(g, table, w, a, b, p, height, lo, hi)
-            w[ROOT_MOVE] = w[ROOT_MOVE] if r > lo and w[ROOT_IMPROVED] != 0 else -1
-            return lo if r <= lo else hi if r >= hi else r
+            w[NODES] += r >> 16
+            v = _value(r)
+            w[ROOT_MOVE] = w[ROOT_MOVE] if v > lo and w[ROOT_IMPROVED] != 0 else -1
+            return lo if v <= lo else hi if v >= hi else v
         probes = 2 if mode == 2 else 0
         while lo < hi and w[STOP] == 0:
             probes += 1
             med = 0 if probes > 2 and lo <= 0 < hi else -1 if probes > 2 and lo <= -1 < hi else _middle(lo, hi)
             w[ROOT_MOVE], w[ROOT_IMPROVED] = -1, 0
             r = node(g, table, w, a, b, p, height, med, med + 1)
-            if r > med and w[ROOT_IMPROVED] != 0:
+            w[NODES] += r >> 16
+            v = _value(r)
+            if v > med and w[ROOT_IMPROVED] != 0:
                 found = w[ROOT_MOVE]
-            if r <= med:
-                hi = r
+            if v <= med:
+                hi = v
             else:
-                lo = r
+                lo = v
         w[ROOT_MOVE] = found
         return lo
 
@@ -550,78 +569,79 @@ def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
     ) -> int:
         # Fail-soft: a value <= alpha bounds the position's from above, one >= beta from below, one
         # between them is exact.  The window is open (alpha < beta), the position is not over, and
-        # with threat-aware rules its side to move cannot win at once.
+        # with threat-aware rules its side to move cannot win at once.  Returned _packed with its nodes.
         C, n, row = w[MAX_PLIES], 0, _row(w, p)
-        w[NODES] += 1
         w[HEIGHTS + height] += 1
         if w[STOP] != 0:
-            return 0
+            return _packed(0, 0)
         if threat_aware:
             # We cannot win now: at best we win with our next move but one.
             upper = _win_score(C, p + 2)
             if beta > upper:
                 beta = upper
                 if alpha >= beta:
-                    return beta
+                    return _packed(beta, 1)
             # With a safe move the opponent cannot win with its next move either.
             lower = -_win_score(C, p + 3) if p < C - 2 else 0
             if lower >= beta:  # only whether we have a safe move matters
-                if safe_moves(g, a, b, row, False) > 0:
-                    return lower
+                if safe_moves(g, a, b, row, False, p) > 0:
+                    return _packed(lower, 1)
                 if moves_of(g, a, b, row) == 0:
-                    return int(w[NO_MOVES]) * _win_score(C, p - 1)
-                return -_win_score(C, p + 1)
+                    return _packed(int(w[NO_MOVES]) * _win_score(C, p - 1), 1)
+                return _packed(-_win_score(C, p + 1), 1)
         else:
             n = moves_of(g, a, b, row)
             if n == 0:
                 w[TERMINALS] += 1
                 if scored:
-                    return score(g, a, b)  # the final margin
-                return int(w[NO_MOVES]) * _win_score(C, p - 1)
+                    return _packed(score(g, a, b), 1)  # the final margin
+                return _packed(int(w[NO_MOVES]) * _win_score(C, p - 1), 1)
             # No score beats winning with this move, nor is worse than losing with it (a margin
             # game: no margin beats the largest).
             upper = int(w[MARGIN]) if scored else _win_score(C, p)
             lower = -upper
             alpha, beta = max(alpha, lower), min(beta, upper)
             if alpha >= beta:
-                return beta if beta == upper else alpha
+                return _packed(beta if beta == upper else alpha, 1)
         k1, k2 = key(g, a, b, p, w[SYMMETRIC] != 0)
         k1 = _mix(k1, w[KEY_BITS]) if compact else k1  # compact: one word, mixed (its bucket, its check bits)
         i, lo, hi, hash_move = _cprobe(table, w, k1) if compact else _probe(table, w[MASK], k1, k2, w)
         if lo >= beta:
-            return lo
+            return _packed(lo, 1)
         if hi <= alpha or lo == hi:
-            return hi
+            return _packed(hi, 1)
         alpha, beta = max(alpha, lo), min(beta, hi)
         if threat_aware:
             # While alpha is at least ``settle``, every child is settled by whether it has a safe
             # move (its lowest score with one is at least its beta): the order matters little then.
             settle = _win_score(C, p + 4) if p + 1 < C - 2 else 0
-            n = safe_moves(g, a, b, row, alpha < settle)
+            n = safe_moves(g, a, b, row, alpha < settle, p)
             if n == 0:
                 if moves_of(g, a, b, row) == 0:
                     w[TERMINALS] += 1
-                    return int(w[NO_MOVES]) * _win_score(C, p - 1)
-                return -_win_score(C, p + 1)  # whatever we play, the opponent wins next move
+                    return _packed(int(w[NO_MOVES]) * _win_score(C, p - 1), 1)
+                return _packed(-_win_score(C, p + 1), 1)  # whatever we play, the opponent wins next move
             if alpha < lower:
                 alpha = lower
                 if alpha >= beta:
-                    return alpha
+                    return _packed(alpha, 1)
         _first(row, n, hash_move)
-        alpha0, best, best_move, before = alpha, -SCORE_LIMIT - 1, -1, w[NODES]
+        alpha0, best, best_move, count = alpha, -SCORE_LIMIT - 1, -1, 1
         for x in range(n):
             m = row[x]
             end = 0 if threat_aware or scored else ends(g, a, b, m)
             if end != 0:  # the game ends with this move: a node, scored here
-                w[NODES] += 1
+                count += 1
                 w[TERMINALS] += 1
                 w[HEIGHTS + height + 1] += 1
                 value = end * upper
             else:
                 a2, b2 = play(g, a, b, m)
-                value = -node(g, table, w, a2, b2, p + 1, height + 1, -beta, -alpha)
+                r = node(g, table, w, a2, b2, p + 1, height + 1, -beta, -alpha)
                 if w[STOP] != 0:
-                    return 0
+                    return _packed(0, 0)
+                value = -_value(r)
+                count += r >> 16
             if value > best:
                 best, best_move = value, m
                 if value > alpha:
@@ -630,7 +650,7 @@ def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
                         if x < n - 1:
                             w[CUTOFFS] += 1
                         break
-        _record(table, w, i, k1, k2, best, best_move, alpha0, beta, height, before, compact)
-        return best
+        _record(table, w, i, k1, k2, best, best_move, alpha0, beta, height, count - 1, compact)
+        return _packed(best, count)
 
     return node

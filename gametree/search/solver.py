@@ -26,6 +26,7 @@ from .engine import Engine
 from .exact import exact_score
 from .known import KnownValues, Remembering, answer, remember
 from .margins import ENGINE_KINDS, top_score
+from .probe import NodeBudget, ProbeExhausted, WorkTally
 from .progress import SolveProgress
 from .results import (
     CutShort,
@@ -83,6 +84,11 @@ class Solver:
         self.symmetry = symmetry
         self.choice = engine
         use_compiled(game, engine, game.info.max_plies)  # "compiled" that cannot be: say so now
+        # (a budget only where the compiled engine can search: reading its flag costs a Python node a few per cent)
+        probes = engine == "auto" and compiled_rules(game) is not None
+        #: ``auto``: the Python engine's work so far (None: no probe), and its node budget (gametree.search.probe).
+        self.work = WorkTally() if probes else None
+        self._budget = NodeBudget() if probes else None
         self._python: Engine | None = None
         self._compiled: CompiledEngine | None = None
         #: Follows lines to the end for principal variations, without counting (built on first use).
@@ -97,29 +103,73 @@ class Solver:
             return self._python
         return self.engine_for(self.game.initial_state())
 
-    def engine_for(self, state: State, budget: float | None = None) -> SearchEngine:
+    def engine_for(self, state: State, budget: float | None = None, *, probe: bool = False) -> SearchEngine:
         """The engine that searches ``state``: the compiled one once built (its start-up is paid),
         else as :func:`gametree.search.compiled.use_compiled` says for the plies left and the time
-        ``budget`` of the search."""
+        ``budget`` of the search.  ``probe`` (this solver's own searches, which handle
+        :class:`~gametree.search.probe.ProbeExhausted`): ``auto`` then searches on the Python
+        engine first, within the node budget of :mod:`gametree.search.probe` (armed here), until
+        the work says the compiled engine pays."""
         if self._compiled is not None:
             return self._compiled
         game = self.game
         plies = game.info.max_plies - game.ply(state)
         if self.choice != "python" and use_compiled(game, self.choice, plies, budget):
-            rules = compiled_rules(game)
-            assert rules is not None  # (use_compiled said so)
-            try:
-                self._compiled = CompiledEngine(game, rules, table=self.table, symmetry=self.symmetry)
-                return self._compiled
-            except ImportError as exc:  # numba (or the rules' module) is there but broken
-                if self.choice == "compiled":
-                    raise UnsupportedGameError(
-                        f"the compiled engine cannot be loaded ({exc}): use --engine python"
-                    ) from None
-                self.choice = "python"  # auto: the Python engine, from now on
+            if not (probe and self.work is not None and not self.work.handed_over):
+                compiled = self._compiled_engine()
+                if compiled is not None:
+                    return compiled
+                probe = False
+        else:
+            probe = False
         if self._python is None:
-            self._python = Engine(game, table=self.table, symmetry=self.symmetry, threats=True)
+            self._python = Engine(game, table=self.table, symmetry=self.symmetry, threats=True, stop=self._budget)
+        if self._budget is not None:
+            if probe and self.work is not None:
+                self._budget.arm(self.work.left())
+            else:
+                self._budget.disarm()
         return self._python
+
+    def _compiled_engine(self) -> CompiledEngine | None:
+        """The compiled engine, built now (None: it cannot be loaded, and ``auto`` goes on in Python)."""
+        rules = compiled_rules(self.game)
+        assert rules is not None  # (use_compiled said so)
+        try:
+            self._compiled = CompiledEngine(self.game, rules, table=self.table, symmetry=self.symmetry)
+            return self._compiled
+        except ImportError as exc:  # numba (or the rules' module) is there but broken
+            if self.choice == "compiled":
+                raise UnsupportedGameError(
+                    f"the compiled engine cannot be loaded ({exc}): use --engine python"
+                ) from None
+            self.choice = "python"  # auto: the Python engine, from now on
+            return None
+
+    def _probing(self, raw: SearchEngine) -> bool:
+        """Whether ``raw`` searches within ``auto``'s node budget."""
+        return raw is self._python and self._budget is not None and self._budget.armed
+
+    def _probed(self, raw: SearchEngine, nodes: int) -> None:
+        """A search on ``raw`` finished after ``nodes`` nodes: counted against the budget if it was a probe."""
+        if self.work is not None and self._probing(raw):
+            self.work.add(nodes)
+        if self._budget is not None:
+            self._budget.disarm()  # (the engine is the caller's again, unbounded, until the next probe)
+
+    def _handed_over(self) -> None:
+        """The Python engine's search crossed the budget: the compiled engine from now on."""
+        assert self.work is not None and self._budget is not None
+        self.work.exhausted()
+        self._budget.disarm()
+        if self._python is not None:
+            self._python.resume()
+
+    def expect(self, positions: int) -> None:
+        """The caller will solve this many positions with this solver (a batch): ``auto`` hands
+        over to the compiled engine as soon as the work so far projects past the budget for all."""
+        if self.work is not None:
+            self.work.expect(positions)
 
     def solve(
         self,
@@ -155,15 +205,22 @@ class Solver:
         deadline = None if time_limit is None else began + time_limit
 
         def search() -> SearchResult:
-            raw = self.engine_for(state, time_limit)
-            # Through the known values, if any: what they hold is not searched again, what is proven goes to them.
-            engine: SearchEngine = Remembering(raw, self.store) if self.store is not None else raw
-            try:
-                return self._solve(
-                    state, raw, engine, all_moves, pv, weak, deadline, analysis_time, interruptible, watch
-                )
-            finally:
-                self._flush(engine)
+            while True:
+                # (a probe only for the value and a best move: scoring every move after it, a probe that
+                # ran out would start again, and Ctrl-C while the moves are scored keeps what was proven)
+                raw = self.engine_for(state, time_limit, probe=not all_moves or weak)
+                # Through the known values, if any: what they hold is not searched again, what is proven goes to them.
+                engine: SearchEngine = Remembering(raw, self.store) if self.store is not None else raw
+                try:
+                    result = self._solve(
+                        state, raw, engine, all_moves, pv, weak, deadline, analysis_time, interruptible, watch
+                    )
+                    self._probed(raw, result.stats.nodes)
+                    return result
+                except ProbeExhausted:
+                    self._handed_over()  # and again, on the compiled engine
+                finally:
+                    self._flush(engine)
 
         # The one path of a solve through known values (as the parallel solve's): all of it from them, with no
         # engine to build, else the search, whose result is recorded.  A weak solve proves less than they hold.
@@ -352,19 +409,26 @@ class Solver:
         state = start(
             self.game, position(self.game, state), checked=True
         )  # (the game was checked when the solver was built)
-        raw = self.engine_for(state)
-        engine: SearchEngine = Remembering(raw, self.store) if self.store is not None else raw
-        counters = engine.counters
-        counters.reset()
-        started = time.perf_counter()
-        try:
-            value = exact_score(engine, state, weak=weak)
-            if not weak:
-                remember(engine, state, value)
-        finally:
-            self._flush(engine)
-        seconds = time.perf_counter() - started
-        return Scored(_sign(value) if weak else whole(value, True), weak, sum(counters.per_depth), seconds)
+        seconds = 0.0  # the searches' time (a probe's that was handed over too), not the engine's loading
+        while True:
+            raw = self.engine_for(state, probe=True)
+            engine: SearchEngine = Remembering(raw, self.store) if self.store is not None else raw
+            counters = engine.counters
+            counters.reset()
+            started = time.perf_counter()
+            try:
+                value = exact_score(engine, state, weak=weak)
+                if not weak:
+                    remember(engine, state, value)
+                nodes = sum(counters.per_depth)
+                self._probed(raw, nodes)
+                break
+            except ProbeExhausted:
+                self._handed_over()  # and again, on the compiled engine
+            finally:
+                self._flush(engine)
+                seconds += time.perf_counter() - started
+        return Scored(_sign(value) if weak else whole(value, True), weak, nodes, seconds)
 
     def _weak_root(self, engine: SearchEngine, state: State, all_moves: bool) -> Root[Move]:
         """The root's value +1, 0 or -1 (win, draw or loss) and a best move, or every move's value."""
@@ -518,13 +582,17 @@ def prepare_scores(
     pv: bool = True,
     engine: EngineChoice = "auto",
     store: KnownValues | None = None,
+    positions: int | None = None,
 ) -> Callable[[S], Scored]:
     """:func:`prepare` for the scores alone: a :class:`Solver`'s ``score``, set up once
     (see :func:`gametree.search.prepare_scores`).  ``all_moves`` and ``pv`` do not
     apply to a score; with a ``time_limit``, each position's solve has that long
-    (a score not proven in time is the heuristic's best guess)."""
+    (a score not proven in time is the heuristic's best guess).  ``positions``: how many
+    positions will be solved (a batch), for ``auto``'s choice of engine (:meth:`Solver.expect`)."""
     _refuse_depth(depth)
     solving = Solver(game, cache=cache, symmetry=symmetry, engine=engine, store=store)
+    if positions is not None:
+        solving.expect(positions)
     if time_limit is not None:
         return scores_of(functools.partial(solving.solve, time_limit=time_limit, weak=weak, all_moves=False, pv=False))
     return functools.partial(solving.score, weak=weak)

@@ -1,0 +1,51 @@
+"""auto's node budget (gametree.search.probe): a Python search stops at the node that crosses it,
+and the tally says when the compiled engine is due.  (The hand-over itself: tests/test_compiled.py.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from gametree.search.contract import SearchTimeout
+from gametree.search.engine import Engine
+from gametree.search.exact import exact_score
+from gametree.search.probe import NodeBudget, ProbeExhausted, WorkTally
+from gametree.search.table import TranspositionTable
+from gametree_builtins.games.connect4 import ConnectFour
+
+
+def test_a_search_stops_at_the_node_that_crosses_the_budget() -> None:
+    game = ConnectFour(4, 4)
+    budget = NodeBudget()
+    engine = Engine(game, table=TranspositionTable(), threats=True, stop=budget)
+    budget.arm(50)
+    with pytest.raises(ProbeExhausted):
+        exact_score(engine, game.initial_state())
+    # The 51st node entered read the flag and stopped (positions settled by their parent count as nodes too).
+    assert budget.exhausted and 51 <= sum(engine.counters.per_depth) < 100
+    budget.disarm()
+    engine.counters.reset()
+    plain = Engine(game, table=TranspositionTable(), threats=True)
+    assert exact_score(engine, game.initial_state()) == exact_score(plain, game.initial_state()) == 0
+
+
+def test_a_halt_stays_a_timeout_within_the_budget() -> None:
+    budget = NodeBudget()
+    budget.arm(10)
+    budget.set = True  # engine.halt()
+    assert budget.set and isinstance(budget.stopped(), SearchTimeout)
+    budget.set = False
+    assert not budget.set and budget.left == 8
+
+
+def test_the_tally_hands_over_past_the_budget_or_its_projection() -> None:
+    tally = WorkTally(budget=1_000)
+    tally.add(400)
+    assert not tally.handed_over and tally.left() == 600
+    tally.add(600)
+    assert tally.handed_over
+    batch = WorkTally(budget=1_000)
+    batch.expect(4)
+    batch.add(200)  # 4 positions of about 200 nodes: 800 in all
+    assert not batch.handed_over
+    batch.add(400)  # 300 a position: 1,200 in all
+    assert batch.handed_over
