@@ -95,6 +95,7 @@ GAME_OPTION_COMMANDS = {
     ("show",): [],
     ("tiers", "build"): ["--out", "{tmp}/t.tiers"],
     ("tiers", "query"): ["--out", "{tmp}/t.tiers"],
+    ("book", "query"): ["--tiers", "{tmp}/t.tiers"],
 }
 
 
