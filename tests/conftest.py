@@ -35,6 +35,38 @@ os.environ["XDG_CACHE_HOME"] = _CACHE
 os.environ["GAMETREE_STORE"] = "none"
 
 
+def _one_compile_at_a_time() -> None:
+    """Make the xdist workers of the run build a game's compiled engine one at a time: a lock file per
+    cache folder and game (in the run's folder), held around :func:`compile_state.compiling`.  Without
+    it both workers, starting their first compiled tests together, compiled the same engine at once
+    on the run's 2 cores (tens of seconds each); with it the second waits, then loads the first's
+    from numba's cache.  Only the build is serialised; nothing a test sees changes (the notice is said
+    by the process that compiles, as before)."""
+    import contextlib
+    import fcntl
+    import hashlib
+
+    from gametree.search import compile_state
+
+    build = compile_state.compiling
+    folder = os.path.join(_CACHE, "compile-locks")
+
+    @contextlib.contextmanager
+    def compiling(game: Any) -> Iterator[None]:
+        where = hashlib.sha256(compile_state.cache_folder().encode()).hexdigest()[:12]
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, f"{where}-{compile_state.game_id(game)}.lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # (released when the file is closed, or the process ends)
+            with build(game):
+                yield
+
+    compile_state.compiling = compiling
+
+
+if sys.platform != "win32":
+    _one_compile_at_a_time()
+
+
 #: The exact searches every oracle of the suite checks: alpha-beta, and the solver on each engine.
 EXACT_SEARCHES = {
     "alphabeta": ("alphabeta", {}),
