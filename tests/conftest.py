@@ -36,31 +36,44 @@ os.environ["GAMETREE_STORE"] = "none"
 
 
 def _one_compile_at_a_time() -> None:
-    """Make the xdist workers of the run build a game's compiled engine one at a time: a lock file per
-    cache folder and game (in the run's folder), held around :func:`compile_state.compiling`.  Without
-    it both workers, starting their first compiled tests together, compiled the same engine at once
-    on the run's 2 cores (tens of seconds each); with it the second waits, then loads the first's
-    from numba's cache.  Only the build is serialised; nothing a test sees changes (the notice is said
-    by the process that compiles, as before)."""
+    """Make the processes of the run (xdist's workers) compile a compiled search one at a time: a lock
+    file per cache folder and kernel (the rules' module, compact table or not), in the run's folder,
+    held while the engine loads or compiles its functions (around numba_support's
+    ``quiet_compile_interrupts``, the block of that first call; the kernel is the one ``_kernel``
+    was last asked for in the thread).  Without it two workers that met the same engine at about
+    the same time both compiled it (tens of seconds each on a loaded machine); with it the second
+    waits for the first, then loads its code from numba's cache.  Different kernels still compile
+    side by side; nothing a test sees changes (the first-compile notice is said before, as always)."""
     import contextlib
     import fcntl
+    import functools
     import hashlib
+    import threading
 
-    from gametree.search import compile_state
+    from gametree.search import compile_state, compiled, numba_support
 
-    build = compile_state.compiling
     folder = os.path.join(_CACHE, "compile-locks")
+    asked = threading.local()
+    kernel = compiled._kernel
+    quiet = numba_support.quiet_compile_interrupts
+
+    @functools.wraps(kernel)
+    def which_kernel(functions: Any, compact: bool) -> Any:
+        asked.name = f"{functions.moves.__module__}-{'compact' if compact else 'wide'}"
+        return kernel(functions, compact)
 
     @contextlib.contextmanager
-    def compiling(game: Any) -> Iterator[None]:
+    def locked() -> Iterator[None]:
+        name = getattr(asked, "name", "other")
         where = hashlib.sha256(compile_state.cache_folder().encode()).hexdigest()[:12]
         os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, f"{where}-{compile_state.game_id(game)}.lock"), "a") as lock:
+        with open(os.path.join(folder, f"{where}-{name}.lock"), "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # (released when the file is closed, or the process ends)
-            with build(game):
+            with quiet():
                 yield
 
-    compile_state.compiling = compiling
+    compiled._kernel = which_kernel  # type: ignore[assignment]
+    numba_support.quiet_compile_interrupts = locked
 
 
 if sys.platform != "win32":
