@@ -56,6 +56,7 @@ A plugin adds its own player the same way::
 from __future__ import annotations
 
 import functools
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from gametree import Game, TranspositionTable, alphabeta, hookimpl
@@ -80,6 +81,20 @@ __all__ = ["EasyPlayer", "HumanPlayer", "RandomPlayer", "SearchPlayer", "STRENGT
 
 #: Depth limits of the search strengths (None: search to the end of the game).
 STRENGTHS: dict[str, int | None] = {"medium": 2, "hard": 4, "perfect": None}
+
+#: The last retrograde solution a player made (while a player keeps it): two computer players of one
+#: game (``--x perfect --o perfect`` on Dodgem) share it instead of each solving the whole game.
+_last_looping: weakref.ref[RetrogradeMover[Any, Any]] | None = None
+
+
+def _looping_mover(game: Game[S, M]) -> RetrogradeMover[S, M]:
+    """A retrograde mover of ``game`` (the very game object): the one another player made, if it is kept."""
+    global _last_looping
+    mover = _last_looping() if _last_looping is not None else None
+    if mover is None or mover.game is not game:
+        mover = RetrogradeMover(game)
+        _last_looping = weakref.ref(mover)
+    return mover
 
 
 class HumanPlayer:
@@ -213,7 +228,7 @@ class SearchPlayer:
             # Positions repeat (Dodgem): retrograde analysis, at every strength (a depth-limited search
             # would refuse the game): the whole game solved once, then each move read from it.
             if self._looping is None:
-                self._looping = RetrogradeMover(game)
+                self._looping = _looping_mover(game)
             return self._looping.best_moves(state)
         elif ALGORITHMS["solver"].refusal(game) is not None and ALGORITHMS["maxn"].refusal(game) is None:
             # A game of more players: max^n, each player for itself, to the depth (None: to the end).
