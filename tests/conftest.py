@@ -35,51 +35,6 @@ os.environ["XDG_CACHE_HOME"] = _CACHE
 os.environ["GAMETREE_STORE"] = "none"
 
 
-def _one_compile_at_a_time() -> None:
-    """Make the processes of the run (xdist's workers) compile a compiled search one at a time: a lock
-    file per cache folder and kernel (the rules' module, compact table or not), in the run's folder,
-    held while the engine loads or compiles its functions (around numba_support's
-    ``quiet_compile_interrupts``, the block of that first call; the kernel is the one ``_kernel``
-    was last asked for in the thread).  Without it two workers that met the same engine at about
-    the same time both compiled it (tens of seconds each on a loaded machine); with it the second
-    waits for the first, then loads its code from numba's cache.  Different kernels still compile
-    side by side; nothing a test sees changes (the first-compile notice is said before, as always)."""
-    import contextlib
-    import fcntl
-    import functools
-    import hashlib
-    import threading
-
-    from gametree.search import compile_state, compiled, numba_support
-
-    folder = os.path.join(_CACHE, "compile-locks")
-    asked = threading.local()
-    kernel = compiled._kernel
-    quiet = numba_support.quiet_compile_interrupts
-
-    @functools.wraps(kernel)
-    def which_kernel(functions: Any, compact: bool) -> Any:
-        asked.name = f"{functions.moves.__module__}-{'compact' if compact else 'wide'}"
-        return kernel(functions, compact)
-
-    @contextlib.contextmanager
-    def locked() -> Iterator[None]:
-        name = getattr(asked, "name", "other")
-        where = hashlib.sha256(compile_state.cache_folder().encode()).hexdigest()[:12]
-        os.makedirs(folder, exist_ok=True)
-        with open(os.path.join(folder, f"{where}-{name}.lock"), "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # (released when the file is closed, or the process ends)
-            with quiet():
-                yield
-
-    compiled._kernel = which_kernel  # type: ignore[assignment]
-    numba_support.quiet_compile_interrupts = locked
-
-
-if sys.platform != "win32":
-    _one_compile_at_a_time()
-
-
 #: The exact searches every oracle of the suite checks: alpha-beta, and the solver on each engine.
 EXACT_SEARCHES = {
     "alphabeta": ("alphabeta", {}),

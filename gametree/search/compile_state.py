@@ -168,6 +168,30 @@ def now() -> Compiling | None:
 
 
 @contextlib.contextmanager
+def _one_at_a_time(ident: str) -> Iterator[None]:
+    """Hold an exclusive lock on a file of the cache folder named after the engine ``ident`` while
+    it is built, so that processes that meet one engine at once (``--workers``, a test run's
+    workers, two commands) compile it once: the others wait, then load its code from numba's
+    cache.  Nothing where the file cannot be made or locked (a read-only folder, no ``fcntl``)."""
+    try:
+        import fcntl
+    except ImportError:  # (not on Windows)
+        yield
+        return
+    name = "".join(c if c.isalnum() else "_" for c in ident)
+    try:
+        os.makedirs(cache_folder(), exist_ok=True)
+        handle = open(os.path.join(cache_folder(), f"building-{name}.lock"), "a")  # noqa: SIM115 (closed below)
+    except OSError:
+        yield
+        return
+    with handle:
+        with contextlib.suppress(OSError):
+            fcntl.flock(handle, fcntl.LOCK_EX)  # (released when the file is closed, or the process ends)
+        yield
+
+
+@contextlib.contextmanager
 def compiling(game: Game[object, object]) -> Iterator[None]:
     """Around the build of a game's compiled engine: says so first if it is not :func:`ready`
     (see the module), and remembers it (and how long a compile took) once built."""
@@ -187,7 +211,8 @@ def compiling(game: Game[object, object]) -> Iterator[None]:
         )
         _now = Compiling(what, guess, started)
     try:
-        yield
+        with _one_at_a_time(ident):
+            yield
     finally:
         _now = None
     took = time.perf_counter() - started
