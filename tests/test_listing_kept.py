@@ -295,7 +295,8 @@ def test_on_a_terminal_the_line_shows_the_estimate_and_ctrl_c_keeps_the_listing(
     # fast run whose first estimate shows at the last ply, every ply counted); the line may wrap.
     unwrapped = command.shown.replace("\r\n", "")
     assert re.search(
-        r"at most [\d.]+k by the tier sizes; (plies [\d-]+ extrapolated by the tier sizes|every ply counted); scoring taken as",
+        r"at most [\d.]+k by the tier sizes; "
+        r"(plies [\d-]+ extrapolated by the tier sizes|every ply counted); scoring taken as",
         unwrapped,
     ), unwrapped[-600:]
     command.interrupt()
