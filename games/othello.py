@@ -61,9 +61,17 @@ MAX_SIZE = 8
 #: The move of a side that has no legal disc to place while its opponent has one.
 PASS = -1
 
-#: Moves are tried fewest opponent replies first while more than this many squares are empty (below, the
-#: count costs more than it saves), else in the static order (corners first).
-FASTEST_FIRST = 5
+#: Moves are tried fewest opponent replies first ("fastest first", see :data:`ORDER_WEIGHTS`) while more than
+#: this many squares are empty (below, the count costs more than it saves), else the moves into quadrants with
+#: an odd number of empty squares first ("parity"), then in the static order (corners first).
+FASTEST_FIRST = 4
+
+#: The weights of a move's sort key while more than FASTEST_FIRST squares are empty (smallest first, the static
+#: order breaking ties): per reply the opponent would have, per reply of those on a corner (again), and for a
+#: square in a region (quadrant) with an even number of empty squares; and the penalty of a square diagonally
+#: beside a corner (an "X-square") and of one beside it on the edge (a "C-square").
+ORDER_WEIGHTS = (4, 10, 1)
+X_PENALTY, C_PENALTY = 4, 2
 
 #: Positions with at most this many discs are keyed by the least of their eight symmetric images.
 SYMMETRIC_DISCS = 14
@@ -95,6 +103,9 @@ class OthelloBoard(NamedTuple):
     runs: int
     fastest_first: int
     symmetric_discs: int
+    corners: int
+    #: See :data:`ORDER_WEIGHTS`.
+    weights: tuple[int, ...]
     #: The four shifts (across, down, and the two diagonals) and, for each, the squares a step
     #: towards higher bits (``left``) or lower bits (``right``) may land on.
     shifts: tuple[int, ...]
@@ -102,6 +113,10 @@ class OthelloBoard(NamedTuple):
     right: tuple[int, ...]
     #: The squares in the order moves are tried.
     order: tuple[int, ...]
+    #: Each square's penalty in the sort key (X- and C-squares).
+    penalty: tuple[int, ...]
+    #: The four quadrants, as bitboards.
+    regions: tuple[int, ...]
     #: For each of the seven symmetries other than the identity, 64 entries: each square's image.
     perms: tuple[int, ...]
 
@@ -153,6 +168,10 @@ class Othello(Game[OthelloState, int]):
         self._right = ((1, not_last), (n, self.full), (n + 1, not_last), (n - 1, not_first))
         self._runs = n - 3  # (a line of the opponent's discs holds at most n - 2)
         self._order = self._square_order()
+        self._penalty = self._square_penalties()
+        h = n // 2
+        quadrant = sum(1 << (r * n + c) for r in range(h) for c in range(h))
+        self._regions = (quadrant, quadrant << h, quadrant << (h * n), quadrant << (h * n + h))
         self._images = self._symmetry_tables()
         self._memo: tuple[int, int, int] = (-1, -1, 0)  # (mine, theirs) -> legal squares, the last asked
         h = n // 2
@@ -240,15 +259,33 @@ class Othello(Game[OthelloState, int]):
         found = self._legal(mine, theirs)
         if found:
             squares = [sq for sq in self._order if found >> sq & 1]
-            if len(squares) > 2 and self.cells - _popcount(mine | theirs) > FASTEST_FIRST:
-                squares.sort(key=lambda sq: self._replies(mine, theirs, sq))  # (stable: the static order breaks ties)
+            if len(squares) > 1:
+                empty = self.full & ~(mine | theirs)
+                odd = self._odd_regions(empty)
+                if _popcount(empty) > FASTEST_FIRST:
+                    squares.sort(key=lambda sq: self._sort_key(mine, theirs, sq, odd))  # (stable: ties keep the order)
+                else:
+                    squares.sort(key=lambda sq: not odd >> sq & 1)  # parity: odd regions first
             return squares
         return [PASS] if self.moves_mask(theirs, mine) else []
 
-    def _replies(self, mine: int, theirs: int, square: int) -> int:
-        """How many moves the opponent has after a disc on ``square`` (fewest first: "fastest first")."""
+    def _odd_regions(self, empty: int) -> int:
+        """The empty squares of the quadrants that hold an odd number of them."""
+        odd = 0
+        for region in self._regions:
+            if _popcount(empty & region) & 1:
+                odd |= empty & region
+        return odd
+
+    def _sort_key(self, mine: int, theirs: int, square: int, odd: int) -> int:
+        """A move's place in "fastest first" (smallest first): the opponent's replies, those on corners weighed
+        more, the square's penalty, a square in a quadrant with an even number of empty squares after one in an
+        odd (see :data:`ORDER_WEIGHTS`)."""
         flipped = self.flips(mine, theirs, square)
-        return _popcount(self.moves_mask(theirs & ~flipped, mine | flipped | (1 << square)))
+        replies = self.moves_mask(theirs & ~flipped, mine | flipped | (1 << square))
+        w_replies, w_corners, w_even = ORDER_WEIGHTS
+        key = w_replies * _popcount(replies) + w_corners * _popcount(replies & self._corners) + self._penalty[square]
+        return key if odd >> square & 1 else key + w_even
 
     def play(self, state: OthelloState, move: int) -> OthelloState:
         mine, theirs = state.mine, state.theirs
@@ -299,10 +336,14 @@ class Othello(Game[OthelloState, int]):
             runs=self._runs,
             fastest_first=FASTEST_FIRST,
             symmetric_discs=SYMMETRIC_DISCS,
+            corners=self._corners,
+            weights=ORDER_WEIGHTS,
             shifts=tuple(s for s, _ in self._left),
             left=left,
             right=right,
             order=self._order,
+            penalty=self._penalty,
+            regions=self._regions,
             perms=tuple(perms),
         )
         return CompiledRules(
@@ -388,6 +429,20 @@ class Othello(Game[OthelloState, int]):
     def _corners(self) -> int:
         n = self.size
         return 1 | (1 << (n - 1)) | (1 << (n * (n - 1))) | (1 << (n * n - 1))
+
+    def _square_penalties(self) -> tuple[int, ...]:
+        """Each square's penalty in a move's sort key: :data:`X_PENALTY` diagonally beside a corner,
+        :data:`C_PENALTY` beside one on the edge, else 0."""
+        n = self.size
+
+        def penalty(square: int) -> int:
+            r, c = divmod(square, n)
+            edge_r, edge_c = min(r, n - 1 - r), min(c, n - 1 - c)
+            if edge_r == edge_c == 1:
+                return X_PENALTY
+            return C_PENALTY if sorted((edge_r, edge_c)) == [0, 1] else 0
+
+        return tuple(penalty(square) for square in range(n * n))
 
     def _square_order(self) -> tuple[int, ...]:
         """Squares in the order moves are tried: corners, edges, inner squares, then the squares beside

@@ -43,10 +43,14 @@ class Board(Protocol):
     runs: np.uint64
     fastest_first: np.uint64
     symmetric_discs: np.uint64
+    corners: np.uint64
+    weights: np.ndarray
     shifts: np.ndarray
     left: np.ndarray
     right: np.ndarray
     order: np.ndarray
+    penalty: np.ndarray
+    regions: np.ndarray
     perms: np.ndarray
 
 
@@ -99,6 +103,44 @@ def _flips(g: Board, mine: np.uint64, theirs: np.uint64, square: int) -> np.uint
     return flipped
 
 
+@njit(inline="always")
+def _odd_regions(g: Board, empty: np.uint64) -> np.uint64:
+    """The empty squares of the board's regions (its quadrants) that hold an odd number of them."""
+    odd = _ZERO
+    for r in range(4):
+        inside = empty & g.regions[r]
+        if _count(inside) & 1:
+            odd |= inside
+    return odd
+
+
+@njit(inline="always")
+def _insertion_sort(out: np.ndarray, n: int) -> None:
+    for i in range(1, n):
+        v = out[i]
+        j = i - 1
+        while j >= 0 and out[j] > v:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = v
+
+
+@njit(inline="always")
+def _sort_keys(g: Board, a: np.uint64, b: np.uint64, out: np.ndarray, n: int, odd: np.uint64) -> None:
+    """Each move's sort key (``out[i]`` holds its place in the static order): the opponent's replies
+    (those on corners weighed more), the square's penalty, odd regions first; times 64, plus its place."""
+    order, w = g.order, g.weights
+    for i in range(n):
+        square = int(order[out[i]])
+        bit = _ONE << np.uint64(square)
+        f = _flips(g, a, b, square)
+        replies = _moves_mask(g, b & ~f, a | f | bit)
+        k = int(w[0]) * _count(replies) + int(w[1]) * _count(replies & g.corners) + int(g.penalty[square])
+        if not odd & bit:
+            k += int(w[2])
+        out[i] = k * 64 + out[i]
+
+
 @njit(cache=True)
 def moves(g: Board, a: np.uint64, b: np.uint64, out: np.ndarray) -> int:
     """The squares that take a disc, in the game's order; a pass alone if only the opponent can
@@ -115,20 +157,17 @@ def moves(g: Board, a: np.uint64, b: np.uint64, out: np.ndarray) -> int:
         if (found >> order[x]) & _ONE:
             out[n] = x  # (its place in the order, for now)
             n += 1
-    if n > 2 and int(g.cells) - _count(a | b) > int(g.fastest_first):
-        # Fewest opponent replies first, the static order breaking ties: sort replies * 64 + place.
-        for i in range(n):
-            square = int(order[out[i]])
-            f = _flips(g, a, b, square)
-            replies = _count(_moves_mask(g, b & ~f, a | f | (_ONE << np.uint64(square))))
-            out[i] = replies * 64 + out[i]
-        for i in range(1, n):
-            v = out[i]
-            j = i - 1
-            while j >= 0 and out[j] > v:
-                out[j + 1] = out[j]
-                j -= 1
-            out[j + 1] = v
+    if n > 1:
+        empty = g.full & ~(a | b)
+        odd = _odd_regions(g, empty)
+        if _count(empty) > int(g.fastest_first):
+            _sort_keys(g, a, b, out, n, odd)
+        else:
+            # Few empty squares: the moves into regions with an odd number of them first ("parity").
+            for i in range(n):
+                if not (odd >> order[out[i]]) & _ONE:
+                    out[i] += 64
+        _insertion_sort(out, n)
     for i in range(n):
         out[i] = int(order[out[i] & 63])
     return n
