@@ -362,3 +362,32 @@ def test_compiled_feinstein_positions(ply: int) -> None:
     state = positions_along(game)[ply]
     result = search("solver", game, state, all_moves=False, pv=False, engine="compiled")
     assert result.proven and result.score == (4 if game.to_move(state) == 1 else -4)
+
+
+@pytest.mark.parametrize("size", [6, 8])
+def test_compiled_moves_come_in_the_python_games_order(size: int) -> None:
+    """Both engines order moves alike (fastest first with its weights, parity with few empty squares), so
+    their searches and principal variations agree; every legal move is there once."""
+    import numpy as np
+
+    from gametree.search.kernel import board_constants
+    from gametree_builtins.games import othello_rules
+
+    game = game_of(size)
+    rules = game.compiled_rules()
+    assert rules is not None
+    g = board_constants(rules.board)[0]
+    out = np.zeros(64, dtype=np.int64)
+    rng = random.Random(size + 100)
+    checked = 0
+    for _ in range(6):
+        state = game.initial_state()
+        while game.outcome(state) is None:
+            legal = game.legal_moves(state)
+            n = othello_rules.moves(g, np.uint64(state.mine), np.uint64(state.theirs), out)
+            compiled = [PASS if m == othello_rules.PASS else int(m) for m in out[:n]]
+            assert compiled == legal
+            assert sorted(legal) == sorted(set(legal))
+            checked += len(legal) > 2
+            state = game.play(state, rng.choice(legal))
+    assert checked > 20
