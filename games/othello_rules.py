@@ -7,7 +7,8 @@ found with shifts in the eight directions, each masked so that no step comes rou
 one edge to the other.  Moves come in the Python game's order (while more than
 ``fastest_first`` squares are empty, by a sort key: the opponent's replies, those on corners
 weighed more, X- and C-square penalties, parity; else the moves into quadrants with an odd
-number of empty squares first; ties in the static order), so both engines search alike.  The game is a margin game: :func:`score` gives the final margin
+number of empty squares first; ties in the static order), so both engines search alike.
+The game is a margin game: :func:`score` gives the final margin
 (the empty squares to the winner), and the engine bounds scores by ``size * size``.
 
 A key is ``(a, b)``, or, with at most ``symmetric_discs`` discs on the board, the least
