@@ -273,19 +273,14 @@ def test_a_build_reading_a_kept_listing_rates_only_what_it_lists() -> None:
     assert status.listing_rate() == 50.0  # 100 listed in 2 s (the 334 read not counted)
 
 
+def _build_4x4(tmp_path: Path) -> tuple[str, ...]:
+    """``book build --all`` of 4x4 Connect Four into a store in ``tmp_path``."""
+    store = str(tmp_path / "b.sqlite")
+    return ("book", "build", "connect4", "--width", "4", "--height", "4", "--all", "--store", store)
+
+
 def test_on_a_terminal_the_line_shows_the_estimate_and_ctrl_c_keeps_the_listing(gametree_cli, tmp_path: Path) -> None:
-    board = (
-        "book",
-        "build",
-        "connect4",
-        "--width",
-        "4",
-        "--height",
-        "4",
-        "--all",
-        "--store",
-        str(tmp_path / "b.sqlite"),
-    )
+    board = _build_4x4(tmp_path)
     command = gametree_cli.watched(*board)
     command.expect(lambda shown: "for the whole build (an estimate: ~" in shown, "the estimate on the live line")
     assert re.search(
@@ -308,18 +303,7 @@ def test_on_a_terminal_the_line_shows_the_estimate_and_ctrl_c_keeps_the_listing(
 
 
 def test_with_json_a_terminal_shows_no_live_line(gametree_cli, tmp_path: Path) -> None:
-    board = (
-        "book",
-        "build",
-        "connect4",
-        "--width",
-        "4",
-        "--height",
-        "4",
-        "--all",
-        "--store",
-        str(tmp_path / "b.sqlite"),
-    )
+    board = _build_4x4(tmp_path)
     # Stopped near the end of the listing (report 36 of its 39), past the live line's half second.
     command = gametree_cli.watched(*board, "--json", env={"GAMETREE_BUILD_STOP": "36:INT"})
     code, out, shown = command.finish()
