@@ -32,6 +32,7 @@ from machine import report as machine_report
 
 from gametree import load
 from gametree.search.solver import Solver
+from gametree.search.table import TranspositionTable, parse_cache_size
 
 ROOT = Path(__file__).resolve().parents[1]
 LINE = ROOT / "tests" / "data" / "othello" / "feinstein_6x6.json"
@@ -52,11 +53,18 @@ def main() -> None:
     parser.add_argument("--to", dest="last", type=int, default=20, help="the latest move of the line")
     parser.add_argument("--time-limit", type=float, default=300.0, help="seconds per position; stop after one past it")
     parser.add_argument("--quick", action="store_true", help="moves 24 and 20 only")
+    parser.add_argument(
+        "--cache-size", default=None, help="the table's memory, as --cache-size takes it (default: the engine's)"
+    )
     args = parser.parse_args()
     game = load().game("othello").create(size=6)
     states = [game.initial_state()]
     for text in line_moves():
         states.append(game.play(states[-1], game.parse_move(states[-1], text)))
+
+    def table() -> TranspositionTable | bool:
+        return True if args.cache_size is None else parse_cache_size(args.cache_size)
+
     plies = [24, 20] if args.quick else list(range(args.last, args.first - 1, -1))
     print(machine_report("before the runs"))
     started = time.perf_counter()
@@ -66,7 +74,7 @@ def main() -> None:
     for k in plies:
         state = states[k]
         empty = 36 - sum(bin(x).count("1") for x in (state.mine, state.theirs))
-        solver = Solver(game, engine=args.engine)
+        solver = Solver(game, engine=args.engine, cache=table())
         result = solver.solve(state, all_moves=False, pv=False, time_limit=args.time_limit)
         white = result.score if game.to_move(state) == 1 else -result.score
         seconds = result.stats.seconds
