@@ -79,13 +79,15 @@ def main() -> None:
         white = result.score if game.to_move(state) == 1 else -result.score
         seconds = result.stats.seconds
         rate = result.stats.nodes / seconds if seconds else 0.0
+        fill = f"table: {solver.engine.table_fill()}"
         if not result.proven:
-            print(f"{k:>4} {empty:>5} cut short after {seconds:.0f} s: score proven in {result.score_bounds}")
+            print(f"{k:>4} {empty:>5} cut short after {seconds:.0f} s: score proven in {result.score_bounds}; {fill}")
             break
         verdict = "ok" if white == 4 else "WRONG"
         nodes = result.stats.nodes
         print(
-            f"{k:>4} {empty:>5} {result.score:>+6} {verdict:>6} {nodes:>14,} {seconds:>9.3f} {rate:>11,.0f}", flush=True
+            f"{k:>4} {empty:>5} {result.score:>+6} {verdict:>6} {nodes:>14,} {seconds:>9.3f} {rate:>11,.0f}  {fill}",
+            flush=True,
         )
     print(machine_report("after the runs"))
 

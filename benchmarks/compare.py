@@ -451,6 +451,8 @@ class Progress:
         self.positions: list[tuple[str, int, int, float]] = []
         #: Wall seconds of a process the engine runs in (Pons's driver), if any.
         self.process_seconds: float | None = None
+        #: What the engine says of its run besides (gametree: its table's fill and bytes an entry).
+        self.note = ""
 
 
 #: A prepared run: called with the clock running, returns (result text, agrees with the known value).
@@ -641,6 +643,7 @@ def prepare_positions(engine: str, positions: list[tuple[str, int | None]], prog
             result = ours.score(state)
             seconds = clock() - start
             record(moves, int(result.score), int(result.nodes), seconds)
+        progress.note = f"table at the end: {ours.engine.table_fill()}"
         return summary()
 
     return gametree_solve
@@ -759,6 +762,7 @@ def run_child(engine: str, case_name: str, cap: float) -> Row:
         row.seconds = time.perf_counter() - start
         signal.setitimer(signal.ITIMER_REAL, 0)
         row.nodes = progress.nodes
+        row.note = progress.note
     except Capped as exc:
         row.seconds = time.perf_counter() - start
         row.status = "capped"
@@ -860,6 +864,9 @@ def print_positions(by_case: dict[str, list[Row]], mine: str) -> None:
             print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         for row in timed:
             print(position_line(case, row, ours))
+        for row in timed:
+            if row.note and row.status == "done":
+                print(f"| {case} | {row.engine} | {row.note} |")
         count = min(len(row.positions or ()) for row in timed)
         split = [
             i for i in range(count) if len({row.positions[i][1] for row in timed if row.positions}) > 1

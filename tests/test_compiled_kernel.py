@@ -87,3 +87,21 @@ def test_tictactoe_without_symmetry_packs_its_key_too() -> None:
     python = run(game, algorithm="solver", engine="python", symmetry=False, all_moves=True)
     compiled = run(game, algorithm="solver", engine="compiled", symmetry=False, all_moves=True)
     assert [(m.move, m.score) for m in compiled.move_values] == [(m.move, m.score) for m in python.move_values]
+
+
+def test_the_table_fill_counts_the_entries_the_searches_stored() -> None:
+    game = ConnectFour(4, 4)
+    solver = Solver(game, engine="compiled")
+    engine = solver.engine_for(game.initial_state())
+    assert isinstance(engine, CompiledEngine)
+    result = solver.solve(game.initial_state(), all_moves=False, pv=False)
+    fill = engine.table_fill()
+    assert fill.entry_bytes == BYTES_PER_COMPACT_ENTRY and fill.entries * fill.entry_bytes == engine.table_bytes()
+    assert 0 < fill.used <= min(fill.entries, result.stats.cache_stores)
+    assert f"{fill.used:,} of {fill.entries:,} entries" in str(fill)
+    python = Solver(game, engine="python")
+    python.solve(game.initial_state(), all_moves=False, pv=False)
+    table = python.table
+    assert table is not None
+    assert python.engine.table_fill().used == len(table) > 0
+    assert python.engine.table_fill().entries == table.max_entries

@@ -47,7 +47,7 @@ from ..game import (
 from ..runtime.signals import watch
 from . import compile_state, numba_support
 from .compile_state import cache_folder
-from .contract import Counters, EngineName, RootReport, SearchTimeout
+from .contract import Counters, EngineName, RootReport, SearchTimeout, TableFill
 from .margins import margin_bound
 from .options import ENGINES, EngineChoice
 from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, TranspositionTable
@@ -392,6 +392,17 @@ class CompiledEngine:
     def table_counts(self) -> tuple[int, int, int]:
         """The table's probes, hits and stores so far."""
         return self.probes, self.hits, self.stores
+
+    def table_fill(self) -> TableFill:
+        """How full the compiled table is, counted over all of it (a few ms for 64 MB)."""
+        if self._mask < 0:
+            return TableFill(0, 0, 0)
+        np, table = self._np, self._table
+        if self._layout is not None:  # compact: an entry a word, 0 when empty
+            return TableFill(int(np.count_nonzero(table)), len(table), self.entry_bytes)
+        buckets = table.reshape(-1, self._kernel_module.BUCKET_WORDS)  # (two entries, their data words 2 and 5)
+        used = int(np.count_nonzero(buckets[:, 2])) + int(np.count_nonzero(buckets[:, 5]))
+        return TableFill(used, 2 * len(buckets), self.entry_bytes)
 
     def with_room(self, plies: int, function: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:
         """``function(*args)``: compiled code needs no room on Python's frame stack."""

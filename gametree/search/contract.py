@@ -22,6 +22,7 @@ Scores are from the side to move (see :func:`gametree.win_score`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, Protocol, TypeVar
 
 from ..game import State
@@ -29,13 +30,37 @@ from ..game import State
 if TYPE_CHECKING:
     from ..game import Game
 
-__all__ = ["EngineName", "Counters", "RootReport", "SearchEngine", "SearchTimeout", "StopFlag"]
+__all__ = ["EngineName", "Counters", "RootReport", "SearchEngine", "SearchTimeout", "StopFlag", "TableFill"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
 #: The engines there are: the Python reference and the compiled one.
 EngineName = Literal["python", "compiled"]
+
+
+@dataclass(frozen=True, slots=True)
+class TableFill:
+    """How full an engine's transposition table is: ``used`` of its room for ``entries``, at
+    ``entry_bytes`` each (the Python table's: an estimate, see
+    :data:`gametree.search.table.BYTES_PER_ENTRY`)."""
+
+    used: int
+    entries: int
+    entry_bytes: int
+
+    @property
+    def fill(self) -> float:
+        """The share of the room in use, from 0 to 1 (0 for no table)."""
+        return self.used / self.entries if self.entries else 0.0
+
+    def __str__(self) -> str:
+        if not self.entries:
+            return "no table"
+        return (
+            f"{self.used:,} of {self.entries:,} entries ({100 * self.fill:.1f}% full), "
+            f"{self.entry_bytes} bytes each, {self.entries * self.entry_bytes / 2**20:,.1f} MiB"
+        )
 
 
 class SearchTimeout(Exception):
@@ -177,4 +202,8 @@ class SearchEngine(Protocol):
 
     def table_counts(self) -> tuple[int, int, int]:
         """The table's probes, hits and stores so far."""
+        ...
+
+    def table_fill(self) -> TableFill:
+        """How full the table is now (the compiled table: counted over all of it, a few ms for 64 MB)."""
         ...

@@ -45,7 +45,7 @@ from typing import Any, Generic, Literal, NamedTuple, NoReturn, ParamSpec, Proto
 
 from ..game import Game, M, Move, Outcome, Payoff, S, State, ThreatAware, capabilities, payoffs, win_score
 from ..runtime.signals import watch
-from .contract import Counters, EngineName, RootReport, SearchTimeout, StopFlag
+from .contract import Counters, EngineName, RootReport, SearchTimeout, StopFlag, TableFill
 from .frames import SPACIOUS_PLIES, spacious, too_deep
 from .margins import estimate_range, margin_bound
 from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, Bound, TranspositionTable
@@ -381,6 +381,11 @@ class Engine:
         """The table's probes, hits and stores so far (zeros without a table)."""
         table = self.table
         return (table.probes, table.hits, table.stores) if table is not None else (0, 0, 0)
+
+    def table_fill(self) -> TableFill:
+        """How full the table is: its entries against its bound, at about BYTES_PER_ENTRY each."""
+        table = self.table
+        return TableFill(len(table), table.max_entries, BYTES_PER_ENTRY) if table is not None else TableFill(0, 0, 0)
 
     def exact(self, state: State, height: int = 0) -> float:
         """The value of ``state`` with the whole window."""

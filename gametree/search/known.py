@@ -26,7 +26,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import NamedTuple, ParamSpec, Protocol, TypeVar, cast
 
 from ..game import Game, GameError, M, S, State, capabilities, end_score
-from .contract import Counters, EngineName, RootReport, SearchEngine
+from .contract import Counters, EngineName, RootReport, SearchEngine, TableFill
 from .results import InconsistentSearch, Root, SearchResult, build_result, stats_of
 from .table import Bound
 
@@ -201,6 +201,9 @@ class Remembering:
 
     def table_counts(self) -> tuple[int, int, int]:
         return self.engine.table_counts()
+
+    def table_fill(self) -> TableFill:
+        return self.engine.table_fill()
 
     # -- known values ---------------------------------------------------------------------------
     def bounds(self, state: State) -> tuple[int | None, int | None]:
