@@ -456,6 +456,14 @@ class CompiledEngine:
         value = self._run(state, p, 0, self.search_kernel, self._g, table, work, u(a), u(b), p, 0, lo, hi, mode)
         return int(value)  # (_run set root.move)
 
+    def reserve(self, plies: int) -> None:
+        """Size the table now for searches up to ``plies`` deep (within its memory budget), as the
+        deepest of them would grow it: for a batch whose deepest position is known, one table from
+        the start instead of a larger one (every entry moved into it) each time a deeper position
+        comes.  The searches' nodes are the same either way on Pons's sets (docs/performance-log.md)."""
+        if self._mask + 1 < self._budget:
+            self._grow(plies)
+
     def _ready(self, p: int, height: int) -> None:
         """The table grown for a search at ply ``p`` (if it may grow), the work array long enough for
         its heights."""
