@@ -1,4 +1,4 @@
-"""Where the whole process of ``gametree solve connect4 --batch <Pons's middle-easy set> --no-store`` goes, phase by phase.
+"""Where the whole process of ``gametree solve connect4 --batch <Pons's middle-easy set>`` goes, phase by phase.
 
 Run from the repository root::
 
@@ -119,14 +119,18 @@ def caching(module):
         return found
     module.Cache.load_overload = load_overload
 
+depth = [0]
 def base(module):
     original = module.BaseContext.refresh
-    def refresh(self):
+    def refresh(self):  # (timed at its outermost call: it calls itself for the typing context)
+        depth[0] += 1
         start = clock()
         try:
             return original(self)
         finally:
-            add("numba's target set up (registries)", clock() - start)
+            depth[0] -= 1
+            if depth[0] == 0:
+                add("numba's target set up (registries)", clock() - start)
     module.BaseContext.refresh = refresh
 
 AFTER["numba.core.caching"] = caching
@@ -135,10 +139,11 @@ AFTER["numba.core.base"] = base
 start = clock()
 import gametree.cli
 add("import gametree.cli (the CLI's imports)", clock() - start)
-from gametree.plugin import manager
-timed(manager, "load", "plugins loaded")
 import importlib
-solver, compiled, python_engine = (importlib.import_module(f"gametree.search.{m}") for m in ("solver", "compiled", "engine"))
+timed(importlib.import_module("gametree.cli.common"), "load", "plugins loaded")
+solver, compiled, python_engine = (
+    importlib.import_module(f"gametree.search.{m}") for m in ("solver", "compiled", "engine")
+)
 _marks = {}
 def first_search(original):
     def wrapper(*args, **kwargs):
@@ -163,8 +168,9 @@ def report():
     main = end - main_start
     setup = _marks.get("batch", end) - main_start
     totals["command parsed and set up (to the batch)"] = setup - totals.get("plugins loaded", 0.0)
-    accounted = sum(v for k, v in totals.items() if k not in ("interpreter start", "import gametree.cli (the CLI's imports)",
-                                                             "plugins loaded", "command parsed and set up (to the batch)"))
+    before = ("interpreter start", "import gametree.cli (the CLI's imports)", "plugins loaded",
+              "command parsed and set up (to the batch)")
+    accounted = sum(v for k, v in totals.items() if k not in before)
     totals["per position: replay, output lines, the batch loop"] = main - setup - accounted
     totals["_exit_at"] = time.time()
     with open(_out, "w") as f:
@@ -317,9 +323,11 @@ def main(argv: list[str] | None = None) -> int:
     for label, (python, cache) in pythons.items():
         shares = import_shares(python, batch, cache)
         top = sorted(shares.items(), key=lambda item: -item[1])[:14]
-        print(f"imports' own time by package under -X importtime ({label}): " + ", ".join(
-            f"{name} {1000 * seconds:.0f}" for name, seconds in top
-        ) + f" ms; all {1000 * sum(shares.values()):.0f} ms")
+        print(
+            f"imports' own time by package under -X importtime ({label}): "
+            + ", ".join(f"{name} {1000 * seconds:.0f}" for name, seconds in top)
+            + f" ms; all {1000 * sum(shares.values()):.0f} ms"
+        )
     os.unlink(batch)
     return 1 if len(set(answers.values())) != 1 else 0
 
