@@ -225,3 +225,23 @@ def test_startup_steps_and_cache_loads() -> None:
         r"^   (\S+)\s+[\d.]+ ms  (from the cache|NOT in the cache: compiled)$", proc.stdout, re.MULTILINE
     )
     assert loads and all(where == "from the cache" for _, where in loads), proc.stdout  # (the warm-up filled it)
+
+
+@pytest.mark.slow  # (numba compiles the engine into the test run's own cache first: tens of seconds)
+def test_the_batch_process_phase_by_phase() -> None:
+    pytest.importorskip("numba")
+    pytest.importorskip("bitbully", reason="BitBully is in the compare extra: pip install 'gametree[compare]'")
+    proc = run("bench_phases.py", "--repeat", "1")  # (the whole set: auto hands over to the compiled engine)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    commands = re.findall(r"^(new|BitBully|python -c pass)\s+[\d.]+\s+[\d.]+\s+[\d.]+x$", proc.stdout, re.MULTILINE)
+    assert commands == ["new", "BitBully", "python -c pass"], proc.stdout
+    phases = dict(re.findall(r"^(\S.*?)\s+(-?[\d.]+)$", proc.stdout.split("Phases in the process")[1], re.MULTILINE))
+    spec = importlib.util.spec_from_file_location("bench_phases_under_test", BENCHMARKS / "bench_phases.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert [name for name in phases if name in module.PHASES] == module.PHASES
+    assert float(phases["compiled searches (each kernel call with its Python wrapping)"]) > 0
+    assert float(phases["import numba"]) > 0 and float(phases["interpreter exit"]) > 0
+    loads = re.findall(r"^   (\S+)\s+-?[\d.]+ ms (.*)$", proc.stdout, re.MULTILINE)
+    assert loads and all(where.strip() == "" for _, where in loads), proc.stdout  # (all from the cache)

@@ -227,6 +227,34 @@ def test_cli_engine_option(gametree_cli: GametreeCli) -> None:
     assert {g["name"]: g["engines"] for g in games["games"]}["connect4"] == ["compiled", "python"]
 
 
+def test_a_batch_that_says_its_deepest_position_sizes_the_table_once_with_the_same_answers_and_nodes() -> None:
+    """``Solver.expect(positions, deepest)``: the compiled table is made at once as large as the
+    deepest position would grow it (no table moved into a larger one position by position); the
+    scores and node counts are those of the table grown as the positions come."""
+    game = ConnectFour()
+    lines = [line.split() for line in (Path(__file__).parent / "data" / "connect4" / "pons_middle_easy.txt").open()]
+    sample = [(moves, int(score)) for moves, score in lines[:30]]
+    deepest = game.info.max_plies - min(len(moves) for moves, _ in sample)
+    grown, sized = Solver(game, engine="compiled"), Solver(game, engine="compiled")
+    sized.expect(len(sample), deepest)
+    sizes = set()
+    answers: dict[str, list[tuple[int, int]]] = {"grown": [], "sized": []}
+    for moves, published in sample:
+        for name, solver in (("grown", grown), ("sized", sized)):
+            scored = solver.score(play_text(game, moves))
+            assert scored.score == published
+            answers[name].append((scored.score, scored.nodes))
+        sizes.add(sized.engine.table_bytes())  # type: ignore[union-attr]
+    assert answers["sized"] == answers["grown"]
+    assert sizes == {grown.engine.table_bytes()}  # type: ignore[union-attr]  # (one size from the first search on)
+    reserved = CompiledEngine(game, game.compiled_rules(), table=TranspositionTable())  # type: ignore[arg-type]
+    reserved.reserve(deepest)
+    assert reserved.table_bytes() == sized.engine.table_bytes()  # type: ignore[union-attr]
+    limited = CompiledEngine(game, game.compiled_rules(), table=TranspositionTable(max_entries=100))  # type: ignore[arg-type]
+    limited.reserve(42)  # (within the memory asked for: 100 entries of the Python table's 200 bytes)
+    assert 0 < limited.table_bytes() <= 100 * 200
+
+
 def test_batch_and_workers_use_the_compiled_engine(gametree_cli: GametreeCli, tmp_path: Path) -> None:
     with open(os.path.join(os.path.dirname(__file__), "data", "connect4", "pons_middle_easy.txt")) as f:
         sample = f.read().splitlines()[:40]

@@ -315,13 +315,13 @@ def open_book(spec: GameSpec, game: object, given: dict[str, Any], params: dict[
     The books the game's plugin ships for this board are added to the store on first use (not
     with ``from_scratch`` in ``params``: a build that remakes them).  A store that cannot be
     used is a one-line error naming it."""
-    from ..default_store import add_shipped_books
-    from ..store import SolutionStore, StoreError, default_store_path
-
-    if params.get("no_store"):
+    if params.get("no_store"):  # (the store's modules not even imported)
         if params.get("store_path"):
             raise click.UsageError("--store and --no-store contradict each other")
         return None
+    from ..default_store import add_shipped_books
+    from ..store import SolutionStore, StoreError, default_store_path
+
     path = params.get("store_path") or default_store_path()
     if path is None:
         return None

@@ -601,15 +601,16 @@ def _solve_batch(
     options = {k: v for k, v in options.items() if k != "analysis_time"}  # (a batch scores no moves)
     tally = _BatchTally(getattr(stream, "name", "batch"), keep_going)
     lines = _read_batch(stream, tally.name)
+    compact = capabilities(game).splitter is not None
     if algorithm.name == "solver":  # its engine "auto" chooses by the work the whole batch is expected to take
         options["positions"] = sum(1 for line in lines if line.strip() and not line.lstrip().startswith("#"))
+        options["deepest"] = _deepest(game, compact, lines)  # (its compiled table sized once for all)
     # One search set up for the whole batch (the solver's functions are built once), for the scores alone.
     try:
         solve = prepare_scores(algorithm, game, **options)
     except ValueError as exc:  # an option value the algorithm refuses (mcts --iterations 0)
         raise click.ClickException(f"--algorithm {algorithm.name}: {exc}") from None
     write = _batch_writer(as_json)
-    compact = capabilities(game).splitter is not None
     start = time.perf_counter()
     with progress_bar("solving positions", enabled=show) as advance:
         for number, raw in enumerate(lines, start=1):
@@ -638,6 +639,25 @@ def _solve_batch(
     click.echo(tally.summary(time.perf_counter() - start, bool(options.get("weak"))), err=True)
     if tally.matched != tally.with_expected or tally.failed:
         sys.exit(1)
+
+
+def _deepest(game: Game[S, M], compact: bool, lines: list[str]) -> int | None:
+    """The most plies left of the batch's positions, counted from their lines' moves (a position
+    after ``n`` moves has ``max_plies - n`` left at most; a bad line is left to the solve to report);
+    None if the batch has no line of moves."""
+    splitter = capabilities(game).splitter
+    fewest: int | None = None
+    for raw in lines:
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            moves, _ = _split_batch_line(compact, line)
+            played = len(splitter.split_moves(moves) if splitter is not None else moves.split())
+        except ValueError:
+            continue
+        fewest = played if fewest is None else min(fewest, played)
+    return None if fewest is None else max(0, game.info.max_plies - fewest)
 
 
 #: The longest line of a batch (characters): far more than any game's line of moves.

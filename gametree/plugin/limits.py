@@ -10,6 +10,11 @@ forked once for a loading phase, see :func:`watched`) waits for each block's dea
 plugin and ends the command: with SIGHUP, whose handler during the loading phase is the C
 library's ``_exit`` (exit status 1 at once, in any C call), else with SIGKILL.
 
+The blocks' deadlines reach the watchdog through memory the two processes share, not as a message
+each: a message woke the watchdog for every block (two dozen a command, about 14 ms of a loaded
+2-core machine's start-up, docs/performance-log.md); it now wakes every :data:`POLL` seconds while
+the loading phase lasts, and at a deadline.
+
 >>> with time_limited("a quick hook"):
 ...     pass
 """
@@ -17,15 +22,26 @@ library's ``_exit`` (exit status 1 at once, in any C call), else with SIGKILL.
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import select
 import signal
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterator
 from types import FrameType
 
-__all__ = ["GRACE", "PLUGIN_SECONDS", "PluginTimeout", "Watchdog", "plugin_seconds", "time_limited", "watched"]
+__all__ = [
+    "GRACE",
+    "PLUGIN_SECONDS",
+    "POLL",
+    "PluginTimeout",
+    "Watchdog",
+    "plugin_seconds",
+    "time_limited",
+    "watched",
+]
 
 #: Seconds a plugin's import, or one of its registration hooks, may take before it is given up as
 #: broken (``GAMETREE_PLUGIN_SECONDS``; a plugin that loops forever would hang every command).
@@ -54,13 +70,26 @@ def _can_limit() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
+#: Seconds between the watchdog's looks at the shared deadline while no block is due sooner: how
+#: late, at most, it notices a block armed after it last looked (against a limit of seconds).
+POLL = 0.25
+
+#: The shared memory: a change count (odd while a change is being written), the deadline
+#: (``time.monotonic()``; 0: no block), the message's length, then the message.
+_HEAD = struct.Struct("<qdq")
+_MESSAGE_BYTES = 4096
+
+
 class Watchdog:
     """A forked process that stops this one when a time-limited block overruns by :data:`GRACE`
-    seconds (see the module).  :meth:`arm` and :meth:`disarm` tell it of each block through a pipe;
-    it exits when the pipe closes (:meth:`close`, or this process's end)."""
+    seconds (see the module).  :meth:`arm` and :meth:`disarm` write each block's deadline to
+    memory both share; it exits when the pipe between them closes (:meth:`close`, or this
+    process's end)."""
 
     def __init__(self, *, hangup_exits: bool = False) -> None:
         _reap()
+        self._shared = mmap.mmap(-1, _HEAD.size + _MESSAGE_BYTES)  # (anonymous and shared: seen by the fork)
+        self._changes = 0
         read, self._write = os.pipe()
         parent = os.getpid()
         pid = os.fork()
@@ -68,7 +97,7 @@ class Watchdog:
             code = 0
             try:
                 os.close(self._write)
-                _watch(read, parent, hangup_exits)
+                _watch(read, self._shared, parent, hangup_exits)
             except BaseException:
                 code = 1
             finally:
@@ -76,22 +105,28 @@ class Watchdog:
         os.close(read)
         self.pid = pid
 
-    def _send(self, line: str) -> None:
-        with contextlib.suppress(OSError):
-            os.write(self._write, line.encode("utf-8", "replace") + b"\n")
+    def _set(self, deadline: float, message: str) -> None:
+        text = message.encode("utf-8", "replace")[:_MESSAGE_BYTES]
+        shared = self._shared
+        self._changes += 1  # odd: being written
+        _HEAD.pack_into(shared, 0, self._changes, 0.0, 0)
+        shared[_HEAD.size : _HEAD.size + len(text)] = text
+        self._changes += 1  # even: whole again
+        _HEAD.pack_into(shared, 0, self._changes, deadline, len(text))
 
     def arm(self, seconds: float, message: str) -> None:
         """From now, ``seconds`` (plus :data:`GRACE`) until the watchdog prints ``message`` and kills."""
-        self._send(f"{time.monotonic() + seconds + GRACE!r}\t{' '.join(message.split())}")
+        self._set(time.monotonic() + seconds + GRACE, " ".join(message.split()))
 
     def disarm(self) -> None:
         """The block ended in time."""
-        self._send("")
+        self._set(0.0, "")
 
     def close(self) -> None:
         """End the watchdog (it exits when it sees the pipe closed; reaped then, without waiting)."""
         with contextlib.suppress(OSError):
             os.close(self._write)
+        self._shared.close()
         _UNREAPED.append(self.pid)
         _reap()
 
@@ -110,29 +145,42 @@ def _reap() -> None:
             _UNREAPED.remove(pid)
 
 
-def _watch(read: int, parent: int, hangup_exits: bool) -> None:
-    """The watchdog's loop: deadlines from ``read`` (a line ``DEADLINE\tMESSAGE`` arms, an empty one
-    disarms); past a deadline, the message on standard error, then :func:`_stop`."""
+def _snapshot(shared: mmap.mmap) -> tuple[int, float, str] | None:
+    """The shared state (change count, deadline, message), or None while a change is being written."""
+    before, deadline, length = _HEAD.unpack_from(shared, 0)
+    message = shared[_HEAD.size : _HEAD.size + max(0, min(length, _MESSAGE_BYTES))].decode("utf-8", "replace")
+    after = _HEAD.unpack_from(shared, 0)[0]
+    return (before, deadline, message) if before == after and before % 2 == 0 else None
+
+
+def _watch(read: int, shared: mmap.mmap, parent: int, hangup_exits: bool) -> None:
+    """The watchdog's loop: the deadline from ``shared`` (see :class:`Watchdog`); past it (seen the
+    same twice, so that no half-written change decides), the message on standard error, then
+    :func:`_stop`.  Returns when ``read`` closes (the loading phase, or the command, ended)."""
     for number in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", signal.SIGTERM)):
         signal.signal(number, signal.SIG_IGN)  # the command's signals are the command's to act on
-    pending = b""
-    deadline: float | None = None
-    message = ""
+    overdue: tuple[int, float, str] | None = None
+    wait = POLL
     while True:
-        wait = None if deadline is None else max(0.0, deadline - time.monotonic())
         ready, _, _ = select.select([read], [], [], wait)
-        if not ready:
-            os.write(2, f"Error: {message}\n".encode("utf-8", "replace"))
-            _stop(read, parent, hangup_exits)
+        if ready and not os.read(read, 65536):
             return
-        data = os.read(read, 65536)
-        if not data:
-            return
-        pending += data
-        *lines, pending = pending.split(b"\n")
-        for line in lines:
-            when, _, text = line.decode("utf-8", "replace").partition("\t")
-            deadline, message = (float(when), text) if when else (None, "")
+        state = _snapshot(shared)
+        wait = 0.01 if state is None else _due(state)  # (a change being written: looked at again soon)
+        if state is not None and state[1] and wait <= 0:
+            if state == overdue:
+                os.write(2, f"Error: {state[2]}\n".encode("utf-8", "replace"))
+                _stop(read, parent, hangup_exits)
+                return
+            overdue, wait = state, 0.0  # (looked at again at once)
+        else:
+            overdue = None
+
+
+def _due(state: tuple[int, float, str]) -> float:
+    """Seconds until the next look: until the deadline, or :data:`POLL` at most."""
+    _, deadline, _ = state
+    return min(POLL, deadline - time.monotonic()) if deadline else POLL
 
 
 def _stop(read: int, parent: int, hangup_exits: bool) -> None:

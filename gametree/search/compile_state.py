@@ -218,8 +218,9 @@ def compiling(game: Game[object, object]) -> Iterator[None]:
     took = time.perf_counter() - started
     _built.add(ident)
     ledger = _read(_ledger_path())
-    ledger[ident] = _stamp(game)
-    _write(_ledger_path(), ledger)
+    if ledger.get(ident) != (stamp := _stamp(game)):  # (not rewritten by every process that loads it)
+        ledger[ident] = stamp
+        _write(_ledger_path(), ledger)
     if fresh and took >= LOADED:
         times = _read(_times_path())
         times[ident] = round(took, 1)

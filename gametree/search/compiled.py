@@ -467,6 +467,14 @@ class CompiledEngine:
         value = self._run(state, p, 0, self.search_kernel, self._g, table, work, u(a), u(b), p, 0, lo, hi, mode)
         return int(value)  # (_run set root.move)
 
+    def reserve(self, plies: int) -> None:
+        """Size the table now for searches up to ``plies`` deep (within its memory budget), as the
+        deepest of them would grow it: for a batch whose deepest position is known, one table from
+        the start instead of a larger one (every entry moved into it) each time a deeper position
+        comes.  The searches' nodes are the same either way on Pons's sets (docs/performance-log.md)."""
+        if self._mask + 1 < self._budget:
+            self._grow(plies, populate=True)
+
     def _ready(self, p: int, height: int) -> None:
         """The table grown for a search at ply ``p`` (if it may grow), the work array long enough for
         its heights."""
@@ -512,19 +520,20 @@ class CompiledEngine:
             self.root.improved = bool(control[k.ROOT_IMPROVED])
         return value
 
-    def _grow(self, plies: int) -> None:
-        """Make the table large enough for a search ``plies`` deep (see :data:`TABLE_PLIES_OFFSET`)."""
+    def _grow(self, plies: int, populate: bool = False) -> None:
+        """Make the table large enough for a search ``plies`` deep (see :data:`TABLE_PLIES_OFFSET`);
+        ``populate``: its memory mapped at once (:func:`gametree.search.kernel.table_words`)."""
         extra, floor = (0, MIN_TABLE_BITS) if self._layout is None else (COMPACT_EXTRA_BITS, COMPACT_FLOOR_BITS)
         wanted = min(self._budget, 1 << max(floor, min(62, plies - TABLE_PLIES_OFFSET + extra)))
         if wanted <= self._mask + 1:
             return
         kernel = self._kernel_module
         if self._layout is None:
-            table = kernel.table_words(wanted)
+            table = kernel.table_words(wanted, populate=populate)
             if self._mask >= 0:
                 kernel.rehash(self._table, table)
         else:
-            table = kernel.table_words(wanted, kernel.COMPACT_BUCKET_WORDS)
+            table = kernel.table_words(wanted, kernel.COMPACT_BUCKET_WORDS, populate=populate)
             if self._mask >= 0:
                 kernel.rehash_compact(self._table, table, (self._mask + 1).bit_length() - 1, self._layout[0])
         self._table, self._mask = table, wanted - 1

@@ -8,7 +8,7 @@ as long when its search happened to start a few frames deeper, and 7x5 164 s
 against 105 s (docs/performance-log.md, 24 November 2026).  Where the boundary
 falls depends on everything below the search, so it is moved out of the way:
 :func:`spacious` calls through a frame too large for any ordinary chunk (its
-local variables make it so, which is why the function is written by code), so
+local variables make it so: its code is given thousands of unused ones), so
 CPython gives it a chunk of its own, and the recursion runs in the room after it.
 
 ``GAMETREE_SPACIOUS=0`` turns the workaround off (a plain call), to measure it or
@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import types
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
@@ -57,19 +58,24 @@ def enabled() -> bool:
     return sys.implementation.name == "cpython" and os.environ.get("GAMETREE_SPACIOUS", "1") != "0"
 
 
+def _spacious(function: Callable[..., object], *args: object) -> object:
+    """The body of :func:`make_spacious`'s function (its frame made large there)."""
+    return function(*args)
+
+
 @functools.cache
 def make_spacious() -> Callable[..., object]:
     """A function ``(function, *args) -> function(*args)`` whose frame starts a chunk of CPython's
-    frame stack, with room after it for about 45 nested node frames (see the module)."""
-    names = " = ".join(f"_{i}" for i in range(SPACIOUS_SLOTS))
-    namespace: dict[str, Callable[..., object]] = {}
-    source = (
-        "def spacious(function, *args):\n"
-        f"    if function is None:\n        {names} = None\n"
-        "    return function(*args)\n"
-    )
-    exec(source, namespace)  # noqa: S102 - the frame's size is its locals': see the module
-    return namespace["spacious"]
+    frame stack, with room after it for about 45 nested node frames (see the module).
+
+    Its code is :func:`_spacious`'s with :data:`SPACIOUS_SLOTS` more local variables, none of
+    them used (``CodeType.replace``): a frame's size is its code's locals and stack.  (Compiling
+    source that names as many variables took about 7 ms a process, a short search's time.)"""
+    code = _spacious.__code__
+    names = code.co_varnames + tuple(f"_{i}" for i in range(SPACIOUS_SLOTS))
+    large = code.replace(co_varnames=names, co_nlocals=len(names))
+    made: Callable[..., object] = types.FunctionType(large, _spacious.__globals__, "spacious")
+    return made
 
 
 def spacious(function: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> T:

@@ -93,6 +93,8 @@ class Solver:
         self._compiled: CompiledEngine | None = None
         #: Follows lines to the end for principal variations, without counting (built on first use).
         self._lines: Engine | None = None
+        #: The most plies left of the positions a batch will solve (:meth:`expect`; None: not said).
+        self._deepest: int | None = None
 
     @property
     def engine(self) -> SearchEngine:
@@ -137,6 +139,8 @@ class Solver:
         assert rules is not None  # (use_compiled said so)
         try:
             self._compiled = CompiledEngine(self.game, rules, table=self.table, symmetry=self.symmetry)
+            if self._deepest is not None:
+                self._compiled.reserve(self._deepest)
             return self._compiled
         except ImportError as exc:  # numba (or the rules' module) is there but broken
             if self.choice == "compiled":
@@ -165,11 +169,16 @@ class Solver:
         if self._python is not None:
             self._python.resume()
 
-    def expect(self, positions: int) -> None:
+    def expect(self, positions: int, deepest: int | None = None) -> None:
         """The caller will solve this many positions with this solver (a batch): ``auto`` hands
-        over to the compiled engine as soon as the work so far projects past the budget for all."""
+        over to the compiled engine as soon as the work so far projects past the budget for all.
+        ``deepest``: the most plies left of any of them, if known: the compiled engine's table is
+        then sized for it once (:meth:`CompiledEngine.reserve`), not grown position by position."""
         if self.work is not None:
             self.work.expect(positions)
+        self._deepest = deepest
+        if deepest is not None and self._compiled is not None:
+            self._compiled.reserve(deepest)
 
     def solve(
         self,
@@ -583,16 +592,18 @@ def prepare_scores(
     engine: EngineChoice = "auto",
     store: KnownValues | None = None,
     positions: int | None = None,
+    deepest: int | None = None,
 ) -> Callable[[S], Scored]:
     """:func:`prepare` for the scores alone: a :class:`Solver`'s ``score``, set up once
     (see :func:`gametree.search.prepare_scores`).  ``all_moves`` and ``pv`` do not
     apply to a score; with a ``time_limit``, each position's solve has that long
     (a score not proven in time is the heuristic's best guess).  ``positions``: how many
-    positions will be solved (a batch), for ``auto``'s choice of engine (:meth:`Solver.expect`)."""
+    positions will be solved (a batch), for ``auto``'s choice of engine, and ``deepest`` the most plies
+    left among them, for the compiled table's size (:meth:`Solver.expect`)."""
     _refuse_depth(depth)
     solving = Solver(game, cache=cache, symmetry=symmetry, engine=engine, store=store)
     if positions is not None:
-        solving.expect(positions)
+        solving.expect(positions, deepest)
     if time_limit is not None:
         return scores_of(functools.partial(solving.solve, time_limit=time_limit, weak=weak, all_moves=False, pv=False))
     return functools.partial(solving.score, weak=weak)
