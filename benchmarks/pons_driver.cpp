@@ -5,7 +5,8 @@
 // never copied into gametree.  No opening book is loaded and the transposition table is kept from one
 // position to the next (his solver never clears it by itself), as his own c4solver program does.
 //
-// Input: one position a line on standard input ("MOVES" or "MOVES SCORE", columns 1-based).
+// Input: one position a line on standard input ("MOVES" or "MOVES SCORE", columns 1-based; "-" is the
+// empty board).
 // Output: one line a position, "MOVES SCORE NODES MICROSECONDS": the score his solver gives, the nodes it
 // explored for this position alone and the time of the solve call alone (steady clock), or "MOVES invalid"
 // for a line his Position class does not accept (a wrong move, or a game already won).
@@ -28,6 +29,7 @@ int main() {
     std::istringstream fields(line);
     std::string moves;
     if (!(fields >> moves)) continue;
+    if (moves == "-") moves.clear();  // "-": the empty board (an empty line is skipped)
     Position position;
     if (position.play(moves) != moves.size()) {
       std::cout << moves << " invalid" << std::endl;
