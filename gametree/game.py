@@ -629,6 +629,15 @@ class RuleSet:
       position where ``moves`` found none (the game is over); the engine then
       scores every end so, never asks ``ends``, and bounds scores by the game's
       ``payoff_bounds``.
+
+    A margin game's rules may also give (optional; other rules leave it out):
+
+    - ``finish(g, a, b, alpha, beta) -> (bool, int)``: ``(True, v)`` for a position
+      the rules solve at once themselves (few squares left, say), ``v`` its fail-soft
+      value for the window ``(alpha, beta)`` (as the engine's own search would bound it:
+      at most ``alpha`` bounds it from above, at least ``beta`` from below, between them
+      exact), else ``(False, 0)``; the engine asks it at every node below the root
+      first, and counts a finished position as one node.
     """
 
     moves: Callable[..., int]
@@ -638,12 +647,17 @@ class RuleSet:
     win_now: Callable[..., bool] | None = None
     safe_moves: Callable[..., int] | None = None
     score: Callable[..., int] | None = None
+    finish: Callable[..., tuple[bool, int]] | None = None
 
     def __post_init__(self) -> None:
         if self.score is not None and self.win_now is not None:
             raise IncompleteCapabilityError(
                 f"the RuleSet of {self.moves.__module__} has score and the threat-aware pair: a margin game's "
                 "rules have score alone"
+            )
+        if self.finish is not None and self.score is None:
+            raise IncompleteCapabilityError(
+                f"the RuleSet of {self.moves.__module__} has finish but not score (finish is for margin games' rules)"
             )
         if (self.win_now is None) != (self.safe_moves is None):
             present, missing = ("win_now", "safe_moves") if self.safe_moves is None else ("safe_moves", "win_now")

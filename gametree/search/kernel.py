@@ -561,6 +561,12 @@ def build(rules: RuleSet, compact: bool = False) -> Kernel:
     return Kernel(search, wins)
 
 
+@njit(inline="always")
+def _no_finish(g: np.void, a: np.uint64, b: np.uint64, alpha: int, beta: int) -> tuple[bool, int]:
+    """For rules without ``finish`` (never called: a constant of the closure turns it off)."""
+    return False, 0
+
+
 def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
     """The node function of :func:`build`, closed over the rules' functions and ``compact``: one
     function (split into inlined steps that return tuples, it ran slower: docs/performance-log.md)."""
@@ -569,6 +575,8 @@ def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
     safe_moves = rules.safe_moves if rules.safe_moves is not None else moves_of  # (plain: never called)
     scored = rules.score is not None
     score = rules.score if rules.score is not None else moves_of  # (not a margin game: never called)
+    finishing = rules.finish is not None
+    finish = rules.finish if rules.finish is not None else _no_finish
 
     @numba_support.compiled_as(name)
     def node(
@@ -597,6 +605,10 @@ def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
                     return _packed(int(w[NO_MOVES]) * _win_score(C, p - 1), 1)
                 return _packed(-_win_score(C, p + 1), 1)
         else:
+            if finishing and height > 0:  # (the root's move is the search's: never finished)
+                done, v = finish(g, a, b, alpha, beta)
+                if done:
+                    return _packed(v, 1)
             n = moves_of(g, a, b, row)
             if n == 0:
                 w[TERMINALS] += 1
