@@ -29,7 +29,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros as _trailing_zeros
 
 from gametree import RuleSet
 
-__all__ = ["PASS", "RULES", "Board", "ends", "finish", "key", "moves", "play", "score"]
+__all__ = ["MAX_FINISH", "PASS", "RULES", "Board", "ends", "finish", "key", "moves", "play", "score", "table_use"]
 
 #: A pass, as the compiled rules write it (no square has this number).
 PASS = 64
@@ -50,6 +50,8 @@ class Board(Protocol):
     runs: np.uint64
     fastest_first: np.uint64
     finish_empties: np.uint64
+    table_empties: np.uint64
+    etc_empties: np.uint64
     symmetric_discs: np.uint64
     corners: np.uint64
     weights: np.ndarray
@@ -310,6 +312,15 @@ def finish(g: Board, a: np.uint64, b: np.uint64, alpha: int, beta: int) -> tuple
     return True, _solve6(g, a, b, alpha, beta, empty)
 
 
+@njit(cache=True)
+def table_use(g: Board, a: np.uint64, b: np.uint64) -> int:
+    """What the engine's table does for the position: nothing with at most ``table_empties`` empty
+    squares (a probe costs more than it saves), child probes first (the enhanced transposition cutoff)
+    with at least ``etc_empties``, else the usual."""
+    n = _count(g.full & ~(a | b))
+    return 0 if n <= int(g.table_empties) else 2 if n >= int(g.etc_empties) else 1
+
+
 @njit(inline="always")
 def _image(g: Board, board: np.uint64, t: int) -> np.uint64:
     out = _ZERO
@@ -334,4 +345,4 @@ def key(g: Board, a: np.uint64, b: np.uint64, p: int, symmetric: bool) -> tuple[
 
 
 #: The rules, as the compiled engine takes them.
-RULES = RuleSet(moves=moves, play=play, ends=ends, key=key, score=score, finish=finish)
+RULES = RuleSet(moves=moves, play=play, ends=ends, key=key, score=score, finish=finish, table_use=table_use)

@@ -441,3 +441,25 @@ def test_finish_is_for_margin_rules() -> None:
     r = othello_rules.RULES
     with pytest.raises(IncompleteCapabilityError, match="finish but not score"):
         RuleSet(moves=r.moves, play=r.play, ends=r.ends, key=r.key, finish=r.finish)
+    with pytest.raises(IncompleteCapabilityError, match="table_use but not score"):
+        RuleSet(moves=r.moves, play=r.play, ends=r.ends, key=r.key, table_use=r.table_use)
+
+
+def test_table_use_by_empty_squares() -> None:
+    """No table for small searches, child probes first for large ones (the thresholds of the board)."""
+    import numpy as np
+
+    from gametree.search.kernel import board_constants
+    from gametree_builtins.games import othello_rules
+
+    game = game_of(6)
+    rules = game.compiled_rules()
+    assert rules is not None
+    g = board_constants(rules.board)[0]
+    low, high = int(g["table_empties"]), int(g["etc_empties"])
+    assert int(g["finish_empties"]) < low < high
+    full = (1 << 36) - 1
+    for empties in range(37):
+        a = np.uint64(full >> empties)  # (the position need not be reachable: only its empty squares count)
+        use = othello_rules.table_use(g, a, np.uint64(0))
+        assert use == (0 if empties <= low else 2 if empties >= high else 1)

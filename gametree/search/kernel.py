@@ -567,6 +567,15 @@ def _no_finish(g: np.void, a: np.uint64, b: np.uint64, alpha: int, beta: int) ->
     return False, 0
 
 
+@njit(inline="always")
+def _table_always(g: np.void, a: np.uint64, b: np.uint64) -> int:
+    """For rules without ``table_use`` (never called: a constant of the closure turns it off)."""
+    return 1
+
+
+_NO_KEY = np.uint64(0)
+
+
 def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
     """The node function of :func:`build`, closed over the rules' functions and ``compact``: one
     function (split into inlined steps that return tuples, it ran slower: docs/performance-log.md)."""
@@ -577,6 +586,8 @@ def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
     score = rules.score if rules.score is not None else moves_of  # (not a margin game: never called)
     finishing = rules.finish is not None
     finish = rules.finish if rules.finish is not None else _no_finish
+    using = rules.table_use is not None
+    table_use = rules.table_use if rules.table_use is not None else _table_always
 
     @numba_support.compiled_as(name)
     def node(
@@ -622,9 +633,13 @@ def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
             alpha, beta = max(alpha, lower), min(beta, upper)
             if alpha >= beta:
                 return _packed(beta if beta == upper else alpha, 1)
-        k1, k2 = key(g, a, b, p, w[SYMMETRIC] != 0)
-        k1 = _mix(k1, w[KEY_BITS]) if compact else k1  # compact: one word, mixed (its bucket, its check bits)
-        i, lo, hi, hash_move = _cprobe(table, w, k1) if compact else _probe(table, w[MASK], k1, k2, w)
+        use = table_use(g, a, b) if using else 1
+        if use == 0:  # a small search: no table
+            k1, k2, i, lo, hi, hash_move = _NO_KEY, _NO_KEY, -1, -SCORE_LIMIT, SCORE_LIMIT, -1
+        else:
+            k1, k2 = key(g, a, b, p, w[SYMMETRIC] != 0)
+            k1 = _mix(k1, w[KEY_BITS]) if compact else k1  # compact: one word, mixed (its bucket, its check bits)
+            i, lo, hi, hash_move = _cprobe(table, w, k1) if compact else _probe(table, w[MASK], k1, k2, w)
         if lo >= beta:
             return _packed(lo, 1)
         if hi <= alpha or lo == hi:
@@ -644,6 +659,14 @@ def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
                 alpha = lower
                 if alpha >= beta:
                     return _packed(alpha, 1)
+        if use == 2:  # a large search: first, any child whose stored bound cuts
+            for x in range(n):
+                a2, b2 = play(g, a, b, row[x])
+                c1, c2 = key(g, a2, b2, p + 1, w[SYMMETRIC] != 0)
+                c1 = _mix(c1, w[KEY_BITS]) if compact else c1
+                _, _, child_hi, _ = _cprobe(table, w, c1) if compact else _probe(table, w[MASK], c1, c2, w)
+                if -child_hi >= beta:
+                    return _packed(-child_hi, 1)
         _first(row, n, hash_move)
         alpha0, best, best_move, count = alpha, -SCORE_LIMIT - 1, -1, 1
         for x in range(n):
