@@ -11,6 +11,14 @@ number of empty squares first; ties in the static order), so both engines search
 The game is a margin game: :func:`score` gives the final margin
 (the empty squares to the winner), and the engine bounds scores by ``size * size``.
 
+Near the end the engine's node costs more than the search under it needs: :func:`finish`
+solves a position with at most ``finish_empties`` empty squares itself (one function a count
+of empty squares, each trying the empty squares in turn, odd quadrants first, the last square
+scored by its flips alone), without move list or table; :func:`table_use` keeps the table out
+of searches with at most ``table_empties`` empty squares and has the engine look up each child
+first from ``etc_empties`` on.  Both engines give the same values; the compiled engine's node
+counts differ from the Python engine's (a finished position is one node).
+
 A key is ``(a, b)``, or, with at most ``symmetric_discs`` discs on the board, the least
 of the eight symmetric images' pairs (``perms`` maps each square under the seven other
 symmetries).  ``g`` holds the board's constants by name (:class:`othello.OthelloBoard`).
