@@ -637,7 +637,7 @@ class RuleSet:
       value for the window ``(alpha, beta)`` (as the engine's own search would bound it:
       at most ``alpha`` bounds it from above, at least ``beta`` from below, between them
       exact), else ``(False, 0)``; the engine asks it at every node below the root
-      first, and counts a finished position as one node;
+      first, and counts a finished position as one node, a terminal;
     - ``table_use(g, a, b) -> int``: what the engine's table does for a position it
       searches: 0 nothing (a small search, cheaper than a probe), 1 the usual (a probe,
       then a store), 2 the usual and first a probe of each child's entry, cutting at
