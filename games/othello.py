@@ -66,6 +66,14 @@ PASS = -1
 #: an odd number of empty squares first ("parity"), then in the static order (corners first).
 FASTEST_FIRST = 4
 
+#: The compiled engine solves a position with at most this many empty squares without its table or move lists
+#: (:func:`othello_rules.finish`).
+FINISH_EMPTIES = 6
+
+#: The compiled engine searches positions with at most TABLE_EMPTIES empty squares without its table, and in those
+#: with at least ETC_EMPTIES first looks up each child in the table (:func:`othello_rules.table_use`).
+TABLE_EMPTIES, ETC_EMPTIES = 8, 12
+
 #: The weights of a move's sort key while more than FASTEST_FIRST squares are empty (smallest first, the static
 #: order breaking ties): per reply the opponent would have, per reply of those on a corner (again), and for a
 #: square in a region (quadrant) with an even number of empty squares; and the penalty of a square diagonally
@@ -102,6 +110,12 @@ class OthelloBoard(NamedTuple):
     #: How many more steps a line of the opponent's discs may take after its first (size - 3).
     runs: int
     fastest_first: int
+    #: The compiled engine solves positions with at most this many empty squares by :func:`othello_rules.finish`.
+    finish_empties: int
+    #: Positions with at most ``table_empties`` empty squares are searched without the table, and those with
+    #: at least ``etc_empties`` probe their children's entries first (:func:`othello_rules.table_use`).
+    table_empties: int
+    etc_empties: int
     symmetric_discs: int
     corners: int
     #: See :data:`ORDER_WEIGHTS`.
@@ -335,6 +349,9 @@ class Othello(Game[OthelloState, int]):
             full=self.full,
             runs=self._runs,
             fastest_first=FASTEST_FIRST,
+            finish_empties=FINISH_EMPTIES,
+            table_empties=TABLE_EMPTIES,
+            etc_empties=ETC_EMPTIES,
             symmetric_discs=SYMMETRIC_DISCS,
             corners=self._corners,
             weights=ORDER_WEIGHTS,

@@ -11,6 +11,14 @@ number of empty squares first; ties in the static order), so both engines search
 The game is a margin game: :func:`score` gives the final margin
 (the empty squares to the winner), and the engine bounds scores by ``size * size``.
 
+Near the end the engine's node costs more than the search under it needs: :func:`finish`
+solves a position with at most ``finish_empties`` empty squares itself (one function a count
+of empty squares, each trying the empty squares in turn, odd quadrants first, the last square
+scored by its flips alone), without move list or table; :func:`table_use` keeps the table out
+of searches with at most ``table_empties`` empty squares and has the engine look up each child
+first from ``etc_empties`` on.  Both engines give the same values; the compiled engine's node
+counts differ from the Python engine's (a finished position is one node).
+
 A key is ``(a, b)``, or, with at most ``symmetric_discs`` discs on the board, the least
 of the eight symmetric images' pairs (``perms`` maps each square under the seven other
 symmetries).  ``g`` holds the board's constants by name (:class:`othello.OthelloBoard`).
@@ -20,20 +28,25 @@ integers into floats.
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
+from typing import Protocol, cast
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros as _trailing_zeros
 
 from gametree import RuleSet
 
-__all__ = ["PASS", "RULES", "Board", "ends", "key", "moves", "play", "score"]
+__all__ = ["MAX_FINISH", "PASS", "RULES", "Board", "ends", "finish", "key", "moves", "play", "score", "table_use"]
 
 #: A pass, as the compiled rules write it (no square has this number).
 PASS = 64
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
+
+#: The number of the lowest set bit (LLVM's ``cttz``: one instruction).
+_tz = cast("Callable[[np.uint64], np.uint64]", _trailing_zeros)
 
 
 class Board(Protocol):
@@ -44,6 +57,9 @@ class Board(Protocol):
     full: np.uint64
     runs: np.uint64
     fastest_first: np.uint64
+    finish_empties: np.uint64
+    table_empties: np.uint64
+    etc_empties: np.uint64
     symmetric_discs: np.uint64
     corners: np.uint64
     weights: np.ndarray
@@ -204,6 +220,116 @@ def score(g: Board, a: np.uint64, b: np.uint64) -> int:
 
 
 @njit(inline="always")
+def _margin(mine: int, theirs: int, empty: int) -> int:
+    """The final margin of ``mine`` discs against ``theirs``, the ``empty`` squares to the winner."""
+    margin = mine - theirs
+    return margin + empty if margin > 0 else margin - empty if margin < 0 else 0
+
+
+@njit(inline="always")
+def _last(g: Board, a: np.uint64, b: np.uint64, square: int) -> int:
+    """The final margin for the side to move with one empty square, ``square``, left: it plays
+    there, or else its opponent does, or else the game ends with it empty."""
+    d = _count(a) - _count(b)
+    f = _flips(g, a, b, square)
+    if f:
+        return d + 2 * _count(f) + 1
+    f = _flips(g, b, a, square)
+    if f:
+        return d - 2 * _count(f) - 1
+    return _margin(d, 0, 1)
+
+
+#: What a search of the moves of one side returns when it has none (no margin is this low).
+_NO_MOVE = -1000
+
+
+def _solver(n: int, child: Callable[..., int]) -> Callable[..., int]:
+    """The search of positions with ``n`` (at least 2) empty squares, ``child`` searching those with
+    ``n - 1`` (numba compiles no recursion into cached code: one function a count of empty squares).
+
+    ``solve(g, a, b, alpha, beta, empty)``: the fail-soft value of the position, whose empty squares
+    are ``empty``, searched without table or move list: each empty square in turn, those in
+    quadrants with an odd number of empty squares first; a pass when the side has no move."""
+
+    def solve(g: Board, a: np.uint64, b: np.uint64, alpha: int, beta: int, empty: np.uint64) -> int:
+        odd = _odd_regions(g, empty)
+        sign = 1
+        for _ in range(2):  # the side to move, then (it has no move: a pass) its opponent
+            best = _NO_MOVE
+            for part in range(2):
+                x = empty & odd if part == 0 else empty & ~odd
+                while x:
+                    square = int(_tz(x))
+                    x &= x - _ONE
+                    f = _flips(g, a, b, square)
+                    if not f:
+                        continue
+                    bit = _ONE << np.uint64(square)
+                    v = -child(g, b & ~f, a | f | bit, -beta, -alpha, empty & ~bit)
+                    if v > best:
+                        best = v
+                        if v > alpha:
+                            alpha = v
+                            if alpha >= beta:
+                                return sign * best
+            if best != _NO_MOVE:
+                return sign * best
+            a, b, alpha, beta, sign = b, a, -beta, -alpha, -sign
+        return _margin(_count(a), _count(b), n)  # neither side can move: the game is over
+
+    solve.__qualname__ = solve.__name__ = f"_solve{n}"
+    return cast("Callable[..., int]", njit(solve))
+
+
+@njit(inline="always")
+def _solve1(g: Board, a: np.uint64, b: np.uint64, alpha: int, beta: int, empty: np.uint64) -> int:
+    return _last(g, a, b, int(_tz(empty)))
+
+
+#: The most empty squares :func:`finish` solves (``finish_empties`` at most this).
+MAX_FINISH = 6
+
+_solve2 = _solver(2, _solve1)
+_solve3 = _solver(3, _solve2)
+_solve4 = _solver(4, _solve3)
+_solve5 = _solver(5, _solve4)
+_solve6 = _solver(6, _solve5)
+
+
+@njit(cache=True)
+def finish(g: Board, a: np.uint64, b: np.uint64, alpha: int, beta: int) -> tuple[bool, int]:
+    """With at most ``finish_empties`` empty squares: ``(True, v)``, ``v`` the position's fail-soft
+    value for the window ``(alpha, beta)``, searched here square by square; else ``(False, 0)``."""
+    empty = g.full & ~(a | b)
+    n = _count(empty)
+    if n > int(g.finish_empties):
+        return False, 0
+    if n <= 4:
+        if n == 1:
+            return True, _last(g, a, b, int(_tz(empty)))
+        if n == 2:
+            return True, _solve2(g, a, b, alpha, beta, empty)
+        if n == 3:
+            return True, _solve3(g, a, b, alpha, beta, empty)
+        if n == 4:
+            return True, _solve4(g, a, b, alpha, beta, empty)
+        return True, _margin(_count(a), _count(b), 0)
+    if n == 5:
+        return True, _solve5(g, a, b, alpha, beta, empty)
+    return True, _solve6(g, a, b, alpha, beta, empty)
+
+
+@njit(cache=True)
+def table_use(g: Board, a: np.uint64, b: np.uint64) -> int:
+    """What the engine's table does for the position: nothing with at most ``table_empties`` empty
+    squares (a probe costs more than it saves), child probes first (the enhanced transposition cutoff)
+    with at least ``etc_empties``, else the usual."""
+    n = _count(g.full & ~(a | b))
+    return 0 if n <= int(g.table_empties) else 2 if n >= int(g.etc_empties) else 1
+
+
+@njit(inline="always")
 def _image(g: Board, board: np.uint64, t: int) -> np.uint64:
     out = _ZERO
     base = t * 64
@@ -227,4 +353,4 @@ def key(g: Board, a: np.uint64, b: np.uint64, p: int, symmetric: bool) -> tuple[
 
 
 #: The rules, as the compiled engine takes them.
-RULES = RuleSet(moves=moves, play=play, ends=ends, key=key, score=score)
+RULES = RuleSet(moves=moves, play=play, ends=ends, key=key, score=score, finish=finish, table_use=table_use)

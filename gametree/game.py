@@ -629,6 +629,19 @@ class RuleSet:
       position where ``moves`` found none (the game is over); the engine then
       scores every end so, never asks ``ends``, and bounds scores by the game's
       ``payoff_bounds``.
+
+    A margin game's rules may also give either or both of these (optional; other rules leave them out):
+
+    - ``finish(g, a, b, alpha, beta) -> (bool, int)``: ``(True, v)`` for a position
+      the rules solve at once themselves (few squares left, say), ``v`` its fail-soft
+      value for the window ``(alpha, beta)`` (as the engine's own search would bound it:
+      at most ``alpha`` bounds it from above, at least ``beta`` from below, between them
+      exact), else ``(False, 0)``; the engine asks it at every node below the root
+      first, and counts a finished position as one node, a terminal;
+    - ``table_use(g, a, b) -> int``: what the engine's table does for a position it
+      searches: 0 nothing (a small search, cheaper than a probe), 1 the usual (a probe,
+      then a store), 2 the usual and first a probe of each child's entry, cutting at
+      once if one's bound suffices (a large search: "enhanced transposition cutoff").
     """
 
     moves: Callable[..., int]
@@ -638,6 +651,8 @@ class RuleSet:
     win_now: Callable[..., bool] | None = None
     safe_moves: Callable[..., int] | None = None
     score: Callable[..., int] | None = None
+    finish: Callable[..., tuple[bool, int]] | None = None
+    table_use: Callable[..., int] | None = None
 
     def __post_init__(self) -> None:
         if self.score is not None and self.win_now is not None:
@@ -645,6 +660,11 @@ class RuleSet:
                 f"the RuleSet of {self.moves.__module__} has score and the threat-aware pair: a margin game's "
                 "rules have score alone"
             )
+        for name, function in (("finish", self.finish), ("table_use", self.table_use)):
+            if function is not None and self.score is None:
+                raise IncompleteCapabilityError(
+                    f"the RuleSet of {self.moves.__module__} has {name} but not score (it is for margin games' rules)"
+                )
         if (self.win_now is None) != (self.safe_moves is None):
             present, missing = ("win_now", "safe_moves") if self.safe_moves is None else ("safe_moves", "win_now")
             raise IncompleteCapabilityError(

@@ -391,3 +391,75 @@ def test_compiled_moves_come_in_the_python_games_order(size: int) -> None:
             checked += len(legal) > 2
             state = game.play(state, rng.choice(legal))
     assert checked > 20
+
+
+@pytest.mark.parametrize("size", [6, 8])
+def test_finish_bounds_the_brute_force_margin_in_every_window(size: int) -> None:
+    """``othello_rules.finish`` (the end solved without table) on random positions with 0 to ``finish_empties``
+    empty squares, with passes and early ends: a fail-soft value for each window, against the brute force."""
+    import numpy as np
+
+    from gametree.search.kernel import board_constants
+    from gametree_builtins.games import othello_rules
+
+    game = game_of(size)
+    rules = game.compiled_rules()
+    assert rules is not None
+    g = board_constants(rules.board)[0]
+    most = int(g["finish_empties"])
+    assert 4 <= most <= othello_rules.MAX_FINISH
+    big, first = np.uint64(game.full), game.initial_state()
+    done, _ = othello_rules.finish(g, np.uint64(first.mine), np.uint64(first.theirs), 0, 1)
+    assert not done  # (too many empty squares: the engine searches it)
+    rng = random.Random(size + 7)
+    seen = set()
+    for _ in range(40 if size == 6 else 16):
+        state, empties = game.initial_state(), rng.randint(0, most)
+        while game.outcome(state) is None and size * size - sum(disc_counts(game, state)) > empties:
+            state = game.play(state, rng.choice(game.legal_moves(state)))
+        a, b = np.uint64(state.mine), np.uint64(state.theirs)
+        left = int(np.uint64(big & ~(a | b))).bit_count()
+        exact = brute(board_of(game, state), "BW"[game.to_move(state)])
+        seen.add((left, game.outcome(state) is not None))
+        for lo in (exact - 3, exact - 1, exact, exact + 1, -100):
+            hi = lo + rng.choice((1, 2, 5, 200))
+            done, v = othello_rules.finish(g, a, b, lo, hi)
+            assert done
+            if v <= lo:
+                assert exact <= v
+            elif v >= hi:
+                assert exact >= v
+            else:
+                assert exact == v
+    assert len({left for left, _ in seen}) >= most - 1  # (most counts of empty squares were met)
+
+
+def test_finish_is_for_margin_rules() -> None:
+    from gametree.game import IncompleteCapabilityError, RuleSet
+    from gametree_builtins.games import othello_rules
+
+    r = othello_rules.RULES
+    with pytest.raises(IncompleteCapabilityError, match="finish but not score"):
+        RuleSet(moves=r.moves, play=r.play, ends=r.ends, key=r.key, finish=r.finish)
+    with pytest.raises(IncompleteCapabilityError, match="table_use but not score"):
+        RuleSet(moves=r.moves, play=r.play, ends=r.ends, key=r.key, table_use=r.table_use)
+
+
+def test_table_use_by_empty_squares() -> None:
+    """No table for small searches, child probes first for large ones (the thresholds of the board)."""
+    import numpy as np
+
+    from gametree.search.kernel import board_constants
+    from gametree_builtins.games import othello_rules
+
+    game = game_of(6)
+    rules = game.compiled_rules()
+    assert rules is not None
+    g = board_constants(rules.board)[0]
+    low, high = int(g["table_empties"]), int(g["etc_empties"])
+    assert int(g["finish_empties"]) < low < high
+    full = (1 << 36) - 1
+    for empties in range(37):
+        a = np.uint64(full >> empties)  # (the position need not be reachable: only its empty squares count)
+        use = othello_rules.table_use(g, a, np.uint64(0))
+        assert use == (0 if empties <= low else 2 if empties >= high else 1)

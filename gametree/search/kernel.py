@@ -368,9 +368,9 @@ def _cplace(table: np.ndarray, i: int, check: np.uint64, cshift: np.uint64, pack
 
 
 @njit(inline="always")
-def _cprobe(table: np.ndarray, w: np.ndarray, h: np.uint64) -> tuple[int, int, int, int]:
-    """:func:`_probe` in the compact table, for the mixed key ``h`` (``w``: the work array)."""
-    mask = w[MASK]
+def _cprobe(table: np.ndarray, w: np.ndarray, h: np.uint64, mask: int) -> tuple[int, int, int, int]:
+    """:func:`_probe` in the compact table, for the mixed key ``h`` (``w``: the work array; ``mask``: its
+    bucket mask, -1 for no table)."""
     if mask < 0:
         return -1, -SCORE_LIMIT, SCORE_LIMIT, -1
     i = int(h & np.uint64(mask)) * COMPACT_BUCKET_WORDS
@@ -561,14 +561,82 @@ def build(rules: RuleSet, compact: bool = False) -> Kernel:
     return Kernel(search, wins)
 
 
+@njit(inline="always")
+def _no_finish(g: np.void, a: np.uint64, b: np.uint64, alpha: int, beta: int) -> tuple[bool, int]:
+    """For rules without ``finish``."""
+    return False, 0
+
+
+@njit(inline="always")
+def _table_always(g: np.void, a: np.uint64, b: np.uint64) -> int:
+    """For rules without ``table_use`` (never called: a constant of the closure turns it off)."""
+    return 1
+
+
+class _NodeFunctions(NamedTuple):
+    """What the node of :func:`_negamax` calls (see :func:`_functions`)."""
+
+    moves: Callable[..., int]
+    play: Callable[..., tuple[np.uint64, np.uint64]]
+    ends: Callable[..., int]
+    key: Callable[..., tuple[np.uint64, np.uint64]]
+    safe_moves: Callable[..., int]
+    start: Callable[..., int]
+    table_use: Callable[..., int]
+    children: Callable[..., int]
+
+
+def _functions(rules: RuleSet, compact: bool) -> _NodeFunctions:
+    """What :func:`_negamax`'s node calls, closed over the rules: ``moves, play, ends, key,
+    safe_moves, start, table_use, children``; a function the rules do not give stands in for one
+    never called (a constant of the closure turns its branch off).
+
+    ``start(g, a, b, row, alpha, beta, height)``: the moves (``moves``); for margin rules, with none
+    (0), the position's value in ``row[0]``: its final margin, or the fail-soft value the rules'
+    ``finish`` gave (a finished position is a terminal in the counts; never the root: its move is the
+    search's).  ``children(g, table, w, a, b, p, row, n, beta, lo)``: the lower bound ``lo`` raised by
+    the children's stored upper bounds (the ``n`` moves of ``row``) until it reaches ``beta`` (the
+    enhanced transposition cutoff, where ``table_use`` says 2)."""
+    moves_of, play, key = rules.moves, rules.play, rules.key
+    safe_moves = rules.safe_moves if rules.safe_moves is not None else moves_of  # (plain: never called)
+    score = rules.score if rules.score is not None else moves_of  # (not a margin game: never called)
+    finish = rules.finish if rules.finish is not None else _no_finish
+    scored, finishing = rules.score is not None, rules.finish is not None
+
+    @njit(inline="always")
+    def start(g: np.void, a: np.uint64, b: np.uint64, row: Words, alpha: int, beta: int, height: int) -> int:
+        if finishing and height > 0:
+            done, v = finish(g, a, b, alpha, beta)
+            if done:
+                row[0] = v
+                return 0
+        n = moves_of(g, a, b, row)
+        if scored and n == 0:
+            row[0] = score(g, a, b)
+        return n
+
+    @njit(inline="always")
+    def children(
+        g: np.void, table: Words, w: Words, a: np.uint64, b: np.uint64, p: int, row: Words, n: int, beta: int, lo: int
+    ) -> int:
+        for x in range(n):
+            if lo >= beta:
+                break
+            a2, b2 = play(g, a, b, row[x])
+            c1, c2 = key(g, a2, b2, p + 1, w[SYMMETRIC] != 0)
+            c1 = _mix(c1, w[KEY_BITS]) if compact else c1
+            lo = max(lo, -(_cprobe(table, w, c1, w[MASK]) if compact else _probe(table, w[MASK], c1, c2, w))[2])
+        return lo
+
+    table_use = rules.table_use if rules.table_use is not None else _table_always
+    return _NodeFunctions(moves_of, play, rules.ends, key, safe_moves, start, table_use, children)
+
+
 def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
     """The node function of :func:`build`, closed over the rules' functions and ``compact``: one
     function (split into inlined steps that return tuples, it ran slower: docs/performance-log.md)."""
-    moves_of, play, ends, key = rules.moves, rules.play, rules.ends, rules.key
-    threat_aware = rules.threat_aware
-    safe_moves = rules.safe_moves if rules.safe_moves is not None else moves_of  # (plain: never called)
-    scored = rules.score is not None
-    score = rules.score if rules.score is not None else moves_of  # (not a margin game: never called)
+    moves_of, play, ends, key, safe_moves, start, table_use, children = _functions(rules, compact)
+    threat_aware, scored, using = rules.threat_aware, rules.score is not None, rules.table_use is not None
 
     @numba_support.compiled_as(name)
     def node(
@@ -597,11 +665,11 @@ def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
                     return _packed(int(w[NO_MOVES]) * _win_score(C, p - 1), 1)
                 return _packed(-_win_score(C, p + 1), 1)
         else:
-            n = moves_of(g, a, b, row)
+            n = start(g, a, b, row, alpha, beta, height)  # (margin rules: with none, the value in row[0])
             if n == 0:
                 w[TERMINALS] += 1
                 if scored:
-                    return _packed(score(g, a, b), 1)  # the final margin
+                    return _packed(int(row[0]), 1)  # the final margin, or the value the rules' finish gave
                 return _packed(int(w[NO_MOVES]) * _win_score(C, p - 1), 1)
             # No score beats winning with this move, nor is worse than losing with it (a margin
             # game: no margin beats the largest).
@@ -610,9 +678,12 @@ def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
             alpha, beta = max(alpha, lower), min(beta, upper)
             if alpha >= beta:
                 return _packed(beta if beta == upper else alpha, 1)
+        use = table_use(g, a, b) if using else 1  # (0: no table; 2: the children's bounds first)
         k1, k2 = key(g, a, b, p, w[SYMMETRIC] != 0)
         k1 = _mix(k1, w[KEY_BITS]) if compact else k1  # compact: one word, mixed (its bucket, its check bits)
-        i, lo, hi, hash_move = _cprobe(table, w, k1) if compact else _probe(table, w[MASK], k1, k2, w)
+        mask = w[MASK] if use else -1
+        i, lo, hi, hash_move = _cprobe(table, w, k1, mask) if compact else _probe(table, mask, k1, k2, w)
+        lo = lo if use < 2 else children(g, table, w, a, b, p, row, n, beta, lo)
         if lo >= beta:
             return _packed(lo, 1)
         if hi <= alpha or lo == hi:
