@@ -596,7 +596,8 @@ def _functions(rules: RuleSet, compact: bool) -> _NodeFunctions:
     ``finish`` gave (a finished position is a terminal in the counts; never the root: its move is the
     search's).  ``children(g, table, w, a, b, p, row, n, beta, lo)``: the lower bound ``lo`` raised by
     the children's stored upper bounds (the ``n`` moves of ``row``) until it reaches ``beta`` (the
-    enhanced transposition cutoff, where ``table_use`` says 2)."""
+    enhanced transposition cutoff, where ``table_use`` says 2; never at the root, whose cutoff must
+    come with the move that makes it)."""
     moves_of, play, key = rules.moves, rules.play, rules.key
     safe_moves = rules.safe_moves if rules.safe_moves is not None else moves_of  # (plain: never called)
     score = rules.score if rules.score is not None else moves_of  # (not a margin game: never called)
@@ -678,7 +679,7 @@ def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
             alpha, beta = max(alpha, lower), min(beta, upper)
             if alpha >= beta:
                 return _packed(beta if beta == upper else alpha, 1)
-        use = table_use(g, a, b) if using else 1  # (0: no table; 2: the children's bounds first)
+        use = min(table_use(g, a, b), 2 if height else 1) if using else 1  # (0: no table; 2: children first)
         k1, k2 = key(g, a, b, p, w[SYMMETRIC] != 0)
         k1 = _mix(k1, w[KEY_BITS]) if compact else k1  # compact: one word, mixed (its bucket, its check bits)
         mask = w[MASK] if use else -1
