@@ -307,6 +307,10 @@ def test_two_processes_at_once_compile_once_and_the_other_loads_it_from_the_disk
     found = sorted(out.split()[1:] for out, _ in done)
     assert found == [["0", "1"], ["1", "0"]], ([err for _, err in done], sorted(os.listdir(tmp_path / "numba")))
     assert os.path.isdir(tmp_path / "numba")
+    # Only the one that compiles says it compiles; the other says it waits (if it came while the lock was held).
+    said = [err for _, err in done]
+    assert sum("compiling the engine" in err for err in said) == 1, said
+    assert all("another process compiles" not in err for err in said if "compiling the engine" in err), said
 
 
 _INTERRUPTED = textwrap.dedent(

@@ -168,11 +168,12 @@ def now() -> Compiling | None:
 
 
 @contextlib.contextmanager
-def _one_at_a_time(ident: str) -> Iterator[None]:
+def _one_at_a_time(ident: str, waiting: Callable[[], None]) -> Iterator[None]:
     """Hold an exclusive lock on a file of the cache folder named after the engine ``ident`` while
     it is built, so that processes that meet one engine at once (``--workers``, a test run's
-    workers, two commands) compile it once: the others wait, then load its code from numba's
-    cache.  Nothing where the file cannot be made or locked (a read-only folder, no ``fcntl``)."""
+    workers, two commands) compile it once: the others call ``waiting`` (to say so), wait, then
+    load its code from numba's cache.  Nothing where the file cannot be made or locked (a
+    read-only folder, no ``fcntl``)."""
     try:
         import fcntl
     except ImportError:  # (not on Windows)
@@ -186,41 +187,51 @@ def _one_at_a_time(ident: str) -> Iterator[None]:
         yield
         return
     with handle:
-        with contextlib.suppress(OSError):
-            fcntl.flock(handle, fcntl.LOCK_EX)  # (released when the file is closed, or the process ends)
+        with contextlib.suppress(OSError):  # (released when the file is closed, or the process ends)
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:  # another process builds it now
+                waiting()
+                fcntl.flock(handle, fcntl.LOCK_EX)
         yield
 
 
 @contextlib.contextmanager
 def compiling(game: Game[object, object]) -> Iterator[None]:
     """Around the build of a game's compiled engine: says so first if it is not :func:`ready`
-    (see the module), and remembers it (and how long a compile took) once built."""
+    (see the module), and remembers it (and how long a compile took) once built.  Whether it is
+    ready is asked once no other process builds it (:func:`_one_at_a_time`), so a process that
+    waited for another's compile says it waits, then loads it without saying it compiles."""
     global _now
     ident = game_id(game)
     if ident in _built:
         yield
         return
-    fresh = not ready(game)
-    started = time.perf_counter()
-    if fresh:
-        guess = estimate(game)
-        what = game_name(game)
-        notify(
-            f"compiling the engine for {what}, once: about {guess:.0f} s "
-            f"(later runs load it; 'gametree compile' compiles every game ahead of time)"
-        )
-        _now = Compiling(what, guess, started)
+    what = game_name(game)
+    fresh, started = False, time.perf_counter()
+
+    def waiting() -> None:
+        notify(f"waiting while another process compiles the engine for {what} (then loading it from the cache)")
+
     try:
-        with _one_at_a_time(ident):
+        with _one_at_a_time(ident, waiting):
+            fresh, started = not ready(game), time.perf_counter()
+            if fresh:
+                guess = estimate(game)
+                notify(
+                    f"compiling the engine for {what}, once: about {guess:.0f} s "
+                    f"(later runs load it; 'gametree compile' compiles every game ahead of time)"
+                )
+                _now = Compiling(what, guess, started)
             yield
+            _built.add(ident)
+            ledger = _read(_ledger_path())  # (written before the lock is let go: a process waiting finds it ready)
+            if ledger.get(ident) != (stamp := _stamp(game)):  # (not rewritten by every process that loads it)
+                ledger[ident] = stamp
+                _write(_ledger_path(), ledger)
     finally:
         _now = None
     took = time.perf_counter() - started
-    _built.add(ident)
-    ledger = _read(_ledger_path())
-    if ledger.get(ident) != (stamp := _stamp(game)):  # (not rewritten by every process that loads it)
-        ledger[ident] = stamp
-        _write(_ledger_path(), ledger)
     if fresh and took >= LOADED:
         times = _read(_times_path())
         times[ident] = round(took, 1)
