@@ -208,10 +208,11 @@ def compiling(game: Game[object, object]) -> Iterator[None]:
         yield
         return
     what = game_name(game)
-    fresh, started = False, time.perf_counter()
+    fresh, started, compiled = False, time.perf_counter(), ready(game)
 
-    def waiting() -> None:
-        notify(f"waiting while another process compiles the engine for {what} (then loading it from the cache)")
+    def waiting() -> None:  # (another process holds the lock: compiling it, or loading it when it is compiled)
+        if not compiled:
+            notify(f"waiting while another process compiles the engine for {what} (then loading it from the cache)")
 
     try:
         with _one_at_a_time(ident, waiting):
