@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .game import Game, GameError, GameKind, end_score, game_kinds, win_score
-from .plugin.registry import GameSpec, PluginError
+from .plugin.registry import GameSpec, game_of_file
 from .search.known import Known, StoreKey, canonical_keyer
 from .search.table import Bound
 from .store import StoreError
@@ -93,16 +93,10 @@ class BookChecker:
 
     # -- the header and the lines ---------------------------------------------------------------
     def begin(self, path: str, name: str, options: dict[str, Any]) -> None:
-        spec = self.games.get(name)
-        if spec is None:
-            installed = ", ".join(sorted(self.games)) or "none"
-            raise StoreError(
-                f"{path}:1: a book of the game {name[:60]!r}, which is not installed (installed: {installed})"
-            )
-        try:
-            game = spec.create(**options)
-        except (ValueError, TypeError, OverflowError, GameError, PluginError) as exc:
-            raise StoreError(f"{path}:1: {name} refuses the book's options {str(options)[:120]}: {exc}") from None
+        where = f"{path}:1: "
+        game = game_of_file(
+            self.games, name, options, StoreError, holding=f"{where}a book of", at=where, whose="the book's"
+        )
         identity = game_identity(game)
         if identity is not None and identity != options:
             raise StoreError(

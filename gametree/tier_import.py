@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from .game import Configurable, Game, GameError, capabilities
-from .plugin.registry import GameSpec, PluginError
+from .plugin.registry import GameSpec, game_of_file
 from .search.tiers import TierValue, count_tier, tier_rules, value_bytes
 from .store.tier_archive import TierArchive, open_tier_file
 from .store.tiers import TierFileError
@@ -66,16 +66,9 @@ def checked_game(archive: TierArchive, games: Mapping[str, GameSpec]) -> Game[An
     game accepts them and its tiers are the header's (:class:`TierFileError` if not)."""
     header, path = archive.header, archive.path
     name, options = header["game"], header["options"]
-    spec = games.get(name)
-    if spec is None:
-        installed = ", ".join(sorted(games)) or "none"
-        raise TierFileError(
-            f"{path} holds tiers of the game {name[:60]!r}, which is not installed (installed: {installed})"
-        )
-    try:
-        game = spec.create(**options)
-    except (ValueError, TypeError, OverflowError, GameError, PluginError) as exc:
-        raise TierFileError(f"{path}: {name} refuses the file's options {str(options)[:120]}: {exc}") from None
+    game = game_of_file(
+        games, name, options, TierFileError, holding=f"{path} holds tiers of", at=f"{path}: ", whose="the file's"
+    )
     own = game.options() if isinstance(game, Configurable) else {}
     if own != options:
         raise TierFileError(f"{path}: the options {str(options)[:120]} are not the board's own ({own})")

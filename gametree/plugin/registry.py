@@ -26,7 +26,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeGuard
 
-from ..game import Game, GameInfo, GameKind, IncompleteCapabilityError, capabilities, game_kinds, game_name, refusal
+from ..game import (
+    Game,
+    GameError,
+    GameInfo,
+    GameKind,
+    IncompleteCapabilityError,
+    capabilities,
+    game_kinds,
+    game_name,
+    refusal,
+)
 
 if TYPE_CHECKING:
     from ..search.results import Scored, SearchResult
@@ -44,6 +54,7 @@ __all__ = [
     "PluginLoadError",
     "Registry",
     "UnknownGameError",
+    "game_of_file",
 ]
 
 #: What a game's or an algorithm's option can hold.
@@ -331,3 +342,26 @@ class Registry:
         except KeyError:
             known = ", ".join(self.games) or "none"
             raise UnknownGameError(f"unknown game {name!r} (installed: {known})") from None
+
+
+def game_of_file(
+    games: Mapping[str, GameSpec],
+    name: str,
+    options: dict[str, Any],
+    error: Callable[[str], Exception],
+    *,
+    holding: str,
+    at: str,
+    whose: str,
+) -> Game[Any, Any]:
+    """The game ``name`` that a file names, made by its installed plugin from the file's ``options``;
+    else ``error`` of one line: ``"{holding} the game NAME, which is not installed (installed: ...)"``
+    or ``"{at}NAME refuses {whose} options ...: why"`` (a tier file's, a book's)."""
+    spec = games.get(name)
+    if spec is None:
+        installed = ", ".join(sorted(games)) or "none"
+        raise error(f"{holding} the game {name[:60]!r}, which is not installed (installed: {installed})")
+    try:
+        return spec.create(**options)
+    except (ValueError, TypeError, OverflowError, GameError, PluginError) as exc:
+        raise error(f"{at}{name} refuses {whose} options {str(options)[:120]}: {exc}") from None
