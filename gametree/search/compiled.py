@@ -54,6 +54,7 @@ from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, TranspositionTable
 
 if TYPE_CHECKING:
     from .kernel import Kernel
+    from .shared_table import SharedTable
 
 __all__ = [
     "AUTO_PLIES",
@@ -67,6 +68,7 @@ __all__ = [
     "compiled_rules",
     "engines_of",
     "numba_available",
+    "shared_table_bytes",
     "use_compiled",
 ]
 
@@ -180,6 +182,14 @@ def _table_budget(table: TranspositionTable | None, entry_bytes: int) -> int:
     return 1 << (buckets.bit_length() - 1)
 
 
+def shared_table_bytes(entries: int, workers: int) -> int:
+    """The memory of a compact table shared by ``workers`` processes, each of which would keep a
+    table for ``entries`` Python entries (not asked for by the user): as much as their own tables
+    together, to a power of two of buckets."""
+    buckets = workers * _table_budget(TranspositionTable(entries), BYTES_PER_COMPACT_ENTRY)
+    return (1 << (buckets.bit_length() - 1)) * 2 * BYTES_PER_COMPACT_ENTRY
+
+
 def compact_layout(rules: CompiledRules, largest_score: int, least_buckets: int) -> tuple[int, int] | None:
     """Where the compact table's entries of these rules keep their check bits and the bits of a
     bound (``cshift, vbits``), or None if they cannot use it: keys of more than one word, moves
@@ -231,7 +241,8 @@ class CompiledEngine:
     Searches to the end of the game only (no depth limit, no heuristic, no
     observer).  ``table`` sets the memory of its own table (a fixed array of
     :data:`BYTES_PER_COMPILED_ENTRY` bytes an entry, up to the memory the Python
-    table would take); None: no table.
+    table would take); None: no table.  ``shared``: search in that table, with the other
+    processes given it, instead (:mod:`gametree.search.shared_table`; the compact table only).
     """
 
     def __init__(
@@ -242,9 +253,12 @@ class CompiledEngine:
         table: TranspositionTable | None = None,
         symmetry: bool = True,
         counters: Counters | None = None,
+        shared: SharedTable | None = None,
     ) -> None:
         with compile_state.compiling(game):  # (said first when numba compiles it: seconds, once)
             self._build(game, rules, table, symmetry, counters)
+        if shared is not None:
+            self._share(shared)
 
     def _build(
         self,
@@ -332,6 +346,26 @@ class CompiledEngine:
         #: The stop signals seen before this engine was built: one that came while it was built
         #: (perhaps swallowed, as above, without an error) stops its first search.
         self._signals_before: int | None = seen
+
+    def _share(self, shared: SharedTable) -> None:
+        """Search in the table ``shared`` with other processes from now on (this engine's own table
+        dropped), if this engine keeps a compact table (entries of one word; see
+        :mod:`gametree.search.shared_table`) and the memory can be mapped; else keep its own."""
+        k = self._kernel_module
+        if self._layout is None:
+            return
+        buckets = shared.size // (8 * k.COMPACT_BUCKET_WORDS)
+        if buckets < 2 or buckets & (buckets - 1):
+            return
+        # The entries' layout depends on the table's size only through its floor (compact_layout):
+        # every engine sharing it must place its fields alike.
+        if compact_layout(self.rules, self._largest, min(buckets, 1 << MIN_TABLE_BITS)) != self._layout:
+            return
+        words = shared.attach()
+        if words is None:
+            return
+        self._table, self._mask, self._budget = words, buckets - 1, buckets
+        self._set_mask()
 
     def _work_array(self, heights: int) -> None:
         """A new work array (:func:`gametree.search.kernel.build`) with room to count ``heights``

@@ -346,22 +346,24 @@ def _mix(k: np.uint64, key_bits: int) -> np.uint64:
 
 
 @njit(inline="always")
-def _cfind(table: np.ndarray, check: np.uint64, i: int, cshift: np.uint64) -> int:
-    """The entry of bucket ``i`` (its first word) whose check bits are ``check``, or -1."""
+def _cfind(table: np.ndarray, check: np.uint64, i: int, cshift: np.uint64) -> tuple[int, np.uint64]:
+    """The entry of bucket ``i`` whose check bits are ``check`` (its word's index, -1 if none) and
+    that word, as read once: another process sharing the table may write the entry meanwhile
+    (:mod:`gametree.search.shared_table`), and a word read whole is one entry, its own key's."""
     e = table[i]
     if e != 0 and e >> cshift == check:
-        return i
+        return i, e
     e = table[i + 1]
     if e != 0 and e >> cshift == check:
-        return i + 1
-    return -1
+        return i + 1, e
+    return -1, e
 
 
 @njit(inline="always")
 def _cplace(table: np.ndarray, i: int, check: np.uint64, cshift: np.uint64, packed: np.uint64) -> None:
     """Store in bucket ``i``: over the key's own entry; else in the first if this search cost at least
     as much as the one there, or in the second."""
-    j = _cfind(table, check, i, cshift)
+    j = _cfind(table, check, i, cshift)[0]
     if j < 0:
         j = i if table[i] & _WORK_MASK <= packed & _WORK_MASK else i + 1
     table[j] = packed
@@ -375,11 +377,10 @@ def _cprobe(table: np.ndarray, w: np.ndarray, h: np.uint64, mask: int) -> tuple[
         return -1, -SCORE_LIMIT, SCORE_LIMIT, -1
     i = int(h & np.uint64(mask)) * COMPACT_BUCKET_WORDS
     w[PROBES] += 1
-    j = _cfind(table, h >> np.uint64(w[SHIFT]), i, np.uint64(w[CSHIFT]))
+    j, e = _cfind(table, h >> np.uint64(w[SHIFT]), i, np.uint64(w[CSHIFT]))
     if j < 0:
         return i, -SCORE_LIMIT, SCORE_LIMIT, -1
     w[HITS] += 1
-    e = table[j]
     vbits, v = w[VBITS], w[VMAX]
     vmask = (np.uint64(1) << np.uint64(vbits)) - np.uint64(1)
     lo = int((e >> _VALUE_SHIFT) & vmask) - v

@@ -33,6 +33,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Hashable, Sequence
@@ -45,7 +46,7 @@ from ..runtime.errors import ParallelError
 from ..runtime.processes import workers_limit_message
 from ..runtime.runners import Pending, Runner, make_runner
 from ..runtime.stops import Halter
-from .compiled import EngineChoice, use_compiled
+from .compiled import EngineChoice, shared_table_bytes, use_compiled
 from .engine import Engine
 from .margins import ENGINE_KINDS
 from .results import (
@@ -61,6 +62,7 @@ from .results import (
     timed,
     whole,
 )
+from .shared_table import SharedTable, shared_memory
 
 if TYPE_CHECKING:
     import distributed
@@ -71,6 +73,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EXACT_ALGORITHMS",
     "MAX_SPLIT_NODES",
+    "TASKS_PER_SHARING_WORKER",
     "TASKS_PER_WORKER",
     "WORKER_PRELOAD",
     "WORKER_TABLE_ENTRIES",
@@ -85,6 +88,11 @@ T = TypeVar("T")
 EXACT_ALGORITHMS = ("solver", "alphabeta")
 #: Aim for about this many subproblems per worker (more balances the load, fewer repeat less work).
 TASKS_PER_WORKER = 6
+#: The same for workers that share one compiled table: they repeat little of each other's work,
+#: and a subproblem solved whole searches less than its parts solved apart.  7x6 Connect Four's
+#: every column, 2 workers on 2 cores: split at ply 1 (4 subproblems) 2.22 G nodes in 229 s, at
+#: ply 2 (the split for 6 a worker) 2.42 G nodes in 265 s (docs/performance-log.md).
+TASKS_PER_SHARING_WORKER = 2
 #: Never enumerate more positions than this when looking for the split ply.
 MAX_SPLIT_NODES = 200_000
 #: Default transposition-table size of each worker, in entries.
@@ -194,6 +202,8 @@ class _Task:
     entries: int
     window: tuple[int, int] | None = None
     engine: EngineChoice = "auto"
+    #: The compiled table the workers share (None: each keeps its own).
+    shared: SharedTable | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,15 +215,15 @@ class _Answer:
     stats: SearchStats
 
 
-def _worker_solver(game: Game[S, M], entries: int, engine: EngineChoice) -> Solver:
+def _worker_solver(game: Game[S, M], entries: int, engine: EngineChoice, shared: SharedTable | None = None) -> Solver:
     """This worker's (thread's) exact solver for the game, kept between subproblems with its
-    tables (the compiled engine's among them)."""
+    tables (the compiled engine's among them, or the one ``shared`` by the workers)."""
     from .solver import Solver
 
     def make() -> Solver:
-        return Solver(game, cache=_table(game, "solver", entries), engine=engine)
+        return Solver(game, cache=_table(game, "solver", entries), engine=engine, shared=shared)
 
-    return _solvers.get((repr(game), entries, engine), make)
+    return _solvers.get((repr(game), entries, engine, shared), make)
 
 
 def _solve_task(task: _Task, halter: Halter | None = None) -> _Answer:
@@ -222,7 +232,7 @@ def _solve_task(task: _Task, halter: Halter | None = None) -> _Answer:
 
     attach = halter.attach if halter is not None else lambda engine: None
     if task.algorithm == "solver":
-        solver = _worker_solver(task.game, task.entries, task.engine)
+        solver = _worker_solver(task.game, task.entries, task.engine, task.shared)
         engine = solver.engine_for(task.state)  # (the engine solve() searches with)
         attach(engine)
         if task.window is None:
@@ -292,9 +302,11 @@ class _Search:
         entries: int,
         cut: int,
         engine: EngineChoice = "auto",
+        shared: SharedTable | None = None,
     ) -> None:
         self.game = game
         self.engine = engine
+        self.shared = shared
         self.runner = runner
         self.algorithm = algorithm
         self.entries = entries
@@ -313,7 +325,8 @@ class _Search:
         with self.lock:
             self.submitted += 1
         self.on_change()
-        return self.runner.submit(_Task(self.game, state, self.algorithm, self.entries, window, self.engine))
+        task = _Task(self.game, state, self.algorithm, self.entries, window, self.engine, self.shared)
+        return self.runner.submit(task)
 
     def _wait(self, handle: Pending[_Answer]) -> _Answer:
         answer = handle.result()
@@ -423,6 +436,7 @@ def solve_parallel(
     table_entries: int = WORKER_TABLE_ENTRIES,
     progress: Callable[[int, int], None] | None = None,
     engine: EngineChoice = "auto",
+    share_table: bool = True,
 ) -> SearchResult:
     """Solve ``state`` exactly with subproblems run in ``workers`` processes, or on
     a Dask cluster when ``scheduler`` is given (an address like
@@ -433,7 +447,8 @@ def solve_parallel(
     result equals the single-process ``algorithm`` in value, score, best moves
     and every root move's score.  Ctrl-C (``KeyboardInterrupt``) stops the
     workers before it propagates.  ``engine`` is the workers' (the solver's; see
-    :func:`gametree.search.solver`).
+    :func:`gametree.search.solver`).  Worker processes on this machine search in one compiled
+    table (:mod:`gametree.search.shared_table`) unless ``share_table`` is false.
     """
     if algorithm not in EXACT_ALGORITHMS:
         raise ParallelError(
@@ -446,14 +461,20 @@ def solve_parallel(
     state = start(game, state, checked=True)
     started = time.perf_counter()
     runner = make_runner(_solve_task, workers=workers, scheduler=scheduler, preload=WORKER_PRELOAD)
+    held = contextlib.ExitStack()
     try:
         slots = runner.slots()
-        ply = split_ply if split_ply is not None else split(game, state, target=TASKS_PER_WORKER * slots).ply
-        if ply < 1:
-            raise ParallelError(f"the split ply must be at least 1, not {ply}")
         if algorithm == "solver":
             use_compiled(game, engine, game.info.max_plies)  # "compiled" that cannot be: say so before any work
-        search = _Search(game, runner, algorithm, table_entries, game.ply(state) + ply, engine)
+        shared = None
+        if share_table and algorithm == "solver" and scheduler is None and workers > 1:
+            if use_compiled(game, engine, game.info.max_plies - game.ply(state)):  # (processes of this machine)
+                shared = held.enter_context(shared_memory(shared_table_bytes(table_entries, slots)))
+        per_worker = TASKS_PER_WORKER if shared is None else TASKS_PER_SHARING_WORKER
+        ply = split_ply if split_ply is not None else split(game, state, target=per_worker * slots).ply
+        if ply < 1:
+            raise ParallelError(f"the split ply must be at least 1, not {ply}")
+        search = _Search(game, runner, algorithm, table_entries, game.ply(state) + ply, engine, shared)
         if progress is not None:
             report = progress
             search.on_change = lambda: report(search.finished, search.submitted)
@@ -477,6 +498,7 @@ def solve_parallel(
             answers = [job.result() for job in jobs]
     finally:
         runner.close()
+        held.close()
     return _result(game, state, algorithm, moves, answers, search, ply, time.perf_counter() - started)
 
 

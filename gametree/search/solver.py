@@ -15,7 +15,7 @@ import functools
 import itertools
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..game import Game, M, Move, S, State, UnsupportedGameError
 from ..runtime.alarm import Alarm
@@ -47,6 +47,9 @@ from .results import (
 )
 from .table import Bound, TranspositionTable, table_of
 
+if TYPE_CHECKING:
+    from .shared_table import SharedTable
+
 __all__ = ["EXACT_SHARE", "Solver", "prepare", "prepare_scores", "search_stats", "solver"]
 
 #: The share of a time limit the solver spends proving the value; if that is not enough, the
@@ -71,8 +74,11 @@ class Solver:
         symmetry: bool = True,
         engine: EngineChoice = "auto",
         store: KnownValues | None = None,
+        shared: SharedTable | None = None,
     ) -> None:
         check_game(game, "solver", ENGINE_KINDS)
+        #: The compiled engine's table shared with other processes (gametree.search.shared_table).
+        self.shared = shared
         self.game = game
         #: The solution store's entries of this game (:class:`gametree.search.known.KnownValues`): read before
         #: searching, and what is proven is written to it.
@@ -138,7 +144,9 @@ class Solver:
         rules = compiled_rules(self.game)
         assert rules is not None  # (use_compiled said so)
         try:
-            self._compiled = CompiledEngine(self.game, rules, table=self.table, symmetry=self.symmetry)
+            self._compiled = CompiledEngine(
+                self.game, rules, table=self.table, symmetry=self.symmetry, shared=self.shared
+            )
             if self._deepest is not None:
                 self._compiled.reserve(self._deepest)
             return self._compiled
