@@ -20,6 +20,7 @@ def compile_engines(ctx: click.Context, games: tuple[str, ...]) -> None:
     which later runs load in about half a second."""
     from ..search import compile_state
     from ..search.compiled import CompiledEngine, cache_folder, compiled_rules, numba_available
+    from ..search.table import TranspositionTable
 
     registry = registry_of(ctx)
     unknown = [name for name in games if name not in registry.games]
@@ -36,6 +37,9 @@ def compile_engines(ctx: click.Context, games: tuple[str, ...]) -> None:
             continue
         was_ready = compile_state.ready(game)
         started = time.perf_counter()
+        # Both kernels: the one a search with a table uses (the compact table where the keys fit, as a
+        # solve's) and the one without; each also saves its native code (gametree.search.native).
+        CompiledEngine(game, rules, table=TranspositionTable())
         CompiledEngine(game, rules)
         took = time.perf_counter() - started
         if was_ready or took < compile_state.LOADED:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import math
+import os
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -53,7 +54,8 @@ from .options import ENGINES, EngineChoice
 from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, TranspositionTable
 
 if TYPE_CHECKING:
-    from .kernel import Kernel
+    from .kernel_layout import Kernel
+    from .native import Loaded
 
 __all__ = [
     "AUTO_PLIES",
@@ -167,6 +169,36 @@ def _kernel(functions: RuleSet, compact: bool) -> Kernel:
     return build(functions, compact)
 
 
+def _native_kernel(rules: CompiledRules, compact: bool, board: Any) -> Loaded | None:
+    """The search's native code (:mod:`gametree.search.native`), if a process compiled it before and
+    it is fit to load here; None: numba's."""
+    if not native_enabled():
+        return None
+    from . import native
+
+    return native.load(rules, compact, board)
+
+
+def native_enabled() -> bool:
+    """Whether engines may load the native code (llvmlite installed, ``GAMETREE_NATIVE`` not 0)."""
+    return _llvmlite_available() and os.environ.get("GAMETREE_NATIVE", "1").strip() != "0"
+
+
+@functools.cache
+def _llvmlite_available() -> bool:
+    return importlib.util.find_spec("llvmlite") is not None
+
+
+def native_wanted(rules: CompiledRules, compact: bool, board: Any) -> bool:
+    """Whether a process that built numba's kernel should save its native code: enabled, and no file
+    fit to load there now (the loader refused it, or there is none)."""
+    if not native_enabled():
+        return False
+    from . import native
+
+    return native.identity(rules, compact, board) is not None and native.unfit(rules, compact, board) is not None
+
+
 def _table_budget(table: TranspositionTable | None, entry_bytes: int) -> int:
     """Buckets (of two entries of ``entry_bytes``) of the compiled table in the memory ``table`` may
     take (a power of two; 0: no table); :data:`DEFAULT_COMPILED_BYTES` at most unless the user asked
@@ -185,7 +217,7 @@ def compact_layout(rules: CompiledRules, largest_score: int, least_buckets: int)
     bound (``cshift, vbits``), or None if they cannot use it: keys of more than one word, moves
     beyond the entry's 7 bits, or a table of ``least_buckets`` too few for the key's bits (an entry
     and its bucket must name one key exactly)."""
-    from .kernel import COMPACT_FIELD_BITS
+    from .kernel_layout import COMPACT_FIELD_BITS
 
     vbits = (2 * largest_score).bit_length()
     cshift = COMPACT_FIELD_BITS + 2 * vbits
@@ -243,44 +275,74 @@ class CompiledEngine:
         symmetry: bool = True,
         counters: Counters | None = None,
     ) -> None:
-        with compile_state.compiling(game):  # (said first when numba compiles it: seconds, once)
-            self._build(game, rules, table, symmetry, counters)
-
-    def _build(
-        self,
-        game: Game[Any, Any],
-        rules: CompiledRules,
-        table: TranspositionTable | None,
-        symmetry: bool,
-        counters: Counters | None,
-    ) -> None:
-        """The engine's parts, and its compiled functions loaded (or compiled) and called once."""
-        _numba_cache()
         import numpy as np
 
-        from . import kernel
+        from . import kernel_layout
 
         self._np = np
+        self._kernel_module = kernel_layout
         self.game = game
         self.rules = rules
-        functions = rules.functions()
+        self._plan(table)
+        self._g = kernel_layout.board_constants(rules.board)
+        # The search's machine code without numba when a process compiled it before (native.py), else numba's.
+        loaded = _native_kernel(rules, self._layout is not None, self._g)
+        if loaded is not None:
+            compile_state.loaded(game)
+            self._build(game, rules, loaded.kernel, loaded.score, symmetry, counters)
+        else:
+            with compile_state.compiling(game):  # (said first when numba compiles it: seconds, once)
+                compiled, score = self._numba_kernel(rules)
+                self._build(game, rules, compiled, score, symmetry, counters)
+
+    def _plan(self, table: TranspositionTable | None) -> None:
+        """The table's memory budget, the largest score and the table's kind (compact or not)."""
+        game = self.game
         #: A margin game's largest margin (0: a win/draw/loss game), which its rules must score.
         self.margin = margin_bound(game.info) if game.info.margin else 0
-        if game.info.margin and functions.score is None:
-            raise UnsupportedGameError(
-                f"the compiled rules of {game_name(game)} give no score (a margin game's rules must): "
-                "use --engine python"
-            )
         self.C = game.info.max_plies
         self._budget = _table_budget(table, BYTES_PER_COMPACT_ENTRY)
         largest = max(self.margin, (self.C + 2) // 2)
-        layout = compact_layout(rules, largest, min(max(1, self._budget), 1 << MIN_TABLE_BITS))
+        layout = compact_layout(self.rules, largest, min(max(1, self._budget), 1 << MIN_TABLE_BITS))
         #: The compact table's layout (None: the table of two-word keys).
         self._layout = layout
         if layout is None:
             self._budget = _table_budget(table, BYTES_PER_COMPILED_ENTRY)
         self._largest = largest
-        compiled = _kernel(functions, layout is not None)
+
+    def _numba_kernel(self, rules: CompiledRules) -> tuple[Kernel, bool]:
+        """numba's kernel of the rules (loaded from numba's cache, or compiled), its native object
+        saved too when there is none fit to load (native_build.py); and whether the rules score ends."""
+        _numba_cache()  # (before the rules' module imports numba)
+        functions = rules.functions()
+        compact = self._layout is not None
+        compiled = _kernel(functions, compact)
+        if native_wanted(rules, compact, self._g):
+            from .native_build import save
+
+            try:
+                save(rules, functions, compact, compiled, self._g)
+            except Exception:  # noqa: BLE001,S110 (no native object: numba's code serves, as before it existed)
+                pass
+        return compiled, functions.score is not None
+
+    def _build(
+        self,
+        game: Game[Any, Any],
+        rules: CompiledRules,
+        compiled: Kernel,
+        scores: bool,
+        symmetry: bool,
+        counters: Counters | None,
+    ) -> None:
+        """The engine's parts, and its compiled functions loaded (or compiled) and called once."""
+        np, kernel, layout = self._np, self._kernel_module, self._layout
+        if game.info.margin and not scores:
+            raise UnsupportedGameError(
+                f"the compiled rules of {game_name(game)} give no score (a margin game's rules must): "
+                "use --engine python"
+            )
+        self._compiled = compiled
         self.search_kernel = compiled.search
         #: The rules' ``win_now`` (None: plain rules, no threats).
         self._win_now = compiled.win_now
@@ -295,10 +357,8 @@ class CompiledEngine:
         self.limit = UNLIMITED_DEPTH
         self.depth = None
         self.root = RootReport()
-        self._g = kernel.board_constants(rules.board)
         self._table = kernel.table_words(1)
         self._mask = -1
-        self._kernel_module = kernel
         self._work_array(self.C + 66)
         #: The table's probes, hits and stores so far (as a Python table counts them).
         self.probes = self.hits = self.stores = 0
@@ -313,9 +373,9 @@ class CompiledEngine:
                 a, b = rules.encode(game.initial_state())
                 self.search_kernel(self._g, self._table, self._work, np.uint64(a), np.uint64(b), 0, 0, -1, 1, 0)
                 if layout is None:
-                    kernel.rehash(kernel.table_words(1), kernel.table_words(2))
+                    compiled.rehash(kernel.table_words(1), kernel.table_words(2))
                 else:
-                    kernel.rehash_compact(kernel.table_words(1, 2), kernel.table_words(2, 2), 0, layout[0])
+                    compiled.rehash_compact(kernel.table_words(1, 2), kernel.table_words(2, 2), 0, layout[0])
                 if self._win_now is not None:
                     self._win_now(self._g, np.uint64(a), np.uint64(b))
         except Exception as exc:
@@ -531,11 +591,11 @@ class CompiledEngine:
         if self._layout is None:
             table = kernel.table_words(wanted, populate=populate)
             if self._mask >= 0:
-                kernel.rehash(self._table, table)
+                self._compiled.rehash(self._table, table)
         else:
             table = kernel.table_words(wanted, kernel.COMPACT_BUCKET_WORDS, populate=populate)
             if self._mask >= 0:
-                kernel.rehash_compact(self._table, table, (self._mask + 1).bit_length() - 1, self._layout[0])
+                self._compiled.rehash_compact(self._table, table, (self._mask + 1).bit_length() - 1, self._layout[0])
         self._table, self._mask = table, wanted - 1
         self._set_mask()
 
