@@ -287,6 +287,8 @@ class CompiledEngine:
         self._g = kernel_layout.board_constants(rules.board)
         # The search's machine code without numba when a process compiled it before (native.py), else numba's.
         loaded = _native_kernel(rules, self._layout is not None, self._g)
+        #: The native object file the search runs from (None: numba's code).
+        self.native_file = loaded.file if loaded is not None else None
         if loaded is not None:
             compile_state.loaded(game)
             self._build(game, rules, loaded.kernel, loaded.score, symmetry, counters)

@@ -67,6 +67,7 @@ __all__ = [
     "SWITCH",
     "WIN_NOW",
     "Loaded",
+    "Native",
     "check",
     "environment",
     "folder",
