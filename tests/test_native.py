@@ -297,3 +297,29 @@ def test_the_file_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
     assert isinstance(loaded, native.Native) and loaded.code == b"code"
     assert os.listdir(tmp_path) == ["x.native"]
     assert native.read(str(tmp_path / "missing.native")) == "cannot read it (No such file or directory)"
+
+
+def test_a_search_that_can_raise_gets_no_native_file() -> None:
+    """Through the C entry an exception would only be printed: a kernel with a place that raises is
+    kept on numba's path (no file written)."""
+    from numba import njit
+
+    from gametree.search import kernel, native_build
+
+    @njit
+    def search(board, table, w, a, b, p, h, lo, hi, mode):  # type: ignore[no-untyped-def]
+        if mode == 7:
+            raise ValueError("a search that can raise")
+        return 0
+
+    game = TicTacToe(3, 3, 2)
+    rules = compiled_rules(game)
+    assert rules is not None
+    board = board_constants(rules.board)
+    ident = native.identity(rules, True, board)
+    assert ident is not None
+    before = os.path.exists(native.path(ident)) and os.stat(native.path(ident)).st_mtime_ns
+    fake = kernel.Kernel(search, None, kernel.rehash, kernel.rehash_compact)
+    why = native_build.save(rules, rules.functions(), True, fake, board)
+    assert why is not None and "raise" in why
+    assert (os.path.exists(native.path(ident)) and os.stat(native.path(ident)).st_mtime_ns) == before

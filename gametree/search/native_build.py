@@ -175,7 +175,12 @@ def save(rules: CompiledRules, functions: RuleSet, compact: bool, kernel: Kernel
     codegen = library._codegen
     if (codegen._get_host_cpu_name(), codegen._tm_features) != (environment["cpu"], environment["features"]):
         return "numba targets another CPU than the one the loader would name"
-    code = codegen._tm.emit_object(library._final_module)
+    module = library._final_module
+    if ".const.picklebuf." in str(module):
+        # A place where the search raises (numba keeps its exception as a pickle): called through the
+        # entry, the error would only be printed and the call return 0; numba's path raises it.
+        return "the search can raise an exception: kept on numba's path, which raises it"
+    code = codegen._tm.emit_object(module)
     symbols = native.undefined_symbols(code)
     if symbols is None:
         return "the object is not one the loader reads"
