@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from gametree.search import Solver, native, run
-from gametree.search.compiled import BYTES_PER_COMPACT_ENTRY, CompiledEngine, compiled_rules
+from gametree.search.compiled import BYTES_PER_COMPACT_ENTRY, CompiledEngine, compiled_rules, native_wanted
 from gametree.search.kernel_layout import board_constants
 from gametree_builtins.games.connect4 import ConnectFour
 from gametree_builtins.games.othello import Othello
@@ -299,9 +299,9 @@ def test_the_file_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
     assert native.read(str(tmp_path / "missing.native")) == "cannot read it (No such file or directory)"
 
 
-def test_a_search_that_can_raise_gets_no_native_file() -> None:
+def test_a_search_that_can_raise_gets_no_native_code(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Through the C entry an exception would only be printed: a kernel with a place that raises is
-    kept on numba's path (no file written)."""
+    kept on numba's path; its file records why, so that no later process compiles the entry again."""
     from numba import njit
 
     from gametree.search import kernel, native_build
@@ -312,14 +312,13 @@ def test_a_search_that_can_raise_gets_no_native_file() -> None:
             raise ValueError("a search that can raise")
         return 0
 
-    game = TicTacToe(3, 3, 2)
-    rules = compiled_rules(game)
+    monkeypatch.setattr(native, "folder", lambda: str(tmp_path))  # (not the run's tic-tac-toe file)
+    rules = compiled_rules(TicTacToe(3, 3, 2))
     assert rules is not None
     board = board_constants(rules.board)
-    ident = native.identity(rules, True, board)
-    assert ident is not None
-    before = os.path.exists(native.path(ident)) and os.stat(native.path(ident)).st_mtime_ns
     fake = kernel.Kernel(search, None, kernel.rehash, kernel.rehash_compact)
     why = native_build.save(rules, rules.functions(), True, fake, board)
     assert why is not None and "raise" in why
-    assert (os.path.exists(native.path(ident)) and os.stat(native.path(ident)).st_mtime_ns) == before
+    assert native.load(rules, True, board) is None
+    assert (native.unfit(rules, True, board) or "").startswith(native.UNFIT_WHEN_MADE)
+    assert not native_wanted(rules, True, board)

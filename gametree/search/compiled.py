@@ -196,7 +196,10 @@ def native_wanted(rules: CompiledRules, compact: bool, board: Any) -> bool:
         return False
     from . import native
 
-    return native.identity(rules, compact, board) is not None and native.unfit(rules, compact, board) is not None
+    if native.identity(rules, compact, board) is None:
+        return False
+    why = native.unfit(rules, compact, board)
+    return why is not None and not why.startswith(native.UNFIT_WHEN_MADE)
 
 
 def _table_budget(table: TranspositionTable | None, entry_bytes: int) -> int:

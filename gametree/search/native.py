@@ -65,6 +65,7 @@ __all__ = [
     "REHASH_COMPACT",
     "SEARCH",
     "SWITCH",
+    "UNFIT_WHEN_MADE",
     "WIN_NOW",
     "Loaded",
     "Native",
@@ -88,6 +89,9 @@ FORMAT = 1
 _MAGIC = b"gametree native kernel\n"
 #: The environment switch: ``GAMETREE_NATIVE=0`` turns the native code off (numba's is used).
 SWITCH = "GAMETREE_NATIVE"
+#: How :func:`check` begins its answer for a file that records why no native code could be made
+#: from these sources here (the process that tried wrote it, so that the next ones do not try again).
+UNFIT_WHEN_MADE = "no native code could be made: "
 #: The entry point's operations.
 SEARCH, WIN_NOW, REHASH, REHASH_COMPACT = range(4)
 #: The prefixes of the symbols numba's C libraries give (numba names them so for LLVM).
@@ -265,6 +269,8 @@ def check(native: Native, ident: dict[str, object]) -> str | None:
     changed = _sources_unchanged(header.get("sources"))
     if changed is not None:
         return changed
+    if header.get("unfit"):  # (made where no native code could be: a mark, so that no process tries again)
+        return f"{UNFIT_WHEN_MADE}{header['unfit']}"
     symbols = undefined_symbols(native.code)
     if symbols is None:
         return "its object code is not an ELF object this loader reads"

@@ -33,6 +33,8 @@ from . import native
 from .kernel import Kernel, rehash, rehash_compact
 
 if TYPE_CHECKING:
+    from numba.core.codegen import CPUCodeLibrary
+
     from ..game import CompiledRules, RuleSet
 
 __all__ = ["entry_function", "save", "sources"]
@@ -163,7 +165,9 @@ def _stamp(name: str) -> list[object]:
 
 def save(rules: CompiledRules, functions: RuleSet, compact: bool, kernel: Kernel, board: np.ndarray) -> str | None:
     """Compile the native entry over numba's ``kernel`` of ``functions`` (the rules of ``rules``) and
-    write its file (:func:`gametree.search.native.path`); why not, or None when written."""
+    write its file (:func:`gametree.search.native.path`); None when written, else why not (when the
+    entry was compiled but cannot serve, the file records why, so that later processes do not
+    compile it again until a source, the environment or the identity changes)."""
     ident = native.identity(rules, compact, board)
     if ident is None:
         return "the rules' functions are not a module-level function"
@@ -175,24 +179,31 @@ def save(rules: CompiledRules, functions: RuleSet, compact: bool, kernel: Kernel
     codegen = library._codegen
     if (codegen._get_host_cpu_name(), codegen._tm_features) != (environment["cpu"], environment["features"]):
         return "numba targets another CPU than the one the loader would name"
-    module = library._final_module
-    if ".const.picklebuf." in str(module):
-        # A place where the search raises (numba keeps its exception as a pickle): called through the
-        # entry, the error would only be printed and the call return 0; numba's path raises it.
-        return "the search can raise an exception: kept on numba's path, which raises it"
-    code = codegen._tm.emit_object(module)
-    symbols = native.undefined_symbols(code)
-    if symbols is None:
-        return "the object is not one the loader reads"
-    missing = [name for name, address in native.resolvable(symbols).items() if address is None]
-    if missing:
-        return f"the object needs symbols the loader cannot give: {', '.join(missing[:3])}"
+    code, unfit = _object(library)
     header: dict[str, object] = {
         "identity": ident,
         "environment": environment,
         "sources": sources(rules.functions, [python]),
         "entry": compiled.native_name,
         "rules": {"win_now": kernel.win_now is not None, "score": functions.score is not None},
+        "unfit": unfit,
     }
-    native.write(native.path(ident), header, code)
-    return None
+    native.write(native.path(ident), header, b"" if unfit else code)
+    return unfit
+
+
+def _object(library: CPUCodeLibrary) -> tuple[bytes, str | None]:
+    """The object code of numba's code ``library`` for this CPU, and why it cannot serve (None: it can)."""
+    module = library._final_module
+    if ".const.picklebuf." in str(module):
+        # A place where the search raises (numba keeps its exception as a pickle): called through the
+        # entry, the error would only be printed and the call return 0; numba's path raises it.
+        return b"", "the search can raise an exception: kept on numba's path, which raises it"
+    code = bytes(library._codegen._tm.emit_object(module))
+    symbols = native.undefined_symbols(code)
+    if symbols is None:
+        return code, "the object is not one the loader reads"
+    missing = [name for name, address in native.resolvable(symbols).items() if address is None]
+    if missing:
+        return code, f"the object needs symbols the loader cannot give: {', '.join(missing[:3])}"
+    return code, None
