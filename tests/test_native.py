@@ -322,3 +322,40 @@ def test_a_search_that_can_raise_gets_no_native_code(monkeypatch: pytest.MonkeyP
     assert native.load(rules, True, board) is None
     assert (native.unfit(rules, True, board) or "").startswith(native.UNFIT_WHEN_MADE)
     assert not native_wanted(rules, True, board)
+
+
+_THREADS = textwrap.dedent(
+    """
+    import sys, threading
+    from gametree.search import Solver
+    from gametree_builtins.games.connect4 import ConnectFour
+    from gametree_builtins.games.tictactoe import TicTacToe
+    barrier, scores, files = threading.Barrier(4), {}, set()
+
+    def solve(i):
+        game = ConnectFour(5, 4) if i % 2 else TicTacToe(4, 3, 3)
+        barrier.wait()  # (all four load and search at once: one MCJIT engine an object, the GIL let go)
+        solver = Solver(game, engine="compiled")
+        scores[i] = int(solver.solve(all_moves=False).score)
+        files.add(solver.engine.native_file)
+
+    threads = [threading.Thread(target=solve, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert None not in files and len(files) == 2 and "numba" not in sys.modules, files
+    print(*(scores[i] for i in range(4)))
+    """
+)
+
+
+def test_threads_load_and_search_at_once() -> None:
+    """Four threads load two native objects and search them at once: each gives its game's score."""
+    native_engine(ConnectFour(5, 4))
+    native_engine(TicTacToe(4, 3, 3))
+    done = subprocess.run([sys.executable, "-c", _THREADS], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    c4 = int(run(ConnectFour(5, 4), algorithm="solver", engine="python", all_moves=False).score)
+    ttt = int(run(TicTacToe(4, 3, 3), algorithm="solver", engine="python", all_moves=False).score)
+    assert done.stdout.split() == [str(ttt), str(c4), str(ttt), str(c4)]
