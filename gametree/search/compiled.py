@@ -17,7 +17,10 @@ or ``"auto"`` (see :func:`use_compiled`).  numba is imported only when a
 compiled engine is built; its compiled code is cached on disk
 (:func:`cache_folder`), so a process after the first loads it instead of
 compiling it (about half a second with numba's own start-up, against several
-seconds of compiling).
+seconds of compiling).  That process also saves the search's machine code
+(:mod:`gametree.search.native_build`), which later processes load without numba
+at all (:mod:`gametree.search.native`: about 40 ms); numba's code is the
+fallback whenever that file is missing or not fit to load.
 
 While a compiled search runs, Python code does not: the search releases the
 GIL and the runtime's signal watch (:mod:`gametree.runtime.signals`), woken by
@@ -30,7 +33,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 import math
-import os
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
@@ -54,6 +56,8 @@ from .options import ENGINES, EngineChoice
 from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, TranspositionTable
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .kernel_layout import Kernel
     from .native import Loaded
 
@@ -68,6 +72,8 @@ __all__ = [
     "compact_layout",
     "compiled_rules",
     "engines_of",
+    "native_enabled",
+    "native_wanted",
     "numba_available",
     "use_compiled",
 ]
@@ -169,7 +175,7 @@ def _kernel(functions: RuleSet, compact: bool) -> Kernel:
     return build(functions, compact)
 
 
-def _native_kernel(rules: CompiledRules, compact: bool, board: Any) -> Loaded | None:
+def _native_kernel(rules: CompiledRules, compact: bool, board: np.ndarray) -> Loaded | None:
     """The search's native code (:mod:`gametree.search.native`), if a process compiled it before and
     it is fit to load here; None: numba's."""
     if not native_enabled():
@@ -181,7 +187,11 @@ def _native_kernel(rules: CompiledRules, compact: bool, board: Any) -> Loaded | 
 
 def native_enabled() -> bool:
     """Whether engines may load the native code (llvmlite installed, ``GAMETREE_NATIVE`` not 0)."""
-    return _llvmlite_available() and os.environ.get("GAMETREE_NATIVE", "1").strip() != "0"
+    if not _llvmlite_available():
+        return False
+    from . import native
+
+    return native.switched_on()
 
 
 @functools.cache
@@ -189,7 +199,7 @@ def _llvmlite_available() -> bool:
     return importlib.util.find_spec("llvmlite") is not None
 
 
-def native_wanted(rules: CompiledRules, compact: bool, board: Any) -> bool:
+def native_wanted(rules: CompiledRules, compact: bool, board: np.ndarray) -> bool:
     """Whether a process that built numba's kernel should save its native code: enabled, and no file
     fit to load there now (the loader refused it, or there is none)."""
     if not native_enabled():
