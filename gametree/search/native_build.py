@@ -165,26 +165,36 @@ def _stamp(name: str) -> list[object]:
 
 def save(rules: CompiledRules, functions: RuleSet, compact: bool, kernel: Kernel, board: np.ndarray) -> str | None:
     """Compile the native entry over numba's ``kernel`` of ``functions`` (the rules of ``rules``) and
-    write its file (:func:`gametree.search.native.path`); None when written, else why not (when the
-    entry was compiled but cannot serve, the file records why, so that later processes do not
-    compile it again until a source, the environment or the identity changes)."""
+    write its file (:func:`gametree.search.native.path`); None when written, else why not.  When the
+    entry cannot serve (or compiling it failed), the file records why, without code, so that later
+    processes do not compile it again until a source, the environment or the identity changes."""
     ident = native.identity(rules, compact, board)
     if ident is None:
         return "the rules' functions are not a module-level function"
-    environment = native.environment()
     kind = "threats" if functions.threat_aware else "margin" if functions.score is not None else "plain"
     python = entry_function(kernel, board.dtype, f"{functions.moves.__module__}:{kind}{':compact' if compact else ''}")
-    compiled = cfunc(SIGNATURE, cache=False)(python)
-    library = getattr(compiled, "_library")  # noqa: B009 (numba's code library of the entry: not public)
-    codegen = library._codegen
-    if (codegen._get_host_cpu_name(), codegen._tm_features) != (environment["cpu"], environment["features"]):
-        return "numba targets another CPU than the one the loader would name"
-    code, unfit = _object(library)
+    try:  # (first, before the second of compiling: sources a loader could not check mean no file)
+        recorded = sources(rules.functions, [python])
+    except (OSError, SyntaxError, UnicodeDecodeError) as exc:
+        return f"its sources cannot be read: {exc}"
+    environment = native.environment()
+    code, entry, unfit = b"", "", None
+    try:
+        compiled = cfunc(SIGNATURE, cache=False)(python)
+        library = getattr(compiled, "_library")  # noqa: B009 (numba's code library of the entry: not public)
+        codegen = library._codegen
+        entry = compiled.native_name
+        if (codegen._get_host_cpu_name(), codegen._tm_features) != (environment["cpu"], environment["features"]):
+            unfit = "numba targets another CPU than the one the loader would name"
+        else:
+            code, unfit = _object(library)
+    except Exception as exc:  # noqa: BLE001 (numba's internals changed, or its compiler failed: recorded)
+        unfit = f"{type(exc).__name__}: {exc}"
     header: dict[str, object] = {
         "identity": ident,
         "environment": environment,
-        "sources": sources(rules.functions, [python]),
-        "entry": compiled.native_name,
+        "sources": recorded,
+        "entry": entry,
         "rules": {"win_now": kernel.win_now is not None, "score": functions.score is not None},
         "unfit": unfit,
     }
