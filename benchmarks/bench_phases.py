@@ -17,6 +17,7 @@ gametree process runs under a small driver that times, in that process:
 - numpy and numba imported (their own imports, when the compiled engine is built);
 - numba's target set up (``BaseContext.refresh``: its registries imported, once a process);
 - each compiled function loaded from numba's cache (``Cache.load_overload``, LLVM linking included);
+- or, without numba, ``import llvmlite.binding`` and the native object loaded (:mod:`gametree.search.native`);
 - the rest of the compiled engine's building (its arrays, the first call of each function);
 - the Python engine's probe (``auto``'s searches on the Python engine before it hands over);
 - the compiled searches (``CompiledEngine._run``, Python's wrapping of each kernel call included);
@@ -78,7 +79,8 @@ def timed(owner, attribute, name, exclusive=()):
     setattr(owner, attribute, wrapper)
 
 # Modules whose import (cumulative) is timed, and what to wrap once one is imported.
-WATCHED = {"numpy": "import numpy", "numba": "import numba"}
+WATCHED = {"numpy": "import numpy", "numba": "import numba",
+           "llvmlite.binding": "import llvmlite.binding (native code)"}
 AFTER = {}
 
 class Finder(importlib.abc.MetaPathFinder):
@@ -90,6 +92,8 @@ class Finder(importlib.abc.MetaPathFinder):
             return spec
         loader = spec.loader
         class Timed(importlib.abc.Loader):
+            def __getattr__(self, attribute):  # (get_resource_reader: llvmlite finds its library so)
+                return getattr(loader, attribute)
             def create_module(self, spec):
                 return loader.create_module(spec)
             def exec_module(self, module):
@@ -133,8 +137,12 @@ def base(module):
                 add("numba's target set up (registries)", clock() - start)
     module.BaseContext.refresh = refresh
 
+def native(module):  # (gametree.search.native: the native object loaded without numba)
+    timed(module, "_engine", "native code loaded (MCJIT, symbols)")
+
 AFTER["numba.core.caching"] = caching
 AFTER["numba.core.base"] = base
+AFTER["gametree.search.native"] = native
 
 start = clock()
 import gametree.cli
@@ -151,7 +159,8 @@ def first_search(original):
         return original(*args, **kwargs)
     return wrapper
 SETUP = ["import numpy", "import numba", "numba's target set up (registries)",
-         "compiled functions loaded from numba's cache"]
+         "compiled functions loaded from numba's cache", "import llvmlite.binding (native code)",
+         "native code loaded (MCJIT, symbols)"]
 timed(compiled.CompiledEngine, "__init__", "the compiled engine's other building", exclusive=SETUP)
 timed(compiled.CompiledEngine, "_run", "compiled searches (each kernel call with its Python wrapping)")
 timed(python_engine.Engine, "search", "Python engine's searches (auto's probe)")
@@ -191,6 +200,8 @@ PHASES = [
     "import numba",
     "numba's target set up (registries)",
     "compiled functions loaded from numba's cache",
+    "import llvmlite.binding (native code)",
+    "native code loaded (MCJIT, symbols)",
     "the compiled engine's other building",
     "compiled searches (each kernel call with its Python wrapping)",
     "per position: Solver.score, the rest",

@@ -23,6 +23,8 @@ It needs numba (the compiled engine).  Three parts:
    middle-easy set): the process's wall time and peak memory, and the search's
    own time (``stats.seconds``).
 
+Parts 1 and 2 measure numba's path (``GAMETREE_NATIVE=0``); part 3's commands load
+the kernel's native code without numba where a process saved it (docs/compiled-kernel.md).
 The compiled code is in numba's cache after a first, unmeasured, run (as after
 a user's first search).  The processes get this environment, except that, as in
 bench_connect4.py, Python's bytecode cache is on and output buffered.  Nothing
@@ -48,7 +50,8 @@ _POSITION = "2252576253462244111563365343671351441"
 #: Part 1, in one process: each step timed (perf_counter) with the peak memory after it; one JSON line.
 #: argv: a folder for the one-line numba function (numba caches it in __pycache__ there).
 _STEPS = f"""
-import json, resource, sys, time
+import json, os, resource, sys, time
+os.environ["GAMETREE_NATIVE"] = "0"  # (numba's path: the native code would skip numba's steps)
 marks = [("Python's start (to the first line)", 0.0)]
 peaks = [resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024]
 last = time.perf_counter()
@@ -82,7 +85,8 @@ _TINY = "import numba\n\n\n@numba.njit(cache=True)\ndef tiny(x):\n    return x +
 
 #: Part 2: the engine built with numba's cache loads timed; one JSON line a function loaded.
 _LOADS = f"""
-import json, time
+import json, os, time
+os.environ["GAMETREE_NATIVE"] = "0"  # (numba's path)
 from numba.core import caching
 original = caching.Cache.load_overload
 loads = []

@@ -242,6 +242,10 @@ def test_the_batch_process_phase_by_phase() -> None:
     spec.loader.exec_module(module)
     assert [name for name in phases if name in module.PHASES] == module.PHASES
     assert float(phases["compiled searches (each kernel call with its Python wrapping)"]) > 0
-    assert float(phases["import numba"]) > 0 and float(phases["interpreter exit"]) > 0
+    assert float(phases["interpreter exit"]) > 0
     loads = re.findall(r"^   (\S+)\s+-?[\d.]+ ms (.*)$", proc.stdout, re.MULTILINE)
-    assert loads and all(where.strip() == "" for _, where in loads), proc.stdout  # (all from the cache)
+    if float(phases["native code loaded (MCJIT, symbols)"]) > 0:  # the kernel's native code (the warm-up saved it)
+        assert float(phases["import numba"]) == 0 and not loads, proc.stdout
+    else:  # numba's path: every function from its cache
+        assert float(phases["import numba"]) > 0, proc.stdout
+        assert loads and all(where.strip() == "" for _, where in loads), proc.stdout

@@ -39,6 +39,7 @@ __all__ = [
     "compiling",
     "estimate",
     "game_id",
+    "loaded",
     "notices_to",
     "notify",
     "now",
@@ -150,6 +151,11 @@ def ready(game: Game[object, object]) -> bool:
     """Whether the game's compiled engine is built in this process or compiled in the cache."""
     ident = game_id(game)
     return ident in _built or _read(_ledger_path()).get(ident) == _stamp(game)
+
+
+def loaded(game: Game[object, object]) -> None:
+    """Remember that the game's engine is built in this process (its native code loaded, without numba)."""
+    _built.add(game_id(game))
 
 
 def estimate(game: Game[object, object]) -> float:

@@ -17,7 +17,10 @@ or ``"auto"`` (see :func:`use_compiled`).  numba is imported only when a
 compiled engine is built; its compiled code is cached on disk
 (:func:`cache_folder`), so a process after the first loads it instead of
 compiling it (about half a second with numba's own start-up, against several
-seconds of compiling).
+seconds of compiling).  That process also saves the search's machine code
+(:mod:`gametree.search.native_build`), which later processes load without numba
+at all (:mod:`gametree.search.native`: about 40 ms); numba's code is the
+fallback whenever that file is missing or not fit to load.
 
 While a compiled search runs, Python code does not: the search releases the
 GIL and the runtime's signal watch (:mod:`gametree.runtime.signals`), woken by
@@ -53,7 +56,10 @@ from .options import ENGINES, EngineChoice
 from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, TranspositionTable
 
 if TYPE_CHECKING:
-    from .kernel import Kernel
+    import numpy as np
+
+    from .kernel_layout import Kernel
+    from .native import Loaded
     from .shared_table import SharedTable
 
 __all__ = [
@@ -67,6 +73,8 @@ __all__ = [
     "compact_layout",
     "compiled_rules",
     "engines_of",
+    "native_enabled",
+    "native_wanted",
     "numba_available",
     "shared_table_bytes",
     "use_compiled",
@@ -169,6 +177,43 @@ def _kernel(functions: RuleSet, compact: bool) -> Kernel:
     return build(functions, compact)
 
 
+def _native_kernel(rules: CompiledRules, compact: bool, board: np.ndarray) -> Loaded | None:
+    """The search's native code (:mod:`gametree.search.native`), if a process compiled it before and
+    it is fit to load here; None: numba's."""
+    if not native_enabled():
+        return None
+    from . import native
+
+    return native.load(rules, compact, board)
+
+
+def native_enabled() -> bool:
+    """Whether engines may load the native code (llvmlite installed, ``GAMETREE_NATIVE`` not 0)."""
+    if not _llvmlite_available():
+        return False
+    from . import native
+
+    return native.switched_on()
+
+
+@functools.cache
+def _llvmlite_available() -> bool:
+    return importlib.util.find_spec("llvmlite") is not None
+
+
+def native_wanted(rules: CompiledRules, compact: bool, board: np.ndarray) -> bool:
+    """Whether a process that built numba's kernel should save its native code: enabled, and no file
+    fit to load there now (the loader refused it, or there is none)."""
+    if not native_enabled():
+        return False
+    from . import native
+
+    if native.identity(rules, compact, board) is None:
+        return False
+    why = native.unfit(rules, compact, board)
+    return why is not None and not why.startswith(native.UNFIT_WHEN_MADE)
+
+
 def _table_budget(table: TranspositionTable | None, entry_bytes: int) -> int:
     """Buckets (of two entries of ``entry_bytes``) of the compiled table in the memory ``table`` may
     take (a power of two; 0: no table); :data:`DEFAULT_COMPILED_BYTES` at most unless the user asked
@@ -195,7 +240,7 @@ def compact_layout(rules: CompiledRules, largest_score: int, least_buckets: int)
     bound (``cshift, vbits``), or None if they cannot use it: keys of more than one word, moves
     beyond the entry's 7 bits, or a table of ``least_buckets`` too few for the key's bits (an entry
     and its bucket must name one key exactly)."""
-    from .kernel import COMPACT_FIELD_BITS
+    from .kernel_layout import COMPACT_FIELD_BITS
 
     vbits = (2 * largest_score).bit_length()
     cshift = COMPACT_FIELD_BITS + 2 * vbits
@@ -255,46 +300,78 @@ class CompiledEngine:
         counters: Counters | None = None,
         shared: SharedTable | None = None,
     ) -> None:
-        with compile_state.compiling(game):  # (said first when numba compiles it: seconds, once)
-            self._build(game, rules, table, symmetry, counters)
+        import numpy as np
+
+        from . import kernel_layout
+
+        self._np = np
+        self._kernel_module = kernel_layout
+        self.game = game
+        self.rules = rules
+        self._plan(table)
+        self._g = kernel_layout.board_constants(rules.board)
+        # The search's machine code without numba when a process compiled it before (native.py), else numba's.
+        loaded = _native_kernel(rules, self._layout is not None, self._g)
+        #: The native object file the search runs from (None: numba's code).
+        self.native_file = loaded.file if loaded is not None else None
+        if loaded is not None:
+            compile_state.loaded(game)
+            self._build(game, rules, loaded.kernel, loaded.score, symmetry, counters)
+        else:
+            with compile_state.compiling(game):  # (said first when numba compiles it: seconds, once)
+                compiled, score = self._numba_kernel(rules)
+                self._build(game, rules, compiled, score, symmetry, counters)
         if shared is not None:
             self._share(shared)
 
-    def _build(
-        self,
-        game: Game[Any, Any],
-        rules: CompiledRules,
-        table: TranspositionTable | None,
-        symmetry: bool,
-        counters: Counters | None,
-    ) -> None:
-        """The engine's parts, and its compiled functions loaded (or compiled) and called once."""
-        _numba_cache()
-        import numpy as np
-
-        from . import kernel
-
-        self._np = np
-        self.game = game
-        self.rules = rules
-        functions = rules.functions()
+    def _plan(self, table: TranspositionTable | None) -> None:
+        """The table's memory budget, the largest score and the table's kind (compact or not)."""
+        game = self.game
         #: A margin game's largest margin (0: a win/draw/loss game), which its rules must score.
         self.margin = margin_bound(game.info) if game.info.margin else 0
-        if game.info.margin and functions.score is None:
-            raise UnsupportedGameError(
-                f"the compiled rules of {game_name(game)} give no score (a margin game's rules must): "
-                "use --engine python"
-            )
         self.C = game.info.max_plies
         self._budget = _table_budget(table, BYTES_PER_COMPACT_ENTRY)
         largest = max(self.margin, (self.C + 2) // 2)
-        layout = compact_layout(rules, largest, min(max(1, self._budget), 1 << MIN_TABLE_BITS))
+        layout = compact_layout(self.rules, largest, min(max(1, self._budget), 1 << MIN_TABLE_BITS))
         #: The compact table's layout (None: the table of two-word keys).
         self._layout = layout
         if layout is None:
             self._budget = _table_budget(table, BYTES_PER_COMPILED_ENTRY)
         self._largest = largest
-        compiled = _kernel(functions, layout is not None)
+
+    def _numba_kernel(self, rules: CompiledRules) -> tuple[Kernel, bool]:
+        """numba's kernel of the rules (loaded from numba's cache, or compiled), its native object
+        saved too when there is none fit to load (native_build.py); and whether the rules score ends."""
+        _numba_cache()  # (before the rules' module imports numba)
+        functions = rules.functions()
+        compact = self._layout is not None
+        compiled = _kernel(functions, compact)
+        if native_wanted(rules, compact, self._g):
+            from .native_build import save
+
+            try:
+                save(rules, functions, compact, compiled, self._g)
+            except Exception:  # noqa: BLE001,S110 (no native object: numba's code serves, as before it existed)
+                pass
+        return compiled, functions.score is not None
+
+    def _build(
+        self,
+        game: Game[Any, Any],
+        rules: CompiledRules,
+        compiled: Kernel,
+        scores: bool,
+        symmetry: bool,
+        counters: Counters | None,
+    ) -> None:
+        """The engine's parts, and its compiled functions loaded (or compiled) and called once."""
+        np, kernel, layout = self._np, self._kernel_module, self._layout
+        if game.info.margin and not scores:
+            raise UnsupportedGameError(
+                f"the compiled rules of {game_name(game)} give no score (a margin game's rules must): "
+                "use --engine python"
+            )
+        self._compiled = compiled
         self.search_kernel = compiled.search
         #: The rules' ``win_now`` (None: plain rules, no threats).
         self._win_now = compiled.win_now
@@ -309,10 +386,8 @@ class CompiledEngine:
         self.limit = UNLIMITED_DEPTH
         self.depth = None
         self.root = RootReport()
-        self._g = kernel.board_constants(rules.board)
         self._table = kernel.table_words(1)
         self._mask = -1
-        self._kernel_module = kernel
         self._work_array(self.C + 66)
         #: The table's probes, hits and stores so far (as a Python table counts them).
         self.probes = self.hits = self.stores = 0
@@ -327,9 +402,9 @@ class CompiledEngine:
                 a, b = rules.encode(game.initial_state())
                 self.search_kernel(self._g, self._table, self._work, np.uint64(a), np.uint64(b), 0, 0, -1, 1, 0)
                 if layout is None:
-                    kernel.rehash(kernel.table_words(1), kernel.table_words(2))
+                    compiled.rehash(kernel.table_words(1), kernel.table_words(2))
                 else:
-                    kernel.rehash_compact(kernel.table_words(1, 2), kernel.table_words(2, 2), 0, layout[0])
+                    compiled.rehash_compact(kernel.table_words(1, 2), kernel.table_words(2, 2), 0, layout[0])
                 if self._win_now is not None:
                     self._win_now(self._g, np.uint64(a), np.uint64(b))
         except Exception as exc:
@@ -565,11 +640,11 @@ class CompiledEngine:
         if self._layout is None:
             table = kernel.table_words(wanted, populate=populate)
             if self._mask >= 0:
-                kernel.rehash(self._table, table)
+                self._compiled.rehash(self._table, table)
         else:
             table = kernel.table_words(wanted, kernel.COMPACT_BUCKET_WORDS, populate=populate)
             if self._mask >= 0:
-                kernel.rehash_compact(self._table, table, (self._mask + 1).bit_length() - 1, self._layout[0])
+                self._compiled.rehash_compact(self._table, table, (self._mask + 1).bit_length() - 1, self._layout[0])
         self._table, self._mask = table, wanted - 1
         self._set_mask()
 
