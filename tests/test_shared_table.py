@@ -11,10 +11,10 @@ import pytest
 
 pytest.importorskip("numba")
 
-from games.connect4 import ConnectFour
 from gametree.search.compiled import CompiledEngine, shared_table_bytes
 from gametree.search.shared_table import SharedTable, shared_memory
 from gametree.search.table import TranspositionTable
+from gametree_builtins.games.connect4 import ConnectFour
 
 SIZE = 1 << 20  # 64 Ki buckets of two 8-byte entries
 
