@@ -49,3 +49,28 @@ def test_the_tally_hands_over_past_the_budget_or_its_projection() -> None:
     assert not batch.handed_over
     batch.add(400)  # 300 a position: 1,200 in all
     assert batch.handed_over
+
+
+def test_the_budget_is_smaller_where_the_native_code_is_kept(monkeypatch, tmp_path) -> None:
+    pytest.importorskip("llvmlite")
+    from gametree.search import compiled, native
+    from gametree.search.probe import BREAK_EVEN_NODES, NATIVE_BREAK_EVEN_NODES
+    from gametree_builtins.games.nim import Nim
+
+    monkeypatch.setattr(native, "folder", lambda: str(tmp_path))
+    monkeypatch.delenv(native.SWITCH, raising=False)
+    game = ConnectFour(5, 4)
+    rules = game.compiled_rules()
+    assert rules is not None and not native.kept(rules)
+    assert compiled.break_even_nodes(game) == BREAK_EVEN_NODES  # (numba's start-up to pay)
+    ident = {"functions": f"{rules.functions.__module__}:{rules.functions.__qualname__}", "compact": True, "board": "b"}
+    (tmp_path / native.path(ident).rsplit("/", 1)[1]).write_bytes(b"")
+    assert native.kept(rules)
+    assert compiled.break_even_nodes(game) == NATIVE_BREAK_EVEN_NODES < BREAK_EVEN_NODES
+    monkeypatch.setenv(native.SWITCH, "0")
+    assert compiled.break_even_nodes(game) == BREAK_EVEN_NODES
+    assert compiled.break_even_nodes(Nim()) == BREAK_EVEN_NODES  # (no compiled rules)
+    # The tally asks for its budget when first needed, once.
+    asked = []
+    tally = WorkTally(lambda: asked.append(1) or 7)
+    assert asked == [] and tally.left() == 7 and tally.left() == 7 and asked == [1]

@@ -53,6 +53,7 @@ from .compile_state import cache_folder
 from .contract import Counters, EngineName, RootReport, SearchTimeout, TableFill
 from .margins import margin_bound
 from .options import ENGINES, EngineChoice
+from .probe import BREAK_EVEN_NODES, NATIVE_BREAK_EVEN_NODES
 from .table import BYTES_PER_ENTRY, UNLIMITED_DEPTH, TranspositionTable
 
 if TYPE_CHECKING:
@@ -69,6 +70,7 @@ __all__ = [
     "BYTES_PER_COMPILED_ENTRY",
     "CompiledEngine",
     "EngineChoice",
+    "break_even_nodes",
     "cache_folder",
     "compact_layout",
     "compiled_rules",
@@ -199,6 +201,18 @@ def native_enabled() -> bool:
 @functools.cache
 def _llvmlite_available() -> bool:
     return importlib.util.find_spec("llvmlite") is not None
+
+
+def break_even_nodes(game: Game[Any, Any]) -> int:
+    """``auto``'s budget for the Python engine (:mod:`gametree.search.probe`): smaller when the
+    compiled engine's native code is kept for the game's rules (loading it costs less than numba)."""
+    rules = compiled_rules(game)
+    if rules is not None and native_enabled():
+        from . import native
+
+        if native.kept(rules):
+            return NATIVE_BREAK_EVEN_NODES
+    return BREAK_EVEN_NODES
 
 
 def native_wanted(rules: CompiledRules, compact: bool, board: np.ndarray) -> bool:

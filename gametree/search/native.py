@@ -73,6 +73,7 @@ __all__ = [
     "environment",
     "folder",
     "identity",
+    "kept",
     "load",
     "path",
     "read",
@@ -124,12 +125,24 @@ def identity(rules: CompiledRules, compact: bool, board: np.ndarray) -> dict[str
     }
 
 
+def kept(rules: CompiledRules) -> bool:
+    """Whether a native object of ``rules`` (of any table or board) is kept here: a look at the
+    folder's names, nothing read or checked (for ``auto``'s guess of what loading will cost)."""
+    f = rules.functions
+    pattern = os.path.join(glob.escape(folder()), f"{_stem(f'{f.__module__}:{f.__qualname__}')}-*.native")
+    return bool(glob.glob(pattern))
+
+
+def _stem(functions: str) -> str:
+    """The start of the names of the files of the rules ``functions`` (``module:name``) in this Python."""
+    return "".join(c if c.isalnum() else "_" for c in functions) + f".{sys.implementation.cache_tag}"
+
+
 def path(ident: dict[str, object]) -> str:
     """The file of the native object for ``ident`` (:func:`identity`) in this Python."""
     name = f"{ident['functions']}-{'compact' if ident['compact'] else 'wide'}-{ident['board']}"
     digest = hashlib.sha256(name.encode()).hexdigest()[:16]
-    readable = "".join(c if c.isalnum() else "_" for c in str(ident["functions"]))
-    return os.path.join(folder(), f"{readable}-{digest}.{sys.implementation.cache_tag}.native")
+    return os.path.join(folder(), f"{_stem(str(ident['functions']))}-{digest}.native")
 
 
 # -- the environment the code was compiled in ---------------------------------------------------

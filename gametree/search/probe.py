@@ -17,14 +17,21 @@ which its node function reads at every node: reading it counts the node against 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .contract import StopFlag
 
-__all__ = ["BREAK_EVEN_NODES", "UNLIMITED", "NodeBudget", "ProbeExhausted", "WorkTally"]
+__all__ = ["BREAK_EVEN_NODES", "NATIVE_BREAK_EVEN_NODES", "UNLIMITED", "NodeBudget", "ProbeExhausted", "WorkTally"]
 
 #: The Python engine's nodes that take about as long as loading the compiled engine (about 2.4 µs
 #: a Connect Four node against about 0.5 s of numba's start-up on this machine: 100,000 to 200,000;
 #: the lower end, so that a search that needs the compiled engine loses at most about 0.25 s).
 BREAK_EVEN_NODES = 100_000
+#: The same when the compiled engine's native code is kept (gametree.search.native: numpy, llvmlite
+#: and the object load, no numba): 5x4 tic-tac-toe, 4 in a row, as a whole process took 0.16 s on
+#: the compiled engine and 0.08 s + about 3 µs a node on the Python engine, 0.41 s for its 109,423
+#: nodes: level at about 27,000 nodes.
+NATIVE_BREAK_EVEN_NODES = 30_000
 
 #: A budget that never runs out.
 UNLIMITED = 1 << 62
@@ -73,16 +80,30 @@ class NodeBudget(StopFlag):
 
 
 class WorkTally:
-    """The Python engine's work so far in one solver, and whether the compiled engine is due."""
+    """The Python engine's work so far in one solver, and whether the compiled engine is due.
 
-    def __init__(self, budget: int = BREAK_EVEN_NODES) -> None:
-        self.budget = budget
+    ``budget``: the nodes, or a function that tells them when first asked (finding them may cost
+    a look at the disk, which a solver that never probes does not pay)."""
+
+    def __init__(self, budget: int | Callable[[], int] = BREAK_EVEN_NODES) -> None:
+        self._budget = budget
         self.nodes = 0
         self.searches = 0
         #: The positions the caller expects to solve in all (None: not said).
         self.expected: int | None = None
         #: Set once the work says the compiled engine pays: every later search runs there.
         self.handed_over = False
+
+    @property
+    def budget(self) -> int:
+        """The Python engine's nodes before the compiled engine pays."""
+        if not isinstance(self._budget, int):
+            self._budget = self._budget()
+        return self._budget
+
+    @budget.setter
+    def budget(self, nodes: int) -> None:
+        self._budget = nodes
 
     def expect(self, positions: int) -> None:
         """The caller will solve this many positions in all (a batch)."""

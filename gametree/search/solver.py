@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ..game import Game, M, Move, S, State, UnsupportedGameError
 from ..runtime.alarm import Alarm
 from .classic import alphabeta
-from .compiled import CompiledEngine, EngineChoice, compiled_rules, use_compiled
+from .compiled import CompiledEngine, EngineChoice, break_even_nodes, compiled_rules, use_compiled
 from .contract import SearchEngine, SearchTimeout
 from .engine import Engine
 from .exact import exact_score
@@ -93,7 +93,7 @@ class Solver:
         # (a budget only where the compiled engine can search: reading its flag costs a Python node a few per cent)
         probes = engine == "auto" and compiled_rules(game) is not None
         #: ``auto``: the Python engine's work so far (None: no probe), and its node budget (gametree.search.probe).
-        self.work = WorkTally() if probes else None
+        self.work = WorkTally(functools.partial(break_even_nodes, game)) if probes else None
         self._budget = NodeBudget() if probes else None
         self._python: Engine | None = None
         self._compiled: CompiledEngine | None = None
