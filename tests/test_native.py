@@ -359,3 +359,26 @@ def test_threads_load_and_search_at_once() -> None:
     c4 = int(run(ConnectFour(5, 4), algorithm="solver", engine="python", all_moves=False).score)
     ttt = int(run(TicTacToe(4, 3, 3), algorithm="solver", engine="python", all_moves=False).score)
     assert done.stdout.split() == [str(ttt), str(c4), str(ttt), str(c4)]
+
+
+def test_a_background_compile_writes_no_native_code(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A background compile (gametree.search.background) runs in a daemon thread, which the
+    interpreter's exit does not wait for: its process writes no native file (that long call into
+    LLVM, cut off by the exit, crashed a process in CI); the next process that builds it does."""
+    from gametree.search import background, compiled
+
+    monkeypatch.setattr(native, "folder", lambda: str(tmp_path))
+    monkeypatch.setattr(compiled, "NO_NATIVE_FROM", set())
+    game = ConnectFour(5, 4)
+    rules = compiled_rules(game)
+    assert rules is not None
+    board = board_constants(rules.board)
+    assert native_wanted(rules, True, board)  # (no file in the folder)
+    monkeypatch.setattr(background, "_threads", {})
+    monkeypatch.setattr(background.compile_state, "ready", lambda game: False)
+    assert background.compile_in_background(game) or background.failure(game) is None
+    background._threads[background.compile_state.game_id(game)].join(120)
+    assert background.failure(game) is None
+    later = CompiledEngine(game, rules)  # (the same process, after it: writes none either)
+    assert later.native_file is None and os.listdir(tmp_path) == []
+    assert later.exact(game.initial_state()) == 0

@@ -33,7 +33,7 @@ def _build(game: Game[object, object], ident: str) -> None:
     try:
         rules = compiled_rules(game)
         if rules is not None:
-            CompiledEngine(game, rules)
+            CompiledEngine(game, rules, keep_native=False)  # (the process may end while it runs)
     except Exception as exc:  # noqa: BLE001 (a thread has no caller to raise to: remembered, moves stay on Python)
         _failures[ident] = f"{type(exc).__name__}: {exc}"
 

@@ -69,6 +69,7 @@ __all__ = [
     "BYTES_PER_COMPACT_ENTRY",
     "BYTES_PER_COMPILED_ENTRY",
     "CompiledEngine",
+    "NO_NATIVE_FROM",
     "EngineChoice",
     "break_even_nodes",
     "cache_folder",
@@ -289,6 +290,14 @@ COMPACT_EXTRA_BITS = 2
 COMPACT_FLOOR_BITS = MIN_TABLE_BITS + 1
 
 
+#: The kernels (rules, compact table) whose native code this process does not write: those a
+#: background compile built (gametree.search.background).  Writing it is a long call into LLVM
+#: that does not hold the GIL, in a daemon thread that the interpreter's exit does not wait for:
+#: a game that ended meanwhile crashed the process at exit (SIGSEGV, seen in CI).  An engine
+#: built later in the same process would write it in the foreground, making a move wait a second
+#: or more; the next process that builds the engine through numba writes it.
+NO_NATIVE_FROM: set[tuple[RuleSet, bool]] = set()
+
 #: The stop flag's value when :meth:`CompiledEngine.halt` set it (a signal sets 1).
 HALTED = 2
 
@@ -302,6 +311,7 @@ class CompiledEngine:
     :data:`BYTES_PER_COMPILED_ENTRY` bytes an entry, up to the memory the Python
     table would take); None: no table.  ``shared``: search in that table, with the other
     processes given it, instead (:mod:`gametree.search.shared_table`; the compact table only).
+    ``keep_native``: false in a thread the process may not wait for (see :data:`NO_NATIVE_FROM`).
     """
 
     def __init__(
@@ -313,6 +323,7 @@ class CompiledEngine:
         symmetry: bool = True,
         counters: Counters | None = None,
         shared: SharedTable | None = None,
+        keep_native: bool = True,
     ) -> None:
         import numpy as np
 
@@ -333,7 +344,7 @@ class CompiledEngine:
             self._build(game, rules, loaded.kernel, loaded.score, symmetry, counters)
         else:
             with compile_state.compiling(game):  # (said first when numba compiles it: seconds, once)
-                compiled, score = self._numba_kernel(rules)
+                compiled, score = self._numba_kernel(rules, keep_native)
                 self._build(game, rules, compiled, score, symmetry, counters)
         if shared is not None:
             self._share(shared)
@@ -353,14 +364,17 @@ class CompiledEngine:
             self._budget = _table_budget(table, BYTES_PER_COMPILED_ENTRY)
         self._largest = largest
 
-    def _numba_kernel(self, rules: CompiledRules) -> tuple[Kernel, bool]:
+    def _numba_kernel(self, rules: CompiledRules, keep_native: bool) -> tuple[Kernel, bool]:
         """numba's kernel of the rules (loaded from numba's cache, or compiled), its native object
-        saved too when there is none fit to load (native_build.py); and whether the rules score ends."""
+        saved too when there is none fit to load (native_build.py) unless ``keep_native`` is false
+        (then not by this process at all: see :data:`NO_NATIVE_FROM`); and whether the rules score ends."""
         _numba_cache()  # (before the rules' module imports numba)
         functions = rules.functions()
         compact = self._layout is not None
         compiled = _kernel(functions, compact)
-        if native_wanted(rules, compact, self._g):
+        if not keep_native:
+            NO_NATIVE_FROM.add((functions, compact))
+        elif (functions, compact) not in NO_NATIVE_FROM and native_wanted(rules, compact, self._g):
             from .native_build import save
 
             try:
