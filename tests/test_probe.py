@@ -53,19 +53,19 @@ def test_the_tally_hands_over_past_the_budget_or_its_projection() -> None:
 
 def test_the_budget_is_smaller_where_the_native_code_is_kept(monkeypatch, tmp_path) -> None:
     pytest.importorskip("llvmlite")
-    from gametree.search import compiled, native
+    from gametree.search import compiled, native, native_files
     from gametree.search.probe import BREAK_EVEN_NODES, NATIVE_BREAK_EVEN_NODES
     from gametree_builtins.games.nim import Nim
 
-    monkeypatch.setattr(native, "folder", lambda: str(tmp_path))
+    monkeypatch.setattr(native_files, "folder", lambda: str(tmp_path))
     monkeypatch.delenv(native.SWITCH, raising=False)
     game = ConnectFour(5, 4)
     rules = game.compiled_rules()
-    assert rules is not None and not native.kept(rules)
+    assert rules is not None and not native_files.kept(rules)
     assert compiled.break_even_nodes(game) == BREAK_EVEN_NODES  # (numba's start-up to pay)
     ident = {"functions": f"{rules.functions.__module__}:{rules.functions.__qualname__}", "compact": True, "board": "b"}
     (tmp_path / native.path(ident).rsplit("/", 1)[1]).write_bytes(b"")
-    assert native.kept(rules)
+    assert native_files.kept(rules)
     assert compiled.break_even_nodes(game) == NATIVE_BREAK_EVEN_NODES < BREAK_EVEN_NODES
     monkeypatch.setenv(native.SWITCH, "0")
     assert compiled.break_even_nodes(game) == BREAK_EVEN_NODES
@@ -74,3 +74,18 @@ def test_the_budget_is_smaller_where_the_native_code_is_kept(monkeypatch, tmp_pa
     asked = []
     tally = WorkTally(lambda: asked.append(1) or 7)
     assert asked == [] and tally.left() == 7 and tally.left() == 7 and asked == [1]
+
+
+def test_asking_for_the_budget_imports_no_numpy() -> None:
+    """auto's budget is asked for before a search that may stay on Python: finding it must not
+    import numpy (about 45 ms of such a process; it did through gametree.search.native)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from gametree.search.compiled import break_even_nodes;"
+        "from gametree_builtins.games.connect4 import ConnectFour;"
+        "break_even_nodes(ConnectFour(7, 6)); print('numpy' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert done.stdout.strip() == "False", done.stderr

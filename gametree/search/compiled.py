@@ -194,9 +194,9 @@ def native_enabled() -> bool:
     """Whether engines may load the native code (llvmlite installed, ``GAMETREE_NATIVE`` not 0)."""
     if not _llvmlite_available():
         return False
-    from . import native
+    from .native_files import switched_on  # (not gametree.search.native: it imports numpy)
 
-    return native.switched_on()
+    return switched_on()
 
 
 @functools.cache
@@ -209,9 +209,9 @@ def break_even_nodes(game: Game[Any, Any]) -> int:
     compiled engine's native code is kept for the game's rules (loading it costs less than numba)."""
     rules = compiled_rules(game)
     if rules is not None and native_enabled():
-        from . import native
+        from .native_files import kept  # (not gametree.search.native: it imports numpy)
 
-        if native.kept(rules):
+        if kept(rules):
             return NATIVE_BREAK_EVEN_NODES
     return BREAK_EVEN_NODES
 

@@ -51,8 +51,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .compile_state import cache_folder
 from .kernel_layout import Kernel
+from .native_files import SWITCH, file_stem, folder, kept, switched_on
 
 if TYPE_CHECKING:
     import numpy as np
@@ -88,8 +88,6 @@ __all__ = [
 #: The version of the file's layout (a file of another is refused).
 FORMAT = 1
 _MAGIC = b"gametree native kernel\n"
-#: The environment switch: ``GAMETREE_NATIVE=0`` turns the native code off (numba's is used).
-SWITCH = "GAMETREE_NATIVE"
 #: How :func:`check` begins its answer for a file that records why no native code could be made
 #: from these sources here (the process that tried wrote it, so that the next ones do not try again).
 UNFIT_WHEN_MADE = "no native code could be made: "
@@ -97,16 +95,6 @@ UNFIT_WHEN_MADE = "no native code could be made: "
 SEARCH, WIN_NOW, REHASH, REHASH_COMPACT = range(4)
 #: The prefixes of the symbols numba's C libraries give (numba names them so for LLVM).
 _HELPERS = {"numba_": "_helperlib", "NRT_": "core/runtime/_nrt_python"}
-
-
-def switched_on() -> bool:
-    """Whether the native code may be used (unless ``GAMETREE_NATIVE=0``)."""
-    return os.environ.get(SWITCH, "1").strip() != "0"
-
-
-def folder() -> str:
-    """Where the native objects are kept: ``native`` beside numba's cache folder."""
-    return os.path.join(os.path.dirname(cache_folder()), "native")
 
 
 def identity(rules: CompiledRules, compact: bool, board: np.ndarray) -> dict[str, object] | None:
@@ -125,24 +113,11 @@ def identity(rules: CompiledRules, compact: bool, board: np.ndarray) -> dict[str
     }
 
 
-def kept(rules: CompiledRules) -> bool:
-    """Whether a native object of ``rules`` (of any table or board) is kept here: a look at the
-    folder's names, nothing read or checked (for ``auto``'s guess of what loading will cost)."""
-    f = rules.functions
-    pattern = os.path.join(glob.escape(folder()), f"{_stem(f'{f.__module__}:{f.__qualname__}')}-*.native")
-    return bool(glob.glob(pattern))
-
-
-def _stem(functions: str) -> str:
-    """The start of the names of the files of the rules ``functions`` (``module:name``) in this Python."""
-    return "".join(c if c.isalnum() else "_" for c in functions) + f".{sys.implementation.cache_tag}"
-
-
 def path(ident: dict[str, object]) -> str:
     """The file of the native object for ``ident`` (:func:`identity`) in this Python."""
     name = f"{ident['functions']}-{'compact' if ident['compact'] else 'wide'}-{ident['board']}"
     digest = hashlib.sha256(name.encode()).hexdigest()[:16]
-    return os.path.join(folder(), f"{_stem(str(ident['functions']))}-{digest}.native")
+    return os.path.join(folder(), f"{file_stem(str(ident['functions']))}-{digest}.native")
 
 
 # -- the environment the code was compiled in ---------------------------------------------------
