@@ -280,7 +280,10 @@ def _build_4x4(tmp_path: Path) -> tuple[str, ...]:
 
 
 def test_on_a_terminal_the_line_shows_the_estimate_and_ctrl_c_keeps_the_listing(gametree_cli, tmp_path: Path) -> None:
-    board = _build_4x4(tmp_path)
+    # 5x4, not 4x4: 4x4's listing can end within the half second before the live line shows
+    # (gametree.live.SHOW_AFTER), and the whole build within a second; 5x4's listing takes seconds.
+    store = str(tmp_path / "b.sqlite")
+    board = ("book", "build", "connect4", "--width", "5", "--height", "4", "--all", "--store", store)
     command = gametree_cli.watched(*board)
     command.expect(lambda shown: "for the whole build (an estimate: ~" in shown, "the estimate on the live line")
     assert re.search(
@@ -290,7 +293,7 @@ def test_on_a_terminal_the_line_shows_the_estimate_and_ctrl_c_keeps_the_listing(
     # fast run whose first estimate shows at the last ply, every ply counted); the line may wrap.
     unwrapped = command.shown.replace("\r\n", "")
     assert re.search(
-        r"at most [\d.]+k by the tier sizes; "
+        r"at most [\d.]+[kM] by the tier sizes; "
         r"(plies [\d-]+ extrapolated by the tier sizes|every ply counted); scoring taken as",
         unwrapped,
     ), unwrapped[-600:]
@@ -299,7 +302,9 @@ def test_on_a_terminal_the_line_shows_the_estimate_and_ctrl_c_keeps_the_listing(
     assert code != 0 and out == ""
     said = re.search(r"Interrupted while the positions were being listed: listed plies 0-(\d+) kept", shown)
     kept = re.search(r"Interrupted: ([\d,]+) positions proven and kept", shown)  # (if Ctrl-C came after the listing)
-    assert said or kept, shown[-1000:]
+    # (and on a fast run, after the whole build: 4x4 takes about a second)
+    done = re.search(r"Interrupted after the build was done: its [\d,]+ positions are proven and kept", shown)
+    assert said or kept or done, shown[-1000:]
 
 
 def test_with_json_a_terminal_shows_no_live_line(gametree_cli, tmp_path: Path) -> None:
@@ -372,3 +377,21 @@ def test_a_build_stopped_at_a_report_of_its_listing_ends_as_one_build(tmp_path: 
             assert listing.kept() == kept
         build_strong(_c4(), entries, listing=listing)
     assert _rows(path) == reference
+
+
+def test_ctrl_c_after_the_build_is_done_says_that_everything_is_kept(monkeypatch, tmp_path: Path) -> None:
+    """A Ctrl-C that comes once the last position is proven (a short build is done in a second)
+    says so, not a bare 'interrupted'."""
+    from click.testing import CliRunner
+
+    from gametree.cli import book, cli
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(book, "_print_build", interrupted)
+    store = str(tmp_path / "b.sqlite")
+    result = CliRunner().invoke(cli, ["book", "build", "tictactoe", "--size", "3", "--all", "--store", store])
+    assert isinstance(result.exception, KeyboardInterrupt) or result.exit_code != 0
+    said = re.search(r"Interrupted after the build was done: its ([\d,]+) positions are proven and kept", result.output)
+    assert said is not None and int(said.group(1).replace(",", "")) > 0, result.output

@@ -138,9 +138,16 @@ def _build(spec: GameSpec, params: dict[str, Any]) -> None:
         raise click.ClickException(str(exc)) from None
     try:
         entries.record_build(name, complete=True, positions=report.positions, seconds=before + report.seconds)
+        _print_build(spec, entries, name, report, params)
     except StoreError as exc:  # (a disk that filled up at the end)
         raise click.ClickException(str(exc)) from None
-    _print_build(spec, entries, name, report, params)
+    except KeyboardInterrupt:  # (Ctrl-C after the last position was proven: a short build is done in a second)
+        click.echo(
+            f"Interrupted after the build was done: its {report.positions:,} positions are proven and kept "
+            "in the store.",
+            err=True,
+        )
+        raise
 
 
 def _interrupted(params: dict[str, Any], kept: int, listed: int = 0) -> str:
