@@ -92,6 +92,26 @@ def wait_until() -> Callable[..., None]:
     return poll_until
 
 
+def interrupt_when_searching(code: str) -> tuple[int, str, str]:
+    """Run ``python -c code`` (which prints ``searching`` once its search is under way), send it
+    Ctrl-C then, and return its exit status, standard output and standard error."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # (not ignored, as in a background job)
+    )
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "searching"
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    return child.returncode, out, err
+
+
 # -- the command line in a subprocess -------------------------------------------------------
 @dataclass(frozen=True)
 class CliResult:

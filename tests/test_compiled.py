@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import textwrap
@@ -17,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import interrupt_when_searching
 from gametree import TranspositionTable, UnsupportedGameError, load, play_text
 from gametree.search import Solver, run
 from gametree.search.compiled import AUTO_PLIES, CompiledEngine, engines_of, use_compiled
@@ -339,22 +339,8 @@ _INTERRUPTED = textwrap.dedent(
 
 def test_ctrl_c_stops_a_compiled_search() -> None:
     """The search runs in compiled code, where Python's own handler cannot run; it stops anyway."""
-    child = subprocess.Popen(
-        [sys.executable, "-c", _INTERRUPTED],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # (not ignored, as in a background job)
-    )
-    try:
-        assert child.stdout is not None
-        # Once the compiled search has counted nodes (the empty 7x6 board takes minutes): Ctrl-C.
-        assert child.stdout.readline().strip() == "searching"
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=60)
-    finally:
-        child.kill()
-    assert child.returncode == 130, err
+    returncode, out, err = interrupt_when_searching(_INTERRUPTED)
+    assert returncode == 130, err
     assert out.strip() == "interrupted"
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import textwrap
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import interrupt_when_searching
 from gametree.search import Solver, native, run
 from gametree.search.compiled import BYTES_PER_COMPACT_ENTRY, CompiledEngine, compiled_rules, native_wanted
 from gametree.search.kernel_layout import board_constants
@@ -241,21 +241,8 @@ _INTERRUPTED = textwrap.dedent(
 def test_ctrl_c_stops_a_native_search() -> None:
     """The empty 7x6 board (minutes) on the native code: Ctrl-C stops it, as it stops numba's."""
     native_engine(ConnectFour())
-    child = subprocess.Popen(
-        [sys.executable, "-c", _INTERRUPTED],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # (not ignored, as in a background job)
-    )
-    try:
-        assert child.stdout is not None
-        assert child.stdout.readline().strip() == "searching"
-        child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=60)
-    finally:
-        child.kill()
-    assert child.returncode == 130, err
+    returncode, out, err = interrupt_when_searching(_INTERRUPTED)
+    assert returncode == 130, err
     assert out.strip() == "interrupted False"
 
 
