@@ -186,7 +186,10 @@ def test_the_compiled_table_keeps_within_the_cache_size(size: str, most: int) ->
     assert 0 < engine.table_bytes() <= most
 
 
-def test_the_default_table_grows_with_the_work() -> None:
+def test_the_default_table_grows_with_the_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gametree.search import compiled
+
+    monkeypatch.setattr(compiled, "default_compiled_bytes", lambda: 64 << 20)  # (a machine's large cache)
     game = ConnectFour()
     solver = Solver(game, cache=TranspositionTable(), engine="compiled")
     late = play_text(game, "4444433332222211111")  # 23 plies left: a small table

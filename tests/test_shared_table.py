@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from gametree.search.compiled import CompiledEngine, shared_table_bytes
+from gametree.search.compiled import CompiledEngine, default_compiled_bytes, shared_table_bytes
 from gametree.search.shared_table import SharedTable, shared_memory
 from gametree.search.table import TranspositionTable
 from gametree_builtins.games.connect4 import ConnectFour
@@ -82,7 +82,7 @@ def test_another_process_writes_into_the_same_memory(shared: SharedTable) -> Non
 
 def test_a_shared_table_is_as_large_as_the_workers_own_tables_together() -> None:
     one = shared_table_bytes(1_000_000, 1)
-    assert one == 64 << 20  # a worker's own compiled table: the default bound of 64 MB
+    assert one == default_compiled_bytes()  # a worker's own compiled table: its default bound
     assert shared_table_bytes(1_000_000, 2) == 2 * one
     assert shared_table_bytes(1_000_000, 3) == 2 * one  # (a power of two of buckets)
     assert shared_table_bytes(1000, 2) == 2 * shared_table_bytes(1000, 1) <= 2 * 1000 * 200

@@ -47,6 +47,7 @@ from ..game import (
     game_name,
     win_score,
 )
+from ..runtime.caches import largest_cache_bytes
 from ..runtime.signals import watch
 from . import compile_state, numba_support
 from .compile_state import cache_folder
@@ -75,6 +76,7 @@ __all__ = [
     "cache_folder",
     "compact_layout",
     "compiled_rules",
+    "default_compiled_bytes",
     "engines_of",
     "native_enabled",
     "native_wanted",
@@ -231,13 +233,13 @@ def native_wanted(rules: CompiledRules, compact: bool, board: np.ndarray) -> boo
 
 def _table_budget(table: TranspositionTable | None, entry_bytes: int) -> int:
     """Buckets (of two entries of ``entry_bytes``) of the compiled table in the memory ``table`` may
-    take (a power of two; 0: no table); :data:`DEFAULT_COMPILED_BYTES` at most unless the user asked
+    take (a power of two; 0: no table); :func:`default_compiled_bytes` at most unless the user asked
     for the size."""
     if table is None:
         return 0
     budget = table.max_entries * BYTES_PER_ENTRY
     if not table.requested:
-        budget = min(budget, DEFAULT_COMPILED_BYTES)
+        budget = min(budget, default_compiled_bytes())
     buckets = max(1, budget // (2 * entry_bytes))
     return 1 << (buckets.bit_length() - 1)
 
@@ -265,12 +267,30 @@ def compact_layout(rules: CompiledRules, largest_score: int, least_buckets: int)
     return cshift, vbits
 
 
-#: The compiled table's memory at most, unless the user asked for a size (``--cache-size``; the
-#: Python table's default bound, 600 MB, is far more than the compiled one gains from): a probe
-#: of a larger table waits longer for memory.  Measured on this 2-core machine, 7x6 Connect Four after 44444333 (14M
-#: nodes): 3.1 s with 16 MB, 3.5 s with 64 MB, 4.0 s with 256 MB, 5.8 s with 512 MB; any
-#: ``--cache-size`` given is used as it is.
-DEFAULT_COMPILED_BYTES = 64 << 20
+#: The compiled table's memory at most, unless the user asked for a size (``--cache-size``), is a
+#: share of the processor's largest cache (:func:`default_compiled_bytes`): a probe that finds its
+#: bucket in the cache costs a fraction of one that waits for memory, which outweighs the nodes a
+#: larger table saves.  Measured on this machine (32 MiB of L3 cache shared by 2 cores), 7x6
+#: Connect Four from the empty board, score only: 4 MiB 67 s and 1.31 G nodes, 8 MiB 86 s and
+#: 1.16 G nodes, 64 MiB 127 s and 0.94 G nodes (docs/performance-log.md).
+CACHE_SHARE = 8
+#: The table's default memory where the cache's size is not known, and its bounds otherwise.
+FALLBACK_COMPILED_BYTES = 4 << 20
+LEAST_COMPILED_BYTES = 2 << 20
+MOST_COMPILED_BYTES = 64 << 20
+
+
+@functools.cache
+def default_compiled_bytes() -> int:
+    """The compiled table's memory unless the user asks for a size: an eighth of the processor's
+    largest cache (:data:`CACHE_SHARE`), to a power of two, between :data:`LEAST_COMPILED_BYTES`
+    and :data:`MOST_COMPILED_BYTES`; :data:`FALLBACK_COMPILED_BYTES` where the size is not known."""
+    cache = largest_cache_bytes()
+    if cache is None:
+        return FALLBACK_COMPILED_BYTES
+    share = max(1, cache // CACHE_SHARE)
+    return min(MOST_COMPILED_BYTES, max(LEAST_COMPILED_BYTES, 1 << (share.bit_length() - 1)))
+
 
 #: The compiled table starts with room for 2 ** (plies left - TABLE_PLIES_OFFSET) buckets (at least
 #: 2 ** MIN_TABLE_BITS, at most the budget), and grows, between searches, for a position with more
