@@ -692,13 +692,18 @@ class CompiledRules:
     ``functions`` returns the :class:`RuleSet` (it imports the rules module, and
     numba with it, when the engine is built: a game's ``compiled_rules()`` stays
     cheap); ``board`` holds the board's constants by name (:data:`BoardConstants`:
-    one compiled search serves every board of the game, its constants an argument).
+    one compiled search serves every board of the game, its constants an argument,
+    unless ``specialise`` asks for a search of this board's own).
     ``encode`` turns one of the game's states into its two words;
     ``encode_move`` and ``decode_move`` translate a move of a state.
     ``no_moves`` scores a position whose side to move has no legal move: 0 a
     draw, -1 a loss, 1 a win (of the game's last move).  ``key_bits``: when every
     key's second word is 0 and its first is below ``2 ** key_bits`` (at most 64),
     say so: the compiled table then keeps 8-byte entries (the default, 128: two words).
+    ``specialise``: compile a search for this board alone, its constants folded into
+    the machine code (7x6 Connect Four: about 12% less time a node), at the price of
+    a compile of its own for the board (seconds, once: cached on disk as the game's
+    shared search is); for the boards a game expects long searches on.
     """
 
     functions: Callable[[], RuleSet]
@@ -709,6 +714,7 @@ class CompiledRules:
     no_moves: int = 0
     max_moves: int = 64
     key_bits: int = 128
+    specialise: bool = False
 
 
 @runtime_checkable

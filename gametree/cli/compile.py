@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import click
@@ -36,12 +37,16 @@ def compile_engines(ctx: click.Context, games: tuple[str, ...]) -> None:
             if games:
                 raise click.ClickException(f"{name} has no compiled rules: its searches run on the Python engine")
             continue
-        was_ready = compile_state.ready(game)
+        # The game's default board's search, and where that board has a search of its own
+        # (CompiledRules.specialise) also the one every other board shares.
+        variants = [rules, dataclasses.replace(rules, specialise=False)] if rules.specialise else [rules]
+        was_ready = all(compile_state.ready(game, variant) for variant in variants)
         started = time.perf_counter()
-        # Both kernels: the one a search with a table uses (the compact table where the keys fit, as a
-        # solve's) and the one without; each also saves its native code (gametree.search.native).
-        CompiledEngine(game, rules, table=TranspositionTable())
-        CompiledEngine(game, rules)
+        for variant in variants:
+            # Both kernels: the one a search with a table uses (the compact table where the keys fit,
+            # as a solve's) and the one without; each also saves its native code (gametree.search.native).
+            CompiledEngine(game, variant, table=TranspositionTable())
+            CompiledEngine(game, variant)
         took = time.perf_counter() - started
         if was_ready or took < compile_state.LOADED:
             click.echo(f"{name}: compiled already; loaded from the cache in {took:.1f} s")

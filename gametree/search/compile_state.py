@@ -21,6 +21,7 @@ the compile.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import sys
@@ -29,7 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ..files import user_cache_folder
-from ..game import Game, game_name
+from ..game import Compilable, CompiledRules, Game, game_name
 
 __all__ = [
     "FIRST_GUESS",
@@ -96,10 +97,18 @@ _built: set[str] = set()
 _now: Compiling | None = None
 
 
-def game_id(game: Game[object, object]) -> str:
-    """The name a game's compiled engine is remembered by: its class."""
+def game_id(game: Game[object, object], rules: CompiledRules | None = None) -> str:
+    """The name a game's compiled engine is remembered by: its class, and for rules specialised to
+    one board (:attr:`gametree.game.CompiledRules.specialise`: a search of its own) that board's
+    constants, by digest.  ``rules``: the compiled rules the engine is built from (by default the
+    game's own)."""
     kind = type(game)
-    return f"{kind.__module__}.{kind.__qualname__}"
+    ident = f"{kind.__module__}.{kind.__qualname__}"
+    if rules is None and isinstance(game, Compilable):
+        rules = game.compiled_rules()
+    if rules is not None and rules.specialise:
+        ident += f"[{hashlib.sha256(repr(rules.board).encode()).hexdigest()[:12]}]"
+    return ident
 
 
 def _stamp(game: Game[object, object]) -> list[float]:
@@ -147,15 +156,16 @@ def _write(path: str, data: dict[str, object]) -> None:
         os.replace(temporary, path)
 
 
-def ready(game: Game[object, object]) -> bool:
-    """Whether the game's compiled engine is built in this process or compiled in the cache."""
-    ident = game_id(game)
+def ready(game: Game[object, object], rules: CompiledRules | None = None) -> bool:
+    """Whether the game's compiled engine (of ``rules``: see :func:`game_id`) is built in this
+    process or compiled in the cache."""
+    ident = game_id(game, rules)
     return ident in _built or _read(_ledger_path()).get(ident) == _stamp(game)
 
 
-def loaded(game: Game[object, object]) -> None:
+def loaded(game: Game[object, object], rules: CompiledRules | None = None) -> None:
     """Remember that the game's engine is built in this process (its native code loaded, without numba)."""
-    _built.add(game_id(game))
+    _built.add(game_id(game, rules))
 
 
 def estimate(game: Game[object, object]) -> float:
@@ -203,18 +213,19 @@ def _one_at_a_time(ident: str, waiting: Callable[[], None]) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def compiling(game: Game[object, object]) -> Iterator[None]:
+def compiling(game: Game[object, object], rules: CompiledRules | None = None) -> Iterator[None]:
     """Around the build of a game's compiled engine: says so first if it is not :func:`ready`
     (see the module), and remembers it (and how long a compile took) once built.  Whether it is
     ready is asked once no other process builds it (:func:`_one_at_a_time`), so a process that
-    waited for another's compile says it waits, then loads it without saying it compiles."""
+    waited for another's compile says it waits, then loads it without saying it compiles.
+    ``rules``: as :func:`game_id`'s."""
     global _now
-    ident = game_id(game)
+    ident = game_id(game, rules)
     if ident in _built:
         yield
         return
     what = game_name(game)
-    fresh, started, compiled = False, time.perf_counter(), ready(game)
+    fresh, started, compiled = False, time.perf_counter(), ready(game, rules)
 
     def waiting() -> None:  # (another process holds the lock: compiling it, or loading it when it is compiled)
         if not compiled:
@@ -222,7 +233,7 @@ def compiling(game: Game[object, object]) -> Iterator[None]:
 
     try:
         with _one_at_a_time(ident, waiting):
-            fresh, started = not ready(game), time.perf_counter()
+            fresh, started = not ready(game, rules), time.perf_counter()
             if fresh:
                 guess = estimate(game)
                 notify(

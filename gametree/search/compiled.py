@@ -172,14 +172,27 @@ def _numba_cache() -> None:
     numba_support.use_cache_folder(cache_folder())
 
 
-@functools.cache
-def _kernel(functions: RuleSet, compact: bool) -> Kernel:
-    """The compiled search over the rules ``functions``, with the compact table or not (built once
-    per process)."""
-    _numba_cache()
-    from .kernel import build
+#: The kernels built in this process, by rules, table kind and the board they are specialised to.
+_kernels: dict[tuple[RuleSet, bool, str | None], Kernel] = {}
 
-    return build(functions, compact)
+
+def _kernel(functions: RuleSet, compact: bool, board: np.ndarray | None = None) -> Kernel:
+    """The compiled search over the rules ``functions``, with the compact table or not, for every
+    board or specialised to ``board``'s constants (built once per process)."""
+    key = _kernel_key(functions, compact, board)
+    found = _kernels.get(key)
+    if found is None:
+        _numba_cache()
+        from .kernel import build
+
+        found = _kernels[key] = build(functions, compact, board)
+    return found
+
+
+def _kernel_key(functions: RuleSet, compact: bool, board: np.ndarray | None) -> tuple[RuleSet, bool, str | None]:
+    from .kernel_layout import board_digest
+
+    return functions, compact, None if board is None else board_digest(board)
 
 
 def _native_kernel(rules: CompiledRules, compact: bool, board: np.ndarray) -> Loaded | None:
@@ -316,7 +329,7 @@ COMPACT_FLOOR_BITS = MIN_TABLE_BITS + 1
 #: a game that ended meanwhile crashed the process at exit (SIGSEGV, seen in CI).  An engine
 #: built later in the same process would write it in the foreground, making a move wait a second
 #: or more; the next process that builds the engine through numba writes it.
-NO_NATIVE_FROM: set[tuple[RuleSet, bool]] = set()
+NO_NATIVE_FROM: set[tuple[RuleSet, bool, str | None]] = set()
 
 #: The stop flag's value when :meth:`CompiledEngine.halt` set it (a signal sets 1).
 HALTED = 2
@@ -360,10 +373,10 @@ class CompiledEngine:
         #: The native object file the search runs from (None: numba's code).
         self.native_file = loaded.file if loaded is not None else None
         if loaded is not None:
-            compile_state.loaded(game)
+            compile_state.loaded(game, rules)
             self._build(game, rules, loaded.kernel, loaded.score, symmetry, counters)
         else:
-            with compile_state.compiling(game):  # (said first when numba compiles it: seconds, once)
+            with compile_state.compiling(game, rules):  # (said first when numba compiles it: seconds, once)
                 compiled, score = self._numba_kernel(rules, keep_native)
                 self._build(game, rules, compiled, score, symmetry, counters)
         if shared is not None:
@@ -391,10 +404,12 @@ class CompiledEngine:
         _numba_cache()  # (before the rules' module imports numba)
         functions = rules.functions()
         compact = self._layout is not None
-        compiled = _kernel(functions, compact)
+        fixed = self._g if rules.specialise else None
+        compiled = _kernel(functions, compact, fixed)
+        key = _kernel_key(functions, compact, fixed)
         if not keep_native:
-            NO_NATIVE_FROM.add((functions, compact))
-        elif (functions, compact) not in NO_NATIVE_FROM and native_wanted(rules, compact, self._g):
+            NO_NATIVE_FROM.add(key)
+        elif key not in NO_NATIVE_FROM and native_wanted(rules, compact, self._g):
             from .native_build import save
 
             try:

@@ -78,6 +78,7 @@ from .kernel_layout import (
     VMAX,
     Kernel,
     board_constants,
+    board_digest,
     table_words,
 )
 
@@ -120,6 +121,7 @@ __all__ = [
     "VBITS",
     "VMAX",
     "board_constants",
+    "board_digest",
     "build",
     "rehash",
     "rehash_compact",
@@ -402,7 +404,7 @@ def rehash_compact(table: np.ndarray, larger: np.ndarray, bits: int, cshift: int
             _cplace(larger, i, check, np.uint64(cshift), (check << np.uint64(cshift)) | (e & low))
 
 
-def build(rules: RuleSet, compact: bool = False) -> Kernel:
+def build(rules: RuleSet, compact: bool = False, board: np.ndarray | None = None) -> Kernel:
     """The compiled negamax over the positions of ``rules``.
 
     ``search(board, table, work, a, b, p, height, lo, hi, 0)``: the fail-soft value of the
@@ -429,10 +431,19 @@ def build(rules: RuleSet, compact: bool = False) -> Kernel:
     ``compact``: the table is the compact one (8-byte entries; the rules' keys must be one word,
     the second always 0, and the work array must describe the table: :data:`KEY_BITS` ...), else
     the one of two-word keys (32 bytes an entry).  Each is a search of its own, compiled apart.
+
+    ``board``: one board's constants (:func:`board_constants`) to fold into the code, for a search
+    of that board alone (:attr:`gametree.game.CompiledRules.specialise`): numba freezes the array,
+    so the rules' reads of its fields become constants of the machine code, and the functions'
+    ``board`` argument is not read.  Its name (and so its symbols and numba's cache) carries a
+    digest of the constants.
     """
     kind = "threats" if rules.threat_aware else "margin" if rules.score is not None else "plain"
     name = f"{rules.moves.__module__}:{kind}{':compact' if compact else ''}"
-    node = _negamax(rules, compact, name)
+    if board is not None:
+        name += f":board_{board_digest(board)}"
+    constants = _constants_of(board)
+    node = _negamax(rules, compact, name, constants)
 
     @numba_support.compiled_as(name)
     def search(
@@ -453,7 +464,7 @@ def build(rules: RuleSet, compact: bool = False) -> Kernel:
         # straight against a draw in mode 2; then w[ROOT_MOVE] is a move proved to score at least
         # it (-1: none).  (An int returned: returning a tuple, the search loaded from numba's cache
         # crashed the process.)
-        g, found = board[0], -1
+        g, found = constants(board[0]), -1
         if mode == 0:
             r = node(g, table, w, a, b, p, height, lo, hi)
             w[NODES] += r >> 16
@@ -488,9 +499,30 @@ def build(rules: RuleSet, compact: bool = False) -> Kernel:
 
     @numba_support.compiled_as(name)
     def wins(board: np.ndarray, a: np.uint64, b: np.uint64) -> bool:
-        return win_now(board[0], a, b)
+        return win_now(constants(board[0]), a, b)
 
     return Kernel(search, wins, rehash, rehash_compact)
+
+
+def _constants_of(board: np.ndarray | None) -> Callable[..., np.void]:
+    """The board's constants as a node reads them, from the record it is given: that record, or for
+    a search specialised to ``board`` its frozen copy's (the same record type), whose fields numba
+    then folds into the code."""
+    if board is None:
+
+        @njit(inline="always")
+        def given(g: np.void) -> np.void:
+            return g
+
+        return given
+    frozen = board.copy()
+
+    @njit(inline="always")
+    def fixed(g: np.void) -> np.void:
+        constants: np.void = frozen[0]
+        return constants
+
+    return fixed
 
 
 @njit(inline="always")
@@ -565,9 +597,10 @@ def _functions(rules: RuleSet, compact: bool) -> _NodeFunctions:
     return _NodeFunctions(moves_of, play, rules.ends, key, safe_moves, start, table_use, children)
 
 
-def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
-    """The node function of :func:`build`, closed over the rules' functions and ``compact``: one
-    function (split into inlined steps that return tuples, it ran slower: docs/performance-log.md)."""
+def _negamax(rules: RuleSet, compact: bool, name: str, constants: Callable[..., np.void]) -> Callable[..., int]:
+    """The node function of :func:`build`, closed over the rules' functions, ``compact`` and where
+    the board's constants come from (:func:`_constants_of`): one function (split into inlined
+    steps that return tuples, it ran slower: docs/performance-log.md)."""
     moves_of, play, ends, key, safe_moves, start, table_use, children = _functions(rules, compact)
     threat_aware, scored, using = rules.threat_aware, rules.score is not None, rules.table_use is not None
 
@@ -578,6 +611,7 @@ def _negamax(rules: RuleSet, compact: bool, name: str) -> Callable[..., int]:
         # Fail-soft: a value <= alpha bounds the position's from above, one >= beta from below, one
         # between them is exact.  The window is open (alpha < beta), the position is not over, and
         # with threat-aware rules its side to move cannot win at once.  Returned _packed with its nodes.
+        g = constants(g)  # (a specialised search: the frozen constants, folded into the code)
         C, n, row = w[MAX_PLIES], 0, _row(w, p)
         w[HEIGHTS + height] += 1
         if w[STOP] != 0:

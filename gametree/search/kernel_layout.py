@@ -9,6 +9,7 @@ imports numba (docs/compiled-kernel.md, "Native code without numba").
 
 from __future__ import annotations
 
+import hashlib
 import mmap
 from collections.abc import Callable
 from typing import NamedTuple
@@ -49,6 +50,7 @@ __all__ = [
     "VBITS",
     "VMAX",
     "board_constants",
+    "board_digest",
     "table_words",
 ]
 
@@ -142,6 +144,12 @@ def board_constants(board: BoardConstants) -> np.ndarray:
         else:
             record[name][0, : len(value)] = value
     return record
+
+
+def board_digest(board: np.ndarray) -> str:
+    """A short digest of a board's constants (:func:`board_constants`: their layout and values),
+    which names a search specialised to them."""
+    return hashlib.sha256(repr(board.dtype.descr).encode() + board.tobytes()).hexdigest()[:12]
 
 
 class Kernel(NamedTuple):

@@ -51,7 +51,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .kernel_layout import Kernel
+from .kernel_layout import Kernel, board_digest
 from .native_files import SWITCH, file_stem, folder, kept, switched_on
 
 if TYPE_CHECKING:
@@ -99,8 +99,10 @@ _HELPERS = {"numba_": "_helperlib", "NRT_": "core/runtime/_nrt_python"}
 
 def identity(rules: CompiledRules, compact: bool, board: np.ndarray) -> dict[str, object] | None:
     """What a native object is compiled for: the rules (their ``functions``, by module and name),
-    the table's kind and the board record's layout; None when the rules' ``functions`` is not a
-    plain module-level function (a closure or a method may give other rules under the same name)."""
+    the table's kind, the board record's layout and, for a search specialised to one board
+    (:attr:`gametree.game.CompiledRules.specialise`), the digest of its constants; None when the
+    rules' ``functions`` is not a plain module-level function (a closure or a method may give other
+    rules under the same name)."""
     f = rules.functions
     if not isinstance(f, types.FunctionType) or f.__closure__ or "<" in f.__qualname__:
         return None
@@ -110,12 +112,15 @@ def identity(rules: CompiledRules, compact: bool, board: np.ndarray) -> dict[str
         "compact": compact,
         "board": repr(board.dtype.descr),
         "itemsize": board.dtype.itemsize,
+        "specialised": board_digest(board) if rules.specialise else None,
     }
 
 
 def path(ident: dict[str, object]) -> str:
     """The file of the native object for ``ident`` (:func:`identity`) in this Python."""
     name = f"{ident['functions']}-{'compact' if ident['compact'] else 'wide'}-{ident['board']}"
+    if ident.get("specialised"):
+        name += f"-{ident['specialised']}"
     digest = hashlib.sha256(name.encode()).hexdigest()[:16]
     return os.path.join(folder(), f"{file_stem(str(ident['functions']))}-{digest}.native")
 

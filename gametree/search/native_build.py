@@ -172,7 +172,10 @@ def save(rules: CompiledRules, functions: RuleSet, compact: bool, kernel: Kernel
     if ident is None:
         return "the rules' functions are not a module-level function"
     kind = "threats" if functions.threat_aware else "margin" if functions.score is not None else "plain"
-    python = entry_function(kernel, board.dtype, f"{functions.moves.__module__}:{kind}{':compact' if compact else ''}")
+    name = f"{functions.moves.__module__}:{kind}{':compact' if compact else ''}"
+    if ident["specialised"]:
+        name += f":board_{ident['specialised']}"
+    python = entry_function(kernel, board.dtype, name)
     try:  # (first, before the second of compiling: sources a loader could not check mean no file)
         recorded = sources(rules.functions, [python])
     except (OSError, SyntaxError, UnicodeDecodeError) as exc:
