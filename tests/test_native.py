@@ -362,7 +362,7 @@ def test_a_background_compile_writes_no_native_code(monkeypatch: pytest.MonkeyPa
     board = board_constants(rules.board)
     assert native_wanted(rules, True, board)  # (no file in the folder)
     monkeypatch.setattr(background, "_threads", {})
-    monkeypatch.setattr(background.compile_state, "ready", lambda game: False)
+    monkeypatch.setattr(background.compile_state, "ready", lambda game, rules=None: False)
     assert background.compile_in_background(game) or background.failure(game) is None
     background._threads[background.compile_state.game_id(game)].join(120)
     assert background.failure(game) is None

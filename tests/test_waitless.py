@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from gametree import load
-from gametree.game import Game
+from gametree.game import CompiledRules, Game
 from gametree.search import compile_state
 from gametree.search.perfect import PerfectMover
 
@@ -33,7 +33,7 @@ def slow_compile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[th
     release = threading.Event()
 
     @contextlib.contextmanager
-    def blocked(game: Game[object, object]) -> Iterator[None]:
+    def blocked(game: Game[object, object], rules: CompiledRules | None = None) -> Iterator[None]:
         release.wait(BLOCKED)
         raise RuntimeError("the test's compile is never done")
         yield  # (a generator: a context manager)
