@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gametree import play_text
+from gametree import CompiledRules, play_text
 from gametree.search import Solver, compile_state
 from gametree.search.compiled import compiled_rules
 from gametree.search.kernel_layout import board_constants, board_digest
@@ -72,10 +72,25 @@ def test_specialised_code_has_names_and_files_of_its_own() -> None:
     assert compile_state.game_id(ConnectFour(6, 5)) == compile_state.game_id(ConnectFour(5, 4))
 
 
-def test_gametree_compile_compiles_the_standard_boards_search_and_the_shared_one(gametree_cli) -> None:
-    done = gametree_cli("compile", "connect4", check=True)
-    assert done.stdout.startswith("connect4: compiled"), done.stdout
-    # both are in this run's cache now: the standard board's own search and the one other boards share
-    assert compile_state.ready(ConnectFour()) and compile_state.ready(ConnectFour(6, 5))
-    again = gametree_cli("compile", "connect4", check=True)
-    assert again.stdout.startswith("connect4: compiled already; loaded from the cache in "), again.stdout
+def test_gametree_compile_builds_the_standard_boards_search_and_the_shared_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Which engines ``gametree compile`` builds (recorded, not compiled: the engines themselves are
+    compiled by the other tests): for Connect Four the 7x6 board's own search and the one every
+    other board shares, each with and without a table; for tic-tac-toe, whose boards share one."""
+    from click.testing import CliRunner
+
+    from gametree.cli.root import cli
+    from gametree.search import compiled
+
+    built: list[tuple[bool, bool]] = []
+
+    class Recorded:
+        def __init__(self, game: object, rules: CompiledRules, table: object = None) -> None:
+            built.append((rules.specialise, table is not None))
+
+    monkeypatch.setattr(compiled, "CompiledEngine", Recorded)
+    done = CliRunner().invoke(cli, ["compile", "connect4"])
+    assert done.exit_code == 0 and done.output.startswith("connect4: compiled"), done.output
+    assert sorted(built) == [(False, False), (False, True), (True, False), (True, True)]
+    built.clear()
+    done = CliRunner().invoke(cli, ["compile", "tictactoe"])
+    assert done.exit_code == 0 and sorted(built) == [(False, False), (False, True)], done.output
