@@ -10,7 +10,7 @@ import functools
 import re
 from pathlib import Path
 
-__all__ = ["largest_cache_bytes", "parse_cache_size"]
+__all__ = ["largest_cache_bytes", "parse_sysfs_size"]
 
 #: Where Linux lists the first processor's caches: one folder a cache, with its ``level``, ``type``
 #: and ``size`` (``32768K``).
@@ -20,10 +20,10 @@ _SIZE = re.compile(r"^\s*(\d{1,9})\s*([KMG]?)\s*$")
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 
-def parse_cache_size(text: str) -> int | None:
+def parse_sysfs_size(text: str) -> int | None:
     """A size as sysfs writes it (``32768K``, ``1M``, ``512``), in bytes; None if it is not one.
 
-    >>> parse_cache_size("32768K"), parse_cache_size("1M"), parse_cache_size("lots")
+    >>> parse_sysfs_size("32768K"), parse_sysfs_size("1M"), parse_sysfs_size("lots")
     (33554432, 1048576, None)
     """
     m = _SIZE.match(text)
@@ -41,7 +41,7 @@ def largest_cache_bytes(folder: Path = CACHES) -> int | None:
         for entry in entries:
             if (entry / "type").read_text().strip() == "Instruction":
                 continue
-            size = parse_cache_size((entry / "size").read_text())
+            size = parse_sysfs_size((entry / "size").read_text())
             if size:
                 sizes.append(size)
     except (OSError, UnicodeDecodeError):
