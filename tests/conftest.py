@@ -33,6 +33,13 @@ os.environ["GAMETREE_CACHE_DIR"] = os.path.join(_CACHE, "gametree")
 os.environ["XDG_CACHE_HOME"] = _CACHE
 # No solution store unless a test names one (--store): a search must search, not read earlier tests' answers.
 os.environ["GAMETREE_STORE"] = "none"
+# A run started as a background job of a shell without job control (``.ci/run &``) inherits SIGINT
+# ignored, and so would every command the tests start: their Ctrl-C tests then saw the signal do
+# nothing (a book build stopped at its 5th report ran to the end), and ``_thread.interrupt_main``
+# does nothing while SIGINT is ignored (the Dask cancel tests waited for hours of search).  The
+# run's processes take Ctrl-C as a terminal gives it.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 #: The exact searches every oracle of the suite checks: alpha-beta, and the solver on each engine.
@@ -300,6 +307,8 @@ def one_dask_worker() -> Iterator[Any]:
         client: Any  # distributed.Client
         #: Whether the worker was seen running a task before the Ctrl-C (None: not yet known).
         busy: bool | None = None
+        #: Why asking the worker whether it runs a task failed, if it did.
+        asking: Exception | None = None
 
         def interrupt_once_busy(self) -> None:
             """Ctrl-C (to this process) once the worker runs one of the work's tasks: the worker's
@@ -307,8 +316,12 @@ def one_dask_worker() -> Iterator[Any]:
             after 120 s all the same (so that the test ends), and :meth:`wait_free` then fails."""
 
             def interrupt() -> None:
-                self.busy = poll(lambda: any(self.client.run(executing).values()), bound=120)  # (a hang guard)
-                _thread.interrupt_main()  # as Ctrl-C does
+                try:
+                    self.busy = poll(lambda: any(self.client.run(executing).values()), bound=120)  # (a hang guard)
+                except Exception as exc:  # noqa: BLE001 (asking the worker failed: the Ctrl-C still comes, the test fails)
+                    self.busy, self.asking = False, exc
+                finally:
+                    _thread.interrupt_main()  # as Ctrl-C does (always: else the work runs on for hours)
 
             threading.Thread(target=interrupt, daemon=True).start()
 
@@ -316,7 +329,7 @@ def one_dask_worker() -> Iterator[Any]:
             """The worker's one thread runs a new task (so the task it ran was halted): fails after
             120 s.  That bound is a hang guard, not a speed claim: a task that is not halted keeps
             the worker busy for far longer (more than 300 s for the tests' subproblems)."""
-            assert self.busy, "the Ctrl-C came before the worker ran a task"
+            assert self.busy, f"the Ctrl-C came before the worker was seen running a task ({self.asking!r})"
             self.client.submit(int, 1, pure=False).result(timeout=120)
 
     worker = Worker()
