@@ -15,7 +15,7 @@ The board's constants (:class:`gametree.game.CompiledRules` ``board``, a numpy
 record made by :func:`board_constants`) are an argument of the search, not
 constants of its closure: one compiled search serves every board of a game.
 Closed over, they make numba compile the search again for each board (14 to 23
-s for a Connect Four board), for a search about 15% faster a node now that the
+s for a Connect Four board), for a search 12 to 15% faster a node now that the
 table stays in the cache (docs/performance-log.md): so only for the boards whose
 rules ask for it (``CompiledRules.specialise``: 7x6 Connect Four), through
 ``build``'s ``board``.  What else one search works with goes in one
