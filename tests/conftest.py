@@ -99,9 +99,37 @@ def wait_until() -> Callable[..., None]:
     return poll_until
 
 
-def interrupt_when_searching(code: str) -> tuple[int, str, str]:
-    """Run ``python -c code`` (which prints ``searching`` once its search is under way), send it
-    Ctrl-C then, and return its exit status, standard output and standard error."""
+#: The child of :func:`interrupt_when_searching`: the empty 7x6 board (minutes) on the compiled
+#: engine, ``searching`` printed once its nodes are counted (the compiled search lets go of the GIL,
+#: so a thread sees them), ``interrupted`` and the report on Ctrl-C, with exit status 130.
+_SEARCH_UNTIL_CTRL_C = """
+import sys, threading, time
+from gametree.search import Solver
+from gametree_builtins.games.connect4 import ConnectFour
+solver = Solver(ConnectFour(), engine="compiled")
+engine = solver.engine  # built and loaded: the search starts at once
+{check}
+
+def searching():
+    while engine.nodes_now() == 0:
+        time.sleep(0.01)  # a polling interval (how often to look), not a guess of how long anything takes
+    print("searching", flush=True)
+
+threading.Thread(target=searching, daemon=True).start()
+try:
+    solver.solve(all_moves=False)
+except KeyboardInterrupt:
+    print("interrupted"{report}, flush=True)
+    sys.exit(130)
+print("finished")
+"""
+
+
+def interrupt_when_searching(check: str = "", report: str = "") -> tuple[int, str, str]:
+    """Run a child that solves the empty 7x6 board on the compiled engine (``check``: a line run once
+    its engine is built; ``report``: expressions printed after ``interrupted``), send it Ctrl-C once
+    its search is under way, and return its exit status, standard output and standard error."""
+    code = _SEARCH_UNTIL_CTRL_C.format(check=check, report=f", {report}" if report else "")
     child = subprocess.Popen(
         [sys.executable, "-c", code],
         stdout=subprocess.PIPE,

@@ -316,33 +316,9 @@ def test_two_processes_at_once_compile_once_and_the_other_loads_it_from_the_disk
     assert all("another process compiles" not in err for err in said if "compiling the engine" in err), said
 
 
-_INTERRUPTED = textwrap.dedent(
-    """
-    import sys, threading, time
-    from gametree.search import Solver
-    from gametree_builtins.games.connect4 import ConnectFour
-    solver = Solver(ConnectFour(), engine="compiled")
-    engine = solver.engine  # built and loaded: the search starts at once
-
-    def searching():  # the compiled search releases the GIL: this thread sees its nodes counted
-        while engine.nodes_now() == 0:
-            time.sleep(0.01)  # a polling interval (how often to look), not a guess of how long anything takes
-        print("searching", flush=True)
-
-    threading.Thread(target=searching, daemon=True).start()
-    try:
-        solver.solve(all_moves=False)
-    except KeyboardInterrupt:
-        print("interrupted", flush=True)
-        sys.exit(130)
-    print("finished")
-    """
-)
-
-
 def test_ctrl_c_stops_a_compiled_search() -> None:
     """The search runs in compiled code, where Python's own handler cannot run; it stops anyway."""
-    returncode, out, err = interrupt_when_searching(_INTERRUPTED)
+    returncode, out, err = interrupt_when_searching()
     assert returncode == 130, err
     assert out.strip() == "interrupted"
 

@@ -213,35 +213,12 @@ def test_switched_off_the_native_code_is_not_used(monkeypatch: pytest.MonkeyPatc
     assert CompiledEngine(TicTacToe(), rules).native_file is None
 
 
-_INTERRUPTED = textwrap.dedent(
-    """
-    import sys, threading, time
-    from gametree.search import Solver
-    from gametree_builtins.games.connect4 import ConnectFour
-    solver = Solver(ConnectFour(), engine="compiled")
-    engine = solver.engine
-    assert engine.native_file is not None and "numba" not in sys.modules
-
-    def searching():  # the native search lets go of the GIL: this thread sees its nodes counted
-        while engine.nodes_now() == 0:
-            time.sleep(0.01)  # a polling interval (how often to look), not a guess of how long anything takes
-        print("searching", flush=True)
-
-    threading.Thread(target=searching, daemon=True).start()
-    try:
-        solver.solve(all_moves=False)
-    except KeyboardInterrupt:
-        print("interrupted", "numba" in sys.modules, flush=True)
-        sys.exit(130)
-    print("finished")
-    """
-)
-
-
 def test_ctrl_c_stops_a_native_search() -> None:
     """The empty 7x6 board (minutes) on the native code: Ctrl-C stops it, as it stops numba's."""
     native_engine(ConnectFour())
-    returncode, out, err = interrupt_when_searching(_INTERRUPTED)
+    returncode, out, err = interrupt_when_searching(
+        check='assert engine.native_file is not None and "numba" not in sys.modules', report='"numba" in sys.modules'
+    )
     assert returncode == 130, err
     assert out.strip() == "interrupted False"
 
